@@ -1,0 +1,1 @@
+export { Client, type ClientOptions } from './client.js';

@@ -1,0 +1,482 @@
+/**
+ * The connection engine: JSON-RPC correlation, concurrent dispatch, cancellation, progress,
+ * timeouts, and the one ordered teardown. Runtime-neutral; knows nothing of MCP methods beyond
+ * `notifications/cancelled` and `notifications/progress`.
+ */
+import {
+  CancelledByPeerError,
+  ConnectionClosedError,
+  ErrorCode,
+  McpError,
+  RequestAbortedError,
+  toWireError,
+} from '../errors.js';
+import {
+  classifyMessage,
+  errorResponse,
+  isRequestId,
+  type JsonObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../jsonrpc.js';
+import { InboundFault, type MessageInfo, type Transport } from '../transport.js';
+import { InflightRequest } from './inbound.js';
+import { PendingRequest, type PendingOwner, type RequestOptions } from './outbound.js';
+import { RequestContext, type ContextHost } from './request-context.js';
+
+/**
+ * Handles one inbound request; returns the `result` object (or throws an error to send).
+ *
+ * @example
+ * const ping: RequestHandler = () => ({});
+ */
+export type RequestHandler = (params: JsonObject, ctx: RequestContext) => JsonObject | Promise<JsonObject>;
+
+/**
+ * Handles one inbound notification. Throwing (or rejecting) is contained and logged.
+ *
+ * @example
+ * const onInitialized: NotificationHandler = () => console.error('ready');
+ */
+export type NotificationHandler = (
+  params: JsonObject,
+  info: MessageInfo | undefined,
+  method: string,
+) => void | Promise<void>;
+
+/** Where the engine reports what it drops. Defaults to silence; never stdout. */
+export interface Logger {
+  debug(message: string, detail?: unknown): void;
+  error(message: string, detail?: unknown): void;
+}
+
+/**
+ * @example
+ * new Connection(transport, { drainMs: 2_000, logger: { debug() {}, error: console.error } });
+ */
+export interface ConnectionOptions {
+  /**
+   * On EOF, let in-flight handlers finish for up to this long before aborting them (for batch use,
+   * `server < requests.jsonl > out.jsonl`). Default 0: abort at once.
+   */
+  drainMs?: number;
+  /**
+   * On close, answer each request that is still unanswered (and not cancelled by the peer) with one
+   * `-32000 Connection closed` error, if the write side is still open. Default true.
+   */
+  answerOnClose?: boolean;
+  /** Bound on those shutdown writes. Default 1 s. */
+  closeWriteTimeoutMs?: number;
+  /** Default options of outbound requests (`timeoutMs`, ...). */
+  requestDefaults?: Pick<RequestOptions, 'timeoutMs' | 'maxTotalTimeoutMs' | 'resetTimeoutOnProgress'>;
+  logger?: Logger;
+}
+
+const EMPTY: JsonObject = Object.freeze({});
+const silent: Logger = { debug() {}, error() {} };
+
+type State = 'idle' | 'open' | 'closing' | 'closed';
+
+/**
+ * One JSON-RPC connection over a {@link Transport}. Both servers and clients are built on it.
+ *
+ * @example
+ * const connection = new Connection(transport);
+ * connection.setRequestHandler('ping', () => ({}));
+ * void connection.start();
+ * const result = await connection.request('ping', {});
+ * await connection.close();
+ */
+export class Connection implements PendingOwner, ContextHost {
+  private readonly handlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly inflight = new Map<RequestId, InflightRequest>();
+  private readonly pending = new Map<RequestId, PendingRequest>();
+  private readonly closeCallbacks: (() => void)[] = [];
+  private iterator: AsyncIterator<unknown> | undefined;
+  private nextId = 0;
+  private state: State = 'idle';
+  private closeError: ConnectionClosedError | undefined;
+  private drainWaiter: (() => void) | undefined;
+  private readonly logger: Logger;
+  private resolveClosed!: () => void;
+  /** Settles (never rejects) once teardown is complete. */
+  readonly closed: Promise<void>;
+  /** Called for inbound requests with no registered handler; default: method not found. */
+  fallbackRequestHandler: RequestHandler | undefined;
+  /** Called for inbound notifications with no registered handler; default: ignored. */
+  fallbackNotificationHandler: NotificationHandler | undefined;
+
+  constructor(
+    readonly transport: Transport,
+    private readonly options: ConnectionOptions = {},
+  ) {
+    this.logger = options.logger ?? silent;
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+  }
+
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  /** True until teardown begins. */
+  get isOpen(): boolean {
+    return this.state === 'open' || this.state === 'idle';
+  }
+
+  /** Number of inbound requests being handled (for tests and metrics). */
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  /** Number of outbound requests awaiting a response. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.handlers.set(method, handler);
+  }
+
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  /** Run `callback` once, when teardown completes. Runs at once if already closed. */
+  onClose(callback: () => void): void {
+    if (this.state === 'closed') callback();
+    else this.closeCallbacks.push(callback);
+  }
+
+  /** Start reading. Returns {@link closed}. Calling it twice is harmless. */
+  start(): Promise<void> {
+    if (this.state !== 'idle') return this.closed;
+    this.state = 'open';
+    this.iterator = this.transport[Symbol.asyncIterator]();
+    void this.readLoop(this.iterator);
+    return this.closed;
+  }
+
+  /** Close: stop reading, abort handlers, fail pending requests, close the transport. Idempotent. */
+  close(): Promise<void> {
+    if (this.state === 'idle') {
+      this.state = 'open';
+      void this.teardown();
+    } else if (this.state === 'open') {
+      // A local close cuts an EOF drain short.
+      this.drainWaiter?.();
+      // Ending the iterator makes the read loop exit into teardown: one place for all of it.
+      if (this.iterator?.return) void this.iterator.return().catch(() => undefined);
+      else void this.teardown();
+    }
+    return this.closed;
+  }
+
+  /**
+   * Send a request and await its result. Rejects with {@link McpError} for a peer error, or a
+   * local error (connection closed, timeout, abort).
+   */
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    if (this.state === 'closing' || this.state === 'closed') return Promise.reject(this.closedError());
+    if (options?.signal?.aborted) {
+      return Promise.reject(new RequestAbortedError({ cause: options.signal.reason }));
+    }
+    const id = this.nextId++;
+    const merged = this.options.requestDefaults ? { ...this.options.requestDefaults, ...options } : options;
+    let message: JsonRpcRequest;
+    if (merged?.onprogress) {
+      const withToken: JsonObject = {
+        ...params,
+        _meta: { ...(params?._meta as JsonObject), progressToken: id },
+      };
+      message = { jsonrpc: '2.0', id, method, params: withToken };
+    } else {
+      message =
+        params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+    }
+    return new Promise<JsonObject>((resolve, reject) => {
+      const entry = new PendingRequest(id, method, this, resolve, reject, merged);
+      this.pending.set(id, entry);
+      const related = merged?.relatedRequestId;
+      this.transport
+        .send(message, related === undefined ? undefined : { relatedRequestId: related })
+        .then(undefined, (error: unknown) => {
+          this.pending.delete(id);
+          entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
+        });
+    });
+  }
+
+  /** Send a notification; dropped (debug log) when the connection is closed. */
+  notify(method: string, params?: JsonObject, relatedRequestId?: RequestId): Promise<void> {
+    if (this.state === 'closing' || this.state === 'closed') {
+      this.logger.debug(`dropped notification ${method}: connection closed`);
+      return Promise.resolve();
+    }
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return this.write(message, relatedRequestId);
+  }
+
+  /** @internal ContextHost: a notification made by a handler. */
+  sendRelated(entry: InflightRequest, method: string, params: JsonObject | undefined): Promise<void> {
+    if (entry.cancelled || entry.ended) return Promise.resolve();
+    return this.notify(method, params, entry.id);
+  }
+
+  /** @internal PendingOwner: give up on an outbound request (timeout or caller abort). */
+  abandon(entry: PendingRequest, error: Error): void {
+    if (entry.settled) return;
+    if (this.pending.get(entry.id) === entry) this.pending.delete(entry.id);
+    if (this.state !== 'open') {
+      // Teardown is under way: the true cause is the close, and nothing may be written.
+      entry.reject(this.closedError());
+      return;
+    }
+    entry.reject(error);
+    // The spec forbids cancelling initialize; everything else is cancelled on the wire, once.
+    if (entry.method !== 'initialize') {
+      void this.notify('notifications/cancelled', { requestId: entry.id, reason: error.message });
+    }
+  }
+
+  private async readLoop(iterator: AsyncIterator<unknown>): Promise<void> {
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) break;
+        this.receive(next.value);
+      }
+    } catch (error) {
+      this.logger.debug('transport read failed', error);
+    }
+    await this.teardown();
+  }
+
+  private receive(value: unknown): void {
+    if (value instanceof InboundFault) {
+      void this.write(value.reply);
+      return;
+    }
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case 'request':
+        this.onRequest(classified.message);
+        return;
+      case 'notification':
+        this.onNotification(classified.message);
+        return;
+      case 'response':
+        this.onResponse(classified.message);
+        return;
+      default:
+        if (classified.reply) void this.write(classified.reply);
+        else this.logger.debug('dropped an invalid message', value);
+    }
+  }
+
+  private onRequest(request: JsonRpcRequest): void {
+    if (this.state !== 'open') return;
+    const handler = this.handlers.get(request.method) ?? this.fallbackRequestHandler;
+    if (!handler) {
+      void this.write(
+        errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
+        request.id,
+      );
+      return;
+    }
+    const params = request.params ?? EMPTY;
+    const meta = params._meta as JsonObject | undefined;
+    const token = meta?.progressToken;
+    const entry = new InflightRequest(
+      request.id,
+      request.method,
+      typeof token === 'string' || typeof token === 'number' ? token : undefined,
+    );
+    // A reused id replaces the older entry; identity-guarded removal keeps the newer one.
+    this.inflight.set(request.id, entry);
+    const ctx = new RequestContext(this, entry, meta, this.transport.messageInfo?.(request));
+    let result: JsonObject | Promise<JsonObject>;
+    try {
+      result = handler(params, ctx);
+    } catch (error) {
+      this.finish(entry, undefined, error);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (value) => this.finish(entry, value, undefined),
+        (error: unknown) => this.finish(entry, undefined, error ?? new Error('Handler rejected')),
+      );
+    } else {
+      this.finish(entry, result, undefined);
+    }
+  }
+
+  private finish(entry: InflightRequest, result: JsonObject | undefined, error: unknown): void {
+    entry.ended = true;
+    if (this.inflight.get(entry.id) === entry) this.inflight.delete(entry.id);
+    if (this.inflight.size === 0 && this.drainWaiter) this.drainWaiter();
+    if (entry.answered || entry.cancelled) {
+      if (error !== undefined)
+        this.logger.debug(`handler for ${entry.method} failed after its request ended`, error);
+      return;
+    }
+    entry.answered = true;
+    const message: JsonRpcResponse =
+      error === undefined
+        ? { jsonrpc: '2.0', id: entry.id, result: result ?? EMPTY }
+        : { jsonrpc: '2.0', id: entry.id, error: toWireError(error) };
+    void this.write(message, entry.id);
+  }
+
+  private onNotification(notification: JsonRpcNotification): void {
+    const params = notification.params ?? EMPTY;
+    if (notification.method === 'notifications/cancelled') return this.onCancelled(params);
+    if (notification.method === 'notifications/progress') return this.onProgress(params);
+    const handler = this.notificationHandlers.get(notification.method) ?? this.fallbackNotificationHandler;
+    if (!handler) return;
+    try {
+      const done = handler(params, this.transport.messageInfo?.(notification), notification.method);
+      if (done instanceof Promise) {
+        done.catch((error: unknown) =>
+          this.logger.error(`notification handler ${notification.method} failed`, error),
+        );
+      }
+    } catch (error) {
+      this.logger.error(`notification handler ${notification.method} failed`, error);
+    }
+  }
+
+  private onCancelled(params: JsonObject): void {
+    const id = params.requestId;
+    if (!isRequestId(id)) return;
+    const entry = this.inflight.get(id);
+    if (!entry || entry.method === 'initialize') return;
+    entry.cancelled = true;
+    this.inflight.delete(id);
+    if (this.inflight.size === 0 && this.drainWaiter) this.drainWaiter();
+    entry.abort(new CancelledByPeerError(typeof params.reason === 'string' ? params.reason : undefined));
+  }
+
+  private onProgress(params: JsonObject): void {
+    const token = params.progressToken;
+    if (!isRequestId(token) || typeof params.progress !== 'number') return;
+    const entry = this.pending.get(token);
+    if (!entry) return;
+    const progress: { progress: number; total?: number; message?: string } = { progress: params.progress };
+    if (typeof params.total === 'number') progress.total = params.total;
+    if (typeof params.message === 'string') progress.message = params.message;
+    try {
+      entry.progress(progress);
+    } catch (error) {
+      this.logger.error('progress callback failed', error);
+    }
+  }
+
+  private onResponse(response: JsonRpcResponse): void {
+    const id = response.id as RequestId;
+    const entry = this.pending.get(id);
+    if (!entry) {
+      this.logger.debug(`ignored a response for unknown or abandoned request ${String(id)}`);
+      return;
+    }
+    this.pending.delete(id);
+    if ('result' in response) entry.resolve(response.result);
+    else entry.reject(new McpError(response.error.code, response.error.message, response.error.data));
+  }
+
+  private write(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
+    if (this.state === 'closed' || !this.transport.writable) {
+      this.logger.debug('dropped a write: transport closed', message);
+      return Promise.resolve();
+    }
+    const sent = this.transport.send(
+      message,
+      relatedRequestId === undefined ? undefined : { relatedRequestId },
+    );
+    return sent.then(undefined, this.onWriteFailed);
+  }
+
+  // A bound arrow, allocated once per connection rather than once per write.
+  private readonly onWriteFailed = (error: unknown): void => {
+    this.logger.debug('dropped a write: transport failed', error);
+  };
+
+  private closedError(): ConnectionClosedError {
+    return (this.closeError ??= new ConnectionClosedError('Connection closed', {
+      cause: this.transport.lastError,
+    }));
+  }
+
+  /** The one teardown. Ordered: stop reading → (drain) → abort → fail pending → answer → close. */
+  private async teardown(): Promise<void> {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    const drainMs = this.options.drainMs ?? 0;
+    if (drainMs > 0 && this.inflight.size > 0 && this.transport.writable) await this.drain(drainMs);
+    this.state = 'closing';
+    const error = this.closedError();
+
+    const inflight = [...this.inflight.values()];
+    this.inflight.clear();
+    for (const entry of inflight) entry.abort(error);
+
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of pending) entry.reject(error);
+
+    if ((this.options.answerOnClose ?? true) && this.transport.writable) {
+      const writes: Promise<void>[] = [];
+      for (const entry of inflight) {
+        if (entry.answered || entry.cancelled) continue;
+        entry.answered = true;
+        writes.push(
+          this.write(errorResponse(entry.id, ErrorCode.ConnectionClosed, 'Connection closed'), entry.id),
+        );
+      }
+      if (writes.length > 0) await bounded(Promise.all(writes), this.options.closeWriteTimeoutMs ?? 1_000);
+    }
+
+    this.state = 'closed';
+    try {
+      await this.transport.close();
+    } catch (closeError) {
+      this.logger.debug('transport close failed', closeError);
+    }
+    const callbacks = this.closeCallbacks.splice(0);
+    for (const callback of callbacks) {
+      try {
+        callback();
+      } catch (callbackError) {
+        this.logger.error('close callback failed', callbackError);
+      }
+    }
+    this.resolveClosed();
+  }
+
+  private drain(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.drainWaiter = done;
+    }).finally(() => {
+      this.drainWaiter = undefined;
+    });
+  }
+}
+
+function bounded(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([work.then(() => undefined), limit]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,117 @@
+/**
+ * The pending table's entries: one outbound request awaiting its response.
+ */
+import { RequestAbortedError, RequestTimeoutError } from '../errors.js';
+import type { JsonObject, RequestId } from '../jsonrpc.js';
+
+/** A `notifications/progress` payload as delivered to a caller's `onprogress`. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * Options of an outbound request.
+ *
+ * @example
+ * await connection.request('tools/call', { name: 'slow' }, { timeoutMs: 5_000, onprogress: (p) => console.log(p.progress) });
+ */
+export interface RequestOptions {
+  /** Abort the request (it is cancelled on the wire once, and rejects with RequestAbortedError). */
+  signal?: AbortSignal;
+  /** Time without a response (or progress, see below) before giving up. Default 60 s. */
+  timeoutMs?: number;
+  /** Progress notifications restart the timeout. Default true. */
+  resetTimeoutOnProgress?: boolean;
+  /** Hard cap on the request's total time, whatever progress arrives. Default 10 min. */
+  maxTotalTimeoutMs?: number;
+  /** Receive `notifications/progress` for this request (adds a progress token). */
+  onprogress?: (progress: Progress) => void;
+  /** The inbound request this one is made for (routing on HTTP). */
+  relatedRequestId?: RequestId;
+}
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
+
+/** How a pending request asks its connection to give it up (timeout or caller abort). */
+export interface PendingOwner {
+  abandon(entry: PendingRequest, error: Error): void;
+}
+
+function onTimer(entry: PendingRequest): void {
+  entry.expire();
+}
+
+/** One outbound request. Settles exactly once. */
+export class PendingRequest {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly startedAt: number;
+  private readonly timeoutMs: number;
+  private readonly maxTotalMs: number;
+  private readonly resetOnProgress: boolean;
+  private abortListener: (() => void) | undefined;
+  settled = false;
+
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    private readonly owner: PendingOwner,
+    private readonly resolveFn: (result: JsonObject) => void,
+    private readonly rejectFn: (error: unknown) => void,
+    private readonly options: RequestOptions | undefined,
+  ) {
+    this.timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxTotalMs = options?.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
+    this.resetOnProgress = options?.resetTimeoutOnProgress ?? true;
+    this.startedAt = Date.now();
+    if (Number.isFinite(this.timeoutMs)) {
+      this.timer = setTimeout(onTimer, Math.min(this.timeoutMs, this.maxTotalMs), this);
+    }
+    const signal = options?.signal;
+    if (signal) {
+      this.abortListener = () => this.owner.abandon(this, new RequestAbortedError({ cause: signal.reason }));
+      signal.addEventListener('abort', this.abortListener, { once: true });
+    }
+  }
+
+  /** The timer fired: either the idle timeout or the total cap. */
+  expire(): void {
+    this.timer = undefined;
+    const elapsed = Date.now() - this.startedAt;
+    this.owner.abandon(
+      this,
+      new RequestTimeoutError(elapsed >= this.maxTotalMs ? this.maxTotalMs : this.timeoutMs),
+    );
+  }
+
+  progress(progress: Progress): void {
+    const onprogress = this.options?.onprogress;
+    if (!onprogress || this.settled) return;
+    if (this.resetOnProgress && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      const left = this.maxTotalMs - (Date.now() - this.startedAt);
+      this.timer = setTimeout(onTimer, Math.max(0, Math.min(this.timeoutMs, left)), this);
+    }
+    onprogress(progress);
+  }
+
+  resolve(result: JsonObject): void {
+    if (this.release()) this.resolveFn(result);
+  }
+
+  reject(error: unknown): void {
+    if (this.release()) this.rejectFn(error);
+  }
+
+  private release(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.abortListener) this.options?.signal?.removeEventListener('abort', this.abortListener);
+    this.abortListener = undefined;
+    return true;
+  }
+}

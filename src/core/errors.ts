@@ -1,0 +1,203 @@
+/**
+ * One error hierarchy, one code table.
+ *
+ * - {@link McpError}: an error that travels on the wire (it has a JSON-RPC code). Either the peer
+ *   sent it, or a handler threw it for the SDK to send.
+ * - {@link LocalError} and its subclasses: conditions that happened on *this* side (connection
+ *   closed, timeout, caller abort, not connected, dead context, peer cancellation). They never
+ *   carry a wire code, so `instanceof McpError` can never confuse them with a peer's answer.
+ */
+
+/**
+ * JSON-RPC and MCP error codes. The single table: every code Keel emits or recognises is here,
+ * with the HTTP status it maps to in {@link httpStatusForCode}.
+ *
+ * @example
+ * throw new McpError(ErrorCode.InvalidParams, 'city is required');
+ */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Implementation-defined (grandfathered): written on a stdio EOF for requests never answered. */
+  ConnectionClosed: -32000,
+  /** Implementation-defined (grandfathered). */
+  RequestTimeout: -32001,
+  /** Legacy era: `resources/read` of an unknown URI. */
+  ResourceNotFound: -32002,
+  /** 2026-07-28: HTTP header does not match the body. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: a client capability the request needs was not declared. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: protocol version not supported. */
+  UnsupportedProtocolVersion: -32022,
+  /** 2025-11-25: URL-mode elicitation required. */
+  UrlElicitationRequired: -32042,
+  /** LSP's code; ends a legacy-HTTP POST stream whose request was cancelled. */
+  RequestCancelled: -32800,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const httpStatusByCode: Record<number, number> = {
+  [ErrorCode.ParseError]: 400,
+  [ErrorCode.InvalidRequest]: 400,
+  [ErrorCode.MethodNotFound]: 404,
+  [ErrorCode.InvalidParams]: 400,
+  [ErrorCode.InternalError]: 500,
+  [ErrorCode.HeaderMismatch]: 400,
+  [ErrorCode.MissingRequiredClientCapability]: 400,
+  [ErrorCode.UnsupportedProtocolVersion]: 400,
+};
+
+/**
+ * HTTP status for an error that must be answered outside an SSE stream (e.g. a POST that could
+ * not be read). Codes without a specific status map to 400.
+ *
+ * @example
+ * httpStatusForCode(ErrorCode.ParseError); // 400
+ */
+export function httpStatusForCode(code: number): number {
+  return httpStatusByCode[code] ?? 400;
+}
+
+/**
+ * Base class of every error Keel throws.
+ *
+ * @example
+ * try { await client.callTool('x', {}); } catch (e) { if (e instanceof KeelError) console.log(e.name); }
+ */
+export class KeelError extends Error {
+  override name = 'KeelError';
+}
+
+/**
+ * A JSON-RPC error: sent by the peer, or thrown by a handler to be sent to the peer.
+ *
+ * @example
+ * throw new McpError(ErrorCode.InvalidParams, 'Unknown tool: nope');
+ */
+export class McpError extends KeelError {
+  override name = 'McpError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  /** The JSON-RPC `error` object for this error. */
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/**
+ * Something that happened on this side of the connection. Never a wire error.
+ *
+ * @example
+ * if (error instanceof LocalError) retryLater();
+ */
+export class LocalError extends KeelError {
+  override name = 'LocalError';
+}
+
+/**
+ * The connection ended (EOF, child exit, DELETE, shutdown) before the request settled, or a request
+ * was made after close. `cause` holds the transport's last error, if any.
+ *
+ * @example
+ * catch (e) { if (e instanceof ConnectionClosedError) reconnect(); }
+ */
+export class ConnectionClosedError extends LocalError {
+  override name = 'ConnectionClosedError';
+  constructor(message = 'Connection closed', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * An outbound request got no response in time (or exceeded its maximum total time).
+ *
+ * @example
+ * await client.callTool('slow', {}, { timeoutMs: 1000 }).catch((e) => e instanceof RequestTimeoutError);
+ */
+export class RequestTimeoutError extends LocalError {
+  override name = 'RequestTimeoutError';
+  constructor(
+    readonly timeoutMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`Request timed out after ${timeoutMs} ms`, options);
+  }
+}
+
+/**
+ * The caller's `AbortSignal` fired. `cause` is the signal's reason.
+ *
+ * @example
+ * const ac = new AbortController(); ac.abort();
+ * await client.ping({ signal: ac.signal }).catch((e) => e instanceof RequestAbortedError); // true
+ */
+export class RequestAbortedError extends LocalError {
+  override name = 'RequestAbortedError';
+  constructor(options?: { cause?: unknown }) {
+    super('Request aborted by the caller', options);
+  }
+}
+
+/**
+ * The object is not connected (yet, or any more).
+ *
+ * @example
+ * new McpClient(info).listTools(); // rejects with NotConnectedError
+ */
+export class NotConnectedError extends LocalError {
+  override name = 'NotConnectedError';
+  constructor(message = 'Not connected') {
+    super(message);
+  }
+}
+
+/**
+ * A handler context was used after its request ended.
+ *
+ * @example
+ * let saved; server.tool('t', {}, (_a, ctx) => { saved = ctx; return 'ok'; });
+ * // later: await saved.listRoots() rejects with ContextClosedError
+ */
+export class ContextClosedError extends LocalError {
+  override name = 'ContextClosedError';
+  constructor(message = 'The request this context belongs to has ended') {
+    super(message);
+  }
+}
+
+/**
+ * Abort reason of a handler whose request the peer cancelled (`notifications/cancelled`).
+ * Distinct from {@link ConnectionClosedError} (teardown) and {@link RequestTimeoutError}.
+ *
+ * @example
+ * if (ctx.signal.reason instanceof CancelledByPeerError) console.log('client gave up');
+ */
+export class CancelledByPeerError extends LocalError {
+  override name = 'CancelledByPeerError';
+  constructor(readonly reason?: string) {
+    super(reason ? `Cancelled by peer: ${reason}` : 'Cancelled by peer');
+  }
+}
+
+/**
+ * Turn anything a handler threw into the JSON-RPC error to send. Internal details of non-MCP
+ * errors are kept to the message.
+ */
+export function toWireError(error: unknown): { code: number; message: string; data?: unknown } {
+  if (error instanceof McpError) return error.toJSON();
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: ErrorCode.InternalError, message: message || 'Internal error' };
+}

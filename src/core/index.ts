@@ -1,0 +1,6 @@
+export * from './errors.js';
+export * from './jsonrpc.js';
+export * from './transport.js';
+export { Inbox } from './inbox.js';
+export * from './engine/index.js';
+export * from './protocol-version.js';

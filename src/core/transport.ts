@@ -1,0 +1,67 @@
+/**
+ * The transport contract. A transport is a message stream: the engine reads it with
+ * `for await (const message of transport)`, and everything after that loop is teardown. Ending
+ * the iteration is how a transport says "the peer is gone" (EOF, child exit, DELETE, ...).
+ */
+import type { JsonRpcErrorResponse, JsonRpcMessage, RequestId } from './jsonrpc.js';
+
+/** Routing hints for {@link Transport.send}. */
+export interface SendOptions {
+  /**
+   * The inbound request this message belongs to (a response, or a notification/request a handler
+   * made). Streamable HTTP uses it to pick the POST stream; stream transports ignore it.
+   */
+  relatedRequestId?: RequestId;
+}
+
+/**
+ * What a transport knows about an inbound message beyond its JSON (HTTP headers, auth).
+ *
+ * @example
+ * server.tool('whoami', {}, (_a, ctx) => ctx.info?.authInfo?.clientId ?? 'anonymous');
+ */
+export interface MessageInfo {
+  /** Request headers of the HTTP request that carried the message. */
+  headers?: Headers;
+  /** Whatever an authentication layer attached to the HTTP request. */
+  authInfo?: unknown;
+}
+
+/**
+ * Something the transport read that is not a JSON value (bad JSON, invalid UTF-8, a line over the
+ * size limit). The engine answers `reply` and keeps serving.
+ *
+ * @example
+ * inbox.push(new InboundFault(parseErrorReply()));
+ */
+export class InboundFault {
+  constructor(readonly reply: JsonRpcErrorResponse) {}
+}
+
+/**
+ * A bidirectional message stream.
+ *
+ * - Iterating yields parsed JSON values (validated by the engine) or {@link InboundFault}s. The
+ *   iteration ends when the read side ends. The iterator's `return()` must end a pending `next()`
+ *   promptly: it is how the engine stops reading on a local close.
+ * - `send` may reject when the transport is dead; the engine treats that as "dropped" and never
+ *   lets it escape.
+ * - `close` is idempotent; it ends reading and writing and releases every resource.
+ *
+ * @example
+ * const [a, b] = createMemoryPair();
+ * await a.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+ * for await (const message of b) console.log(message);
+ */
+export interface Transport extends AsyncIterable<unknown> {
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+  close(): Promise<void>;
+  /** False once the write side is known to be unusable (closed locally, EPIPE, ...). */
+  readonly writable: boolean;
+  /** The last I/O error the transport saw; becomes `cause` of connection-closed errors. */
+  readonly lastError?: unknown;
+  /** HTTP session id, when the transport has one. */
+  readonly sessionId?: string;
+  /** Extra facts about an inbound message object yielded by this transport. */
+  messageInfo?(message: object): MessageInfo | undefined;
+}

@@ -1,0 +1,9 @@
+export {
+  Server,
+  methodNotFound,
+  type Implementation,
+  type ServerOptions,
+  type ServerRequestHandler,
+  type ServerNotificationHandler,
+} from './server.js';
+export { ServerSession } from './server-session.js';

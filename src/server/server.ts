@@ -1,0 +1,130 @@
+/**
+ * The low-level server: a method → handler table shared by every connection, plus the legacy-era
+ * handshake (`initialize`, `notifications/initialized`, `ping`). The high-level `McpServer` is
+ * built on it.
+ */
+import type { ConnectionOptions } from '../core/engine/connection.js';
+import type { RequestContext } from '../core/engine/request-context.js';
+import { ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { MessageInfo, Transport } from '../core/transport.js';
+import { ServerSession } from './server-session.js';
+
+/** `serverInfo` / `clientInfo`. */
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: { src: string; mimeType?: string; sizes?: string[]; theme?: 'light' | 'dark' }[];
+}
+
+/**
+ * A request handler of the low-level server.
+ *
+ * @example
+ * server.setRequestHandler('tools/list', () => ({ tools: [] }));
+ */
+export type ServerRequestHandler = (
+  params: JsonObject,
+  ctx: RequestContext,
+  session: ServerSession,
+) => JsonObject | Promise<JsonObject>;
+
+/**
+ * @example
+ * server.setNotificationHandler('notifications/roots/list_changed', (_p, session) => refresh(session));
+ */
+export type ServerNotificationHandler = (
+  params: JsonObject,
+  session: ServerSession,
+  info: MessageInfo | undefined,
+) => void | Promise<void>;
+
+/**
+ * @example
+ * new Server({ name: 'demo', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: 'Be nice' });
+ */
+export interface ServerOptions {
+  capabilities?: JsonObject;
+  instructions?: string;
+  /** Engine options of every session (EOF drain, shutdown answers, request timeouts, logger). */
+  connection?: ConnectionOptions;
+}
+
+/**
+ * The low-level MCP server.
+ *
+ * @example
+ * const server = new Server({ name: 'demo', version: '1.0.0' }, { capabilities: { tools: {} } });
+ * server.setRequestHandler('tools/list', () => ({ tools: [] }));
+ * const session = server.connect(transport);
+ * await session.closed;
+ */
+export class Server {
+  private readonly handlers = new Map<string, ServerRequestHandler>();
+  private readonly notificationHandlers = new Map<string, ServerNotificationHandler>();
+  /** Live sessions (one per connected transport). */
+  readonly sessions = new Set<ServerSession>();
+  capabilities: JsonObject;
+  instructions: string | undefined;
+
+  constructor(
+    readonly info: Implementation,
+    readonly options: ServerOptions = {},
+  ) {
+    this.capabilities = { ...options.capabilities };
+    this.instructions = options.instructions;
+  }
+
+  /** Merge capabilities (before clients connect). */
+  registerCapabilities(capabilities: JsonObject): void {
+    this.capabilities = { ...this.capabilities, ...capabilities };
+  }
+
+  setRequestHandler(method: string, handler: ServerRequestHandler): void {
+    this.handlers.set(method, handler);
+  }
+
+  setNotificationHandler(method: string, handler: ServerNotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  /** @internal */
+  handlerFor(method: string): ServerRequestHandler | undefined {
+    return this.handlers.get(method);
+  }
+
+  /** @internal */
+  notificationHandlerFor(method: string): ServerNotificationHandler | undefined {
+    return this.notificationHandlers.get(method);
+  }
+
+  /**
+   * Serve one connection. Reading starts at once; `session.closed` settles (never rejects) after
+   * teardown.
+   */
+  connect(transport: Transport, options?: ConnectionOptions): ServerSession {
+    const session = new ServerSession(this, transport, { ...this.options.connection, ...options });
+    this.sessions.add(session);
+    session.connection.onClose(() => this.sessions.delete(session));
+    void session.connection.start();
+    return session;
+  }
+
+  /** Send a notification to every initialized session (e.g. `list_changed`). */
+  broadcast(method: string, params?: JsonObject): void {
+    for (const session of this.sessions) if (session.initialized) void session.notify(method, params);
+  }
+
+  /** Close every session. */
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions].map((session) => session.close()));
+  }
+}
+
+/** The error for a method this server does not serve. */
+export function methodNotFound(method: string): McpError {
+  return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+}

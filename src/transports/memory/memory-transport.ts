@@ -1,0 +1,87 @@
+/**
+ * An in-memory transport pair, for tests and for embedding a server and client in one process.
+ * Messages are passed as objects (no serialisation), in order.
+ */
+import { ConnectionClosedError } from '../../core/errors.js';
+import { Inbox } from '../../core/inbox.js';
+import type { JsonRpcMessage } from '../../core/jsonrpc.js';
+import type { Transport } from '../../core/transport.js';
+
+/**
+ * One end of an in-memory pair. Besides the {@link Transport} contract it offers two fault
+ * injections used by the lifecycle tests: {@link endInput} (the read side hits EOF while the write
+ * side stays open, as with stdin) and {@link breakOutput} (writes start failing, as with EPIPE).
+ *
+ * @example
+ * const [clientSide, serverSide] = createMemoryPair();
+ */
+export class MemoryTransport implements Transport {
+  private readonly inbox = new Inbox<unknown>();
+  private peer: MemoryTransport | undefined;
+  private outputBroken: Error | undefined;
+  private closedLocally = false;
+  lastError: unknown;
+  /** Every message this end sent, for tests that inspect the wire. */
+  readonly sent: JsonRpcMessage[] = [];
+  /** Messages `send` was asked to write after this end was closed or broken (should stay empty). */
+  readonly sentAfterClose: JsonRpcMessage[] = [];
+
+  /** @internal */
+  static link(a: MemoryTransport, b: MemoryTransport): void {
+    a.peer = b;
+    b.peer = a;
+  }
+
+  get writable(): boolean {
+    return !this.closedLocally && this.outputBroken === undefined && !!this.peer && !this.peer.inbox.done;
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    if (!this.writable) {
+      this.sentAfterClose.push(message);
+      const error = this.outputBroken ?? new ConnectionClosedError('Memory transport is closed');
+      return Promise.reject(error);
+    }
+    this.sent.push(message);
+    this.peer!.inbox.push(message);
+    return Promise.resolve();
+  }
+
+  /** Simulate EOF on this end's read side; writing keeps working. */
+  endInput(): void {
+    this.inbox.end();
+  }
+
+  /** Make every later write fail with `error` (EPIPE-like). */
+  breakOutput(error: Error = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })): void {
+    this.outputBroken = error;
+    this.lastError = error;
+  }
+
+  close(): Promise<void> {
+    if (this.closedLocally) return Promise.resolve();
+    this.closedLocally = true;
+    void this.inbox.return();
+    this.peer?.inbox.end();
+    return Promise.resolve();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    return this.inbox;
+  }
+}
+
+/**
+ * Two linked transports: what one sends, the other reads. Closing one ends the other's input.
+ *
+ * @example
+ * const [clientTransport, serverTransport] = createMemoryPair();
+ * void server.connect(serverTransport);
+ * const client = await McpClient.connect(clientTransport);
+ */
+export function createMemoryPair(): [MemoryTransport, MemoryTransport] {
+  const a = new MemoryTransport();
+  const b = new MemoryTransport();
+  MemoryTransport.link(a, b);
+  return [a, b];
+}
