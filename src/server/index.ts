@@ -1,6 +1,7 @@
 export {
   Server,
   methodNotFound,
+  type Connectable,
   type Implementation,
   type ServerOptions,
   type ServerRequestHandler,

@@ -54,6 +54,17 @@ export interface ServerOptions {
 }
 
 /**
+ * Anything a transport host (stdio, HTTP) can attach a connection to: the low-level {@link Server}
+ * and the high-level `McpServer` both are.
+ *
+ * @example
+ * function serve(target: Connectable, transport: Transport) { return target.connect(transport).closed; }
+ */
+export interface Connectable {
+  connect(transport: Transport, options?: ConnectionOptions): ServerSession;
+}
+
+/**
  * The low-level MCP server.
  *
  * @example
@@ -62,7 +73,7 @@ export interface ServerOptions {
  * const session = server.connect(transport);
  * await session.closed;
  */
-export class Server {
+export class Server implements Connectable {
   private readonly handlers = new Map<string, ServerRequestHandler>();
   private readonly notificationHandlers = new Map<string, ServerNotificationHandler>();
   /** Live sessions (one per connected transport). */

@@ -1,0 +1,91 @@
+/**
+ * Process-level guards for lifecycle tests: what must NOT happen.
+ *
+ * Usage in a test file:
+ *   const guard = useProcessGuard();   // at top level: installs beforeEach/afterEach
+ * Each test then fails if an `unhandledRejection` or `uncaughtException` happened during it, or if
+ * it left a handle or timer open (compared with the resources open when the test started).
+ */
+import { afterEach, beforeEach, expect } from 'vitest';
+
+export interface ProcessGuard {
+  /** Events seen during the current test. */
+  readonly unhandled: unknown[];
+  readonly uncaught: unknown[];
+  /** Skip the open-handle check for the current test (say why in the test). */
+  allowOpenHandles(): void;
+}
+
+function resourceCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const name of process.getActiveResourcesInfo()) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return counts;
+}
+
+/** Resources that are still open, by type, compared with `before`. */
+export function leakedResources(before: Map<string, number>): string[] {
+  const leaked: string[] = [];
+  for (const [name, count] of resourceCounts()) {
+    const extra = count - (before.get(name) ?? 0);
+    if (extra > 0) leaked.push(`${name} x${extra}`);
+  }
+  return leaked;
+}
+
+/** Wait (bounded) until no resource beyond `before` is open; returns what is still open. */
+export async function waitForNoLeaks(before: Map<string, number>, timeoutMs = 2_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // Let close callbacks and socket teardown run.
+    await new Promise((resolve) => setImmediate(resolve));
+    const leaked = leakedResources(before).filter((name) => !name.startsWith('Immediate'));
+    if (leaked.length === 0 || Date.now() > deadline) return leaked;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export function useProcessGuard(): ProcessGuard {
+  const unhandled: unknown[] = [];
+  const uncaught: unknown[] = [];
+  let before = new Map<string, number>();
+  let skipHandles = false;
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  const onUncaught = (error: unknown): void => void uncaught.push(error);
+
+  beforeEach(() => {
+    unhandled.length = 0;
+    uncaught.length = 0;
+    skipHandles = false;
+    process.on('unhandledRejection', onUnhandled);
+    process.on('uncaughtException', onUncaught);
+    before = resourceCounts();
+  });
+
+  afterEach(async () => {
+    const leaked = skipHandles ? [] : await waitForNoLeaks(before);
+    // Give a stray rejection one more turn to surface before judging.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('unhandledRejection', onUnhandled);
+    process.off('uncaughtException', onUncaught);
+    expect(unhandled, 'unhandledRejection during the test').toEqual([]);
+    expect(uncaught, 'uncaughtException during the test').toEqual([]);
+    expect(leaked, 'handles or timers left open by the test').toEqual([]);
+  });
+
+  return {
+    unhandled,
+    uncaught,
+    allowOpenHandles() {
+      skipHandles = true;
+    },
+  };
+}
+
+/** Reject if `promise` does not settle within `ms` (every wait in a test is bounded). */
+export function within<T>(promise: Promise<T>, ms = 5_000, what = 'operation'): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
