@@ -1,1 +1,25 @@
 export { Client, type ClientOptions } from './client.js';
+export {
+  McpClient,
+  type CallOptions,
+  type CallToolOptions,
+  type McpClientConnectOptions,
+  type TypedCallToolResult,
+} from './mcp-client.js';
+export { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
+export type { McpClientEventName, McpClientEvents, McpClientListener } from './client-events.js';
+export {
+  applyElicitationDefaults,
+  type ElicitationOptions,
+  type FormElicitationHandler,
+  type UrlElicitationHandler,
+} from './elicitation.js';
+export type { SamplingHandler, SamplingOptions } from './sampling.js';
+export type { RootsSource } from './roots.js';
+export { ProtocolViolationError, ToolOutputValidationError } from './errors.js';
+export { DEFAULT_MAX_PAGES, paginate, type PaginateOptions } from './pagination.js';
+export {
+  loadDefaultValidator,
+  type CompiledSchema,
+  type JsonSchemaValidator,
+} from './json-schema-validator.js';

@@ -25,6 +25,13 @@ export interface MessageInfo {
   headers?: Headers;
   /** Whatever an authentication layer attached to the HTTP request. */
   authInfo?: unknown;
+  /**
+   * Streamable HTTP (legacy era, resumable sessions only): end the HTTP connection of this
+   * request's SSE stream now, without ending the stream. The client reconnects with GET +
+   * `Last-Event-ID` and gets what was sent meanwhile (the result included). Absent when the
+   * stream cannot be resumed (no event store, stateless mode, protocol version before 2025-11-25).
+   */
+  closeSSEStream?: () => void;
 }
 
 /**
@@ -62,6 +69,13 @@ export interface Transport extends AsyncIterable<unknown> {
   readonly lastError?: unknown;
   /** HTTP session id, when the transport has one. */
   readonly sessionId?: string;
+  /**
+   * Set by the engine when it starts reading. A transport calls it when the answer to outbound
+   * request `id` can no longer arrive although the connection lives on (Streamable HTTP: that
+   * request's response stream ended and could not be resumed). The engine then fails that one
+   * request with `ConnectionClosedError` (`cause` = `cause`) and cancels it on the wire.
+   */
+  onrequestlost?: ((id: RequestId, cause?: unknown) => void) | undefined;
   /** Extra facts about an inbound message object yielded by this transport. */
   messageInfo?(message: object): MessageInfo | undefined;
 }

@@ -8,3 +8,51 @@ export {
   type ServerNotificationHandler,
 } from './server.js';
 export { ServerSession } from './server-session.js';
+export { McpServer, type McpServerOptions } from './mcp-server.js';
+export {
+  ToolContext,
+  type HandlerContext,
+  type BackChannelOptions,
+  type InputChannel,
+} from './tool-context.js';
+export type {
+  ElicitFormRequest,
+  ElicitOutcome,
+  ElicitContent,
+  ElicitUrlRequest,
+  ElicitUrlOutcome,
+} from './elicit.js';
+export type { RegisteredHandle } from './registry.js';
+export type {
+  ToolConfig,
+  ToolHandler,
+  ToolArgs,
+  ToolReturn,
+  ToolStructured,
+  ToolUpdate,
+  RegisteredTool,
+} from './tool-types.js';
+export type {
+  ResourceConfig,
+  ResourceReader,
+  ResourceReturn,
+  TemplateReader,
+  TemplateOptions,
+  Completer,
+  RegisteredResource,
+  RegisteredTemplate,
+  ResourceUpdate,
+  TemplateUpdate,
+} from './resource-types.js';
+export type {
+  PromptConfig,
+  PromptHandler,
+  PromptArgs,
+  PromptArgsInput,
+  PromptReturn,
+  PromptUpdate,
+  RegisteredPrompt,
+} from './prompt-types.js';
+export { UriTemplate, type TemplateVariables } from './uri-template.js';
+export { DEFAULT_PAGE_SIZE } from './pagination.js';
+export { toolError } from './tool-call.js';

@@ -78,7 +78,14 @@ export interface ConnectionOptions {
 const EMPTY: JsonObject = Object.freeze({});
 const silent: Logger = { debug() {}, error() {} };
 
-type State = 'idle' | 'open' | 'closing' | 'closed';
+/**
+ * `draining`: the read side ended and accepted handlers get `drainMs` to finish; nothing new is
+ * read or requested. `closing`: teardown under way; handlers are aborted and nothing they produce
+ * is written any more (only the shutdown answers are).
+ */
+type State = 'idle' | 'open' | 'draining' | 'closing' | 'closed';
+
+const noop = (): void => undefined;
 
 /**
  * One JSON-RPC connection over a {@link Transport}. Both servers and clients are built on it.
@@ -94,12 +101,15 @@ export class Connection implements PendingOwner, ContextHost {
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly inflight = new Map<RequestId, InflightRequest>();
+  /** In-flight entries whose id the peer reused while they ran: no longer cancellable by id, still aborted on close. */
+  private readonly displaced = new Set<InflightRequest>();
   private readonly pending = new Map<RequestId, PendingRequest>();
   private readonly closeCallbacks: (() => void)[] = [];
   private iterator: AsyncIterator<unknown> | undefined;
   private nextId = 0;
   private state: State = 'idle';
   private closeError: ConnectionClosedError | undefined;
+  private readError: unknown;
   private drainWaiter: (() => void) | undefined;
   private readonly logger: Logger;
   private resolveClosed!: () => void;
@@ -131,7 +141,7 @@ export class Connection implements PendingOwner, ContextHost {
 
   /** Number of inbound requests being handled (for tests and metrics). */
   get inflightCount(): number {
-    return this.inflight.size;
+    return this.inflight.size + this.displaced.size;
   }
 
   /** Number of outbound requests awaiting a response. */
@@ -157,22 +167,23 @@ export class Connection implements PendingOwner, ContextHost {
   start(): Promise<void> {
     if (this.state !== 'idle') return this.closed;
     this.state = 'open';
+    this.transport.onrequestlost = this.onRequestLost;
     this.iterator = this.transport[Symbol.asyncIterator]();
     void this.readLoop(this.iterator);
     return this.closed;
   }
 
-  /** Close: stop reading, abort handlers, fail pending requests, close the transport. Idempotent. */
+  /**
+   * Close: stop reading, abort handlers, fail pending requests, close the transport. Idempotent.
+   * Teardown starts synchronously, so a request made right after `close()` already fails.
+   */
   close(): Promise<void> {
-    if (this.state === 'idle') {
-      this.state = 'open';
-      void this.teardown();
-    } else if (this.state === 'open') {
+    if (this.state === 'idle' || this.state === 'open') {
+      this.stopReading();
+      void this.teardown(false);
+    } else if (this.state === 'draining') {
       // A local close cuts an EOF drain short.
       this.drainWaiter?.();
-      // Ending the iterator makes the read loop exit into teardown: one place for all of it.
-      if (this.iterator?.return) void this.iterator.return().catch(() => undefined);
-      else void this.teardown();
     }
     return this.closed;
   }
@@ -182,7 +193,15 @@ export class Connection implements PendingOwner, ContextHost {
    * local error (connection closed, timeout, abort).
    */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
-    if (this.state === 'closing' || this.state === 'closed') return Promise.reject(this.closedError());
+    if (!this.isOpen) return Promise.reject(this.closedError());
+    if (!this.transport.writable) {
+      // Never offer a message to a dead transport: fail fast, with the transport's own error.
+      return Promise.reject(
+        new ConnectionClosedError('Connection closed: the transport cannot write', {
+          cause: this.transport.lastError,
+        }),
+      );
+    }
     if (options?.signal?.aborted) {
       return Promise.reject(new RequestAbortedError({ cause: options.signal.reason }));
     }
@@ -203,12 +222,16 @@ export class Connection implements PendingOwner, ContextHost {
       const entry = new PendingRequest(id, method, this, resolve, reject, merged);
       this.pending.set(id, entry);
       const related = merged?.relatedRequestId;
-      this.transport
-        .send(message, related === undefined ? undefined : { relatedRequestId: related })
-        .then(undefined, (error: unknown) => {
-          this.pending.delete(id);
-          entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
-        });
+      let sent: Promise<void>;
+      try {
+        sent = this.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
+      } catch (error) {
+        sent = Promise.reject(error);
+      }
+      sent.then(undefined, (error: unknown) => {
+        if (this.pending.get(id) === entry) this.pending.delete(id);
+        entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
+      });
     });
   }
 
@@ -225,7 +248,7 @@ export class Connection implements PendingOwner, ContextHost {
 
   /** @internal ContextHost: a notification made by a handler. */
   sendRelated(entry: InflightRequest, method: string, params: JsonObject | undefined): Promise<void> {
-    if (entry.cancelled || entry.ended) return Promise.resolve();
+    if (entry.ended) return Promise.resolve();
     return this.notify(method, params, entry.id);
   }
 
@@ -233,7 +256,7 @@ export class Connection implements PendingOwner, ContextHost {
   abandon(entry: PendingRequest, error: Error): void {
     if (entry.settled) return;
     if (this.pending.get(entry.id) === entry) this.pending.delete(entry.id);
-    if (this.state !== 'open') {
+    if (!this.isOpen) {
       // Teardown is under way: the true cause is the close, and nothing may be written.
       entry.reject(this.closedError());
       return;
@@ -253,12 +276,33 @@ export class Connection implements PendingOwner, ContextHost {
         this.receive(next.value);
       }
     } catch (error) {
+      this.readError = error;
       this.logger.debug('transport read failed', error);
     }
-    await this.teardown();
+    await this.teardown(true);
+  }
+
+  /** Make the read loop end (it then finds teardown already under way). */
+  private stopReading(): void {
+    try {
+      this.iterator?.return?.().then(undefined, noop);
+    } catch (error) {
+      this.logger.debug('stopping the read failed', error);
+    }
   }
 
   private receive(value: unknown): void {
+    // A message the iterator still yields after a local close is not processed.
+    if (this.state !== 'open') return;
+    try {
+      this.dispatch(value);
+    } catch (error) {
+      // One bad message (or a throwing hook) must not end the read loop.
+      this.logger.error('failed to handle an inbound message', error);
+    }
+  }
+
+  private dispatch(value: unknown): void {
     if (value instanceof InboundFault) {
       void this.write(value.reply);
       return;
@@ -290,6 +334,15 @@ export class Connection implements PendingOwner, ContextHost {
       );
       return;
     }
+    let info: MessageInfo | undefined;
+    try {
+      info = this.transport.messageInfo?.(request);
+    } catch (error) {
+      // Without its transport facts (auth!) the request cannot be handled safely: answer it alone.
+      this.logger.error(`transport messageInfo failed for ${request.method}`, error);
+      void this.write(errorResponse(request.id, ErrorCode.InternalError, 'Internal error'), request.id);
+      return;
+    }
     const params = request.params ?? EMPTY;
     const meta = params._meta as JsonObject | undefined;
     const token = meta?.progressToken;
@@ -298,9 +351,12 @@ export class Connection implements PendingOwner, ContextHost {
       request.method,
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
     );
-    // A reused id replaces the older entry; identity-guarded removal keeps the newer one.
+    // A reused id replaces the older entry (cancels target the newest); identity-guarded removal
+    // keeps the newer one, and the older one stays reachable for teardown.
+    const previous = this.inflight.get(request.id);
+    if (previous) this.displaced.add(previous);
     this.inflight.set(request.id, entry);
-    const ctx = new RequestContext(this, entry, meta, this.transport.messageInfo?.(request));
+    const ctx = new RequestContext(this, entry, meta, info);
     let result: JsonObject | Promise<JsonObject>;
     try {
       result = handler(params, ctx);
@@ -321,8 +377,10 @@ export class Connection implements PendingOwner, ContextHost {
   private finish(entry: InflightRequest, result: JsonObject | undefined, error: unknown): void {
     entry.ended = true;
     if (this.inflight.get(entry.id) === entry) this.inflight.delete(entry.id);
-    if (this.inflight.size === 0 && this.drainWaiter) this.drainWaiter();
-    if (entry.answered || entry.cancelled) {
+    else this.displaced.delete(entry);
+    if (this.inflightCount === 0 && this.drainWaiter) this.drainWaiter();
+    // Once teardown began, only its shutdown answers are written (answerOnClose decides).
+    if (entry.answered || entry.cancelled || this.state === 'closing' || this.state === 'closed') {
       if (error !== undefined)
         this.logger.debug(`handler for ${entry.method} failed after its request ended`, error);
       return;
@@ -360,7 +418,7 @@ export class Connection implements PendingOwner, ContextHost {
     if (!entry || entry.method === 'initialize') return;
     entry.cancelled = true;
     this.inflight.delete(id);
-    if (this.inflight.size === 0 && this.drainWaiter) this.drainWaiter();
+    if (this.inflightCount === 0 && this.drainWaiter) this.drainWaiter();
     entry.abort(new CancelledByPeerError(typeof params.reason === 'string' ? params.reason : undefined));
   }
 
@@ -396,12 +454,24 @@ export class Connection implements PendingOwner, ContextHost {
       this.logger.debug('dropped a write: transport closed', message);
       return Promise.resolve();
     }
-    const sent = this.transport.send(
-      message,
-      relatedRequestId === undefined ? undefined : { relatedRequestId },
-    );
-    return sent.then(undefined, this.onWriteFailed);
+    try {
+      return this.transport
+        .send(message, relatedRequestId === undefined ? undefined : { relatedRequestId })
+        .then(undefined, this.onWriteFailed);
+    } catch (error) {
+      // A transport that throws instead of rejecting must not crash whoever wrote.
+      this.onWriteFailed(error);
+      return Promise.resolve();
+    }
   }
+
+  // The transport lost the answer to one request while the connection lives on (an HTTP response
+  // stream that ended and could not be resumed): fail that request alone, cancelled on the wire
+  // like any abandoned request.
+  private readonly onRequestLost = (id: RequestId, cause?: unknown): void => {
+    const entry = this.pending.get(id);
+    if (entry) this.abandon(entry, new ConnectionClosedError('The response to this request was lost', { cause }));
+  };
 
   // A bound arrow, allocated once per connection rather than once per write.
   private readonly onWriteFailed = (error: unknown): void => {
@@ -410,31 +480,44 @@ export class Connection implements PendingOwner, ContextHost {
 
   private closedError(): ConnectionClosedError {
     return (this.closeError ??= new ConnectionClosedError('Connection closed', {
-      cause: this.transport.lastError,
+      cause: this.transport.lastError ?? this.readError,
     }));
   }
 
-  /** The one teardown. Ordered: stop reading → (drain) → abort → fail pending → answer → close. */
-  private async teardown(): Promise<void> {
-    if (this.state === 'closing' || this.state === 'closed') return;
+  /**
+   * The one teardown, entered once (reading already stopped). Ordered: (EOF drain) → abort
+   * handlers → fail pending → answer → close the transport → callbacks. A local close skips the
+   * drain.
+   */
+  private async teardown(fromEof: boolean): Promise<void> {
+    if (!this.isOpen) return;
     const drainMs = this.options.drainMs ?? 0;
-    if (drainMs > 0 && this.inflight.size > 0 && this.transport.writable) await this.drain(drainMs);
+    if (fromEof && drainMs > 0 && this.inflightCount > 0 && this.transport.writable) {
+      this.state = 'draining';
+      // No response can arrive once the read side ended: waiting callers fail now, not at the end.
+      this.failPending();
+      await this.drain(drainMs);
+    }
     this.state = 'closing';
     const error = this.closedError();
 
-    const inflight = [...this.inflight.values()];
+    // Snapshots: aborting runs user code that may call back into this connection.
+    const inflight = [...this.inflight.values(), ...this.displaced];
     this.inflight.clear();
+    this.displaced.clear();
     for (const entry of inflight) entry.abort(error);
 
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const entry of pending) entry.reject(error);
+    this.failPending();
 
     if ((this.options.answerOnClose ?? true) && this.transport.writable) {
       const writes: Promise<void>[] = [];
+      const answeredIds = new Set<RequestId>();
       for (const entry of inflight) {
         if (entry.answered || entry.cancelled) continue;
         entry.answered = true;
+        // A peer that reused an in-flight id still gets at most one answer for it.
+        if (answeredIds.has(entry.id)) continue;
+        answeredIds.add(entry.id);
         writes.push(
           this.write(errorResponse(entry.id, ErrorCode.ConnectionClosed, 'Connection closed'), entry.id),
         );
@@ -457,6 +540,14 @@ export class Connection implements PendingOwner, ContextHost {
       }
     }
     this.resolveClosed();
+  }
+
+  /** Reject every pending outbound request, from a snapshot (rejecting wakes code that may call back). */
+  private failPending(): void {
+    const error = this.closedError();
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of pending) entry.reject(error);
   }
 
   private drain(ms: number): Promise<void> {

@@ -47,8 +47,12 @@ export class MemoryTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Simulate EOF on this end's read side; writing keeps working. */
-  endInput(): void {
+  /**
+   * Simulate EOF on this end's read side; writing keeps working. With `error`, the read side
+   * failed (a child crashed, a socket reset): it becomes {@link lastError}.
+   */
+  endInput(error?: unknown): void {
+    if (error !== undefined) this.lastError = error;
     this.inbox.end();
   }
 

@@ -1,0 +1,4 @@
+// Bare HTTP limit with sessions.
+import { startBareHttp } from './http.mjs';
+
+startBareHttp({ stateless: false });

@@ -1,0 +1,77 @@
+// Server lanes: our HTTP fixture server under the official suite (0.1.16 `--suite all`, and the
+// next-version lane: 0.2.0-alpha `--suite all --spec-version 2025-11-25`).
+import { join } from 'node:path';
+import { freePort, startFixtureServer } from '../lib/fixture-server.mjs';
+import { judge, readResults } from '../lib/results.mjs';
+import { formatVerdict, lastLines } from '../lib/report.mjs';
+import { listScenarios, runSuite } from './suite.mjs';
+
+const LOG_TAIL_LINES = 60;
+
+/**
+ * Starts the fixture server once, runs the suite against it `repeat` times (each a fresh `-o` dir),
+ * prints a report per run and stops the server. Returns whether every run passed.
+ *
+ * @example
+ * const ok = await runServerLane(ctx, { name: 'server', suite: ctx.tools.suite, suiteArgs: ['--suite', 'all'], repeat: 3 });
+ */
+export async function runServerLane(
+  ctx,
+  { name, suite, suiteArgs, specVersion, repeat = 1, expected = new Set() },
+) {
+  const { options } = ctx;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const serverLog = join(ctx.logDir, `${ctx.stamp}-${name}-fixture-server.log`);
+  ctx.log(`[${name}] starting \`${options.serverCommand}\` with PORT=${port} (log: ${serverLog})`);
+  const server = await startFixtureServer(options.serverCommand, {
+    port,
+    url,
+    logFile: serverLog,
+    cwd: ctx.root,
+  });
+  const summaries = [];
+  let ok = true;
+  try {
+    const scenarios = options.scenario
+      ? [options.scenario]
+      : await listScenarios(ctx, suite, 'server', specVersion);
+    const selection = options.scenario ? ['--scenario', options.scenario] : suiteArgs;
+    for (let run = 1; run <= repeat; run += 1) {
+      const label = repeat > 1 ? `${name} run ${run}/${repeat}` : name;
+      const tag = `${ctx.stamp}-${name}-run${run}`;
+      const outputDir = join(ctx.resultsDir, tag);
+      const result = await runSuite(ctx, suite, ['server', '--url', url, ...selection], {
+        outputDir,
+        logFile: join(ctx.logDir, `${tag}-suite.log`),
+      });
+      if (!server.handle.running) ctx.log(`[${name}] the fixture server exited during the run`);
+      const verdict = judge({
+        results: readResults(outputDir),
+        scenarios,
+        expected,
+        allowWarnings: options.allowWarnings,
+        suiteExit: result.exit,
+      });
+      ctx.print(
+        formatVerdict(`${label}: conformance ${suite.version} server ${selection.join(' ')}`, verdict),
+      );
+      ctx.print(`results: ${outputDir}\nsuite log: ${result.logFile}`);
+      const { success, failure, warning } = verdict.judgedTotals;
+      summaries.push(
+        `${label}: ${success} passed, ${failure} failed, ${warning} warnings → ${verdict.ok ? 'PASS' : 'FAIL'}`,
+      );
+      ok = ok && verdict.ok;
+    }
+  } finally {
+    const exit = await server.stop();
+    if (!ok || exit?.signal === 'SIGKILL') {
+      if (exit?.signal === 'SIGKILL')
+        ctx.print(`[${name}] the fixture server ignored SIGTERM for 5 s and was killed`);
+      ctx.print(
+        `\n[${name}] fixture server log (${serverLog}), last ${LOG_TAIL_LINES} lines:\n${lastLines(server.handle.tail, LOG_TAIL_LINES)}`,
+      );
+    }
+  }
+  return { ok, summaries };
+}

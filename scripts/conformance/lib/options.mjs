@@ -1,0 +1,94 @@
+// Command-line options of the conformance runner.
+import { parseArgs } from 'node:util';
+
+export const LANES = ['server', 'client', 'next', 'smoke'];
+
+export const USAGE = `Usage: npm run conformance -- [options]
+       node scripts/conformance/run.mjs [options]
+
+Runs the official MCP conformance suite (and smoke tests with real clients) against Keel's fixtures.
+
+Lanes (--lane, repeatable or comma-separated; default: all):
+  server   @modelcontextprotocol/conformance 0.1.16 "server --suite all" against the HTTP fixture
+  client   0.1.16 "client --suite all" against the fixture client, with the expected-failures list
+  next     0.2.0-alpha.12 "server --suite all --spec-version 2025-11-25" against the HTTP fixture
+  smoke    official SDK client + inspector-cli call test_simple_text over stdio and HTTP
+  all      all four, in that order
+
+Options:
+  --lane <lane>               see above
+  --repeat <n>                run the server lane n times in a row against one server (default 1)
+  --scenario <name>           run one scenario in the server/client/next lanes (for details)
+  --allow-warnings            do not fail a scenario for WARNING checks (default: warnings fail)
+  --expected-failures <file>  baseline for the client lane (default conformance/expected-failures.yml)
+  --server-command <cmd>      HTTP fixture, started with PORT set (default "npm run --silent fixture:http")
+  --client-command <cmd>      fixture client; the suite appends the server URL
+                              (default "npm run --silent fixture:client")
+  --stdio-command <cmd>       stdio fixture for the smoke lane (default "node dist/examples/fixture-stdio.js")
+  --no-build                  skip "npm run build" before the lanes
+  --no-netns                  run the client lane without a loopback-only network namespace
+  --verbose                   stream the suite's own output to the terminal
+  -h, --help                  this text
+
+Installs pinned tools into .conformance/ on first use; logs go to .conformance/logs/, results to
+.conformance/results/. Exit code: 0 when every selected lane passed, 1 otherwise, 2 on bad usage.`;
+
+/** Thrown for a command line the runner cannot use; the runner prints it with the usage and exits 2. */
+export class UsageError extends Error {}
+
+/**
+ * Parses the runner's argv into a settled options object.
+ *
+ * @example
+ * parseOptions(['--lane', 'server', '--repeat', '3']).lanes; // ['server']
+ */
+export function parseOptions(argv) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      allowNegative: true,
+      options: {
+        lane: { type: 'string', multiple: true },
+        repeat: { type: 'string', default: '1' },
+        scenario: { type: 'string' },
+        'allow-warnings': { type: 'boolean', default: false },
+        'expected-failures': { type: 'string', default: 'conformance/expected-failures.yml' },
+        'server-command': { type: 'string', default: 'npm run --silent fixture:http' },
+        'client-command': { type: 'string', default: 'npm run --silent fixture:client' },
+        'stdio-command': { type: 'string', default: 'node dist/examples/fixture-stdio.js' },
+        build: { type: 'boolean', default: true },
+        netns: { type: 'boolean', default: true },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  const requested = (values.lane ?? ['all']).flatMap((lane) => lane.split(',')).map((lane) => lane.trim());
+  const unknown = requested.filter((lane) => lane !== 'all' && !LANES.includes(lane));
+  if (unknown.length > 0)
+    throw new UsageError(`unknown lane ${unknown.join(', ')} (use ${LANES.join('|')}|all)`);
+  const lanes = requested.includes('all') ? LANES : LANES.filter((lane) => requested.includes(lane));
+  if (values.scenario && (lanes.length !== 1 || lanes[0] === 'smoke')) {
+    throw new UsageError('--scenario needs exactly one of --lane server, client or next');
+  }
+  const repeat = Number(values.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20)
+    throw new UsageError('--repeat must be an integer 1..20');
+  return {
+    help: values.help,
+    lanes,
+    repeat,
+    scenario: values.scenario,
+    allowWarnings: values['allow-warnings'],
+    expectedFailures: values['expected-failures'],
+    serverCommand: values['server-command'],
+    clientCommand: values['client-command'],
+    stdioCommand: values['stdio-command'],
+    build: values.build,
+    netns: values.netns,
+    verbose: values.verbose,
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * One-call Node hosting of a Streamable HTTP endpoint.
+ */
+import { createServer, type Server as NodeHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Connectable } from '../../server/server.js';
+import { createHttpHandler, type HttpHandler } from '../../transports/http/server/http-handler.js';
+import type { HttpHandlerOptions } from '../../transports/http/server/options.js';
+import { toNodeListener } from './node-listener.js';
+
+/**
+ * @example
+ * await serveHttp(server, { port: 0, host: '127.0.0.1', path: '/mcp', sessions: { idleMs: 60_000 } });
+ */
+export interface ServeHttpOptions extends HttpHandlerOptions {
+  /** Port to listen on; 0 picks a free one. Default 3000. */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** The MCP endpoint path; other paths get 404. Default `/mcp`. */
+  path?: string;
+}
+
+/**
+ * A running server from {@link serveHttp}.
+ *
+ * @example
+ * const { url, close } = await serveHttp(server, { port: 0 });
+ * console.error(`listening on ${url}`);
+ * await close();
+ */
+export interface HttpServing {
+  /** The endpoint URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  readonly handler: HttpHandler;
+  readonly server: NodeHttpServer;
+  /**
+   * Graceful stop: end every session (handlers aborted, streams ended) within `deadlineMs`
+   * (default 5,000), then stop listening and close idle keep-alive sockets. Idempotent.
+   */
+  close(options?: { deadlineMs?: number }): Promise<void>;
+}
+
+/**
+ * Serve `target` over Streamable HTTP on a Node `http` server.
+ *
+ * @example
+ * const serving = await serveHttp(server, { port: 3000 });
+ * process.on('SIGINT', () => void serving.close());
+ */
+export async function serveHttp(target: Connectable, options: ServeHttpOptions = {}): Promise<HttpServing> {
+  const { port = 3000, host = '127.0.0.1', path = '/mcp', ...handlerOptions } = options;
+  const handler = createHttpHandler(target, handlerOptions);
+  const listener = toNodeListener(handler);
+  const server = createServer((req, res) => {
+    const pathname = (req.url ?? '/').split('?')[0];
+    if (pathname !== path) {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      return;
+    }
+    listener(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}${path}`;
+
+  let closing: Promise<void> | undefined;
+  const close = (closeOptions?: { deadlineMs?: number }): Promise<void> =>
+    (closing ??= (async () => {
+      const deadlineMs = closeOptions?.deadlineMs ?? 5_000;
+      await handler.close({ deadlineMs });
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Streams were ended above; a connection still busy past the deadline is cut.
+      const timer = setTimeout(() => server.closeAllConnections(), deadlineMs);
+      await stopped;
+      clearTimeout(timer);
+    })());
+  return { url, handler, server, close };
+}

@@ -1,0 +1,234 @@
+/**
+ * The half of `McpClient` that is not "call the server": connection lifecycle, the handlers for
+ * server→client requests (sampling, elicitation, roots), the capabilities derived from them, and
+ * notification events. `McpClient` adds the typed client→server methods on top.
+ */
+import type { ConnectionOptions } from '../core/engine/connection.js';
+import type { RequestOptions } from '../core/engine/outbound.js';
+import { ErrorCode, McpError } from '../core/errors.js';
+import type { ProtocolVersion } from '../core/protocol-version.js';
+import type { Transport } from '../core/transport.js';
+import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
+import type { Implementation } from '../core/types/common.js';
+import type { Root } from '../core/types/roots.js';
+import { Client } from './client.js';
+import { ClientEmitter, type McpClientEventName, type McpClientListener } from './client-events.js';
+import { elicitationRequestHandler, type ElicitationOptions } from './elicitation.js';
+import type { JsonSchemaValidator } from './json-schema-validator.js';
+import { OutputSchemaCache } from './output-schemas.js';
+import { checkRoots, resolveRoots, type RootsSource } from './roots.js';
+import {
+  samplingRequestHandler,
+  toSamplingOptions,
+  type SamplingHandler,
+  type SamplingOptions,
+} from './sampling.js';
+import { bindNotifications } from './notifications.js';
+
+/**
+ * @example
+ * new McpClient({ name: 'app', version: '1.0.0' }, {
+ *   sampling: async (params) => ({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' }),
+ *   elicitation: { form: async () => ({ action: 'accept', content: {} }), applyDefaults: true },
+ *   roots: [{ uri: 'file:///work', name: 'work' }],
+ * });
+ */
+export interface McpClientOptions {
+  /**
+   * Extra capabilities (`experimental`, ...). `sampling`, `elicitation` and `roots` are derived from
+   * the handlers below; values given here only refine a declared one (e.g. `sampling.context`).
+   * `elicitation.form.applyDefaults: true` is honoured like `elicitation.applyDefaults`.
+   */
+  capabilities?: ClientCapabilities;
+  /** Version to ask for in `initialize`. Default: the latest supported. */
+  protocolVersion?: ProtocolVersion;
+  /** Engine options (request timeouts, logger, ...). */
+  connection?: ConnectionOptions;
+  sampling?: SamplingHandler | SamplingOptions;
+  elicitation?: ElicitationOptions;
+  roots?: RootsSource;
+  /** Check `structuredContent` against the tool's `outputSchema` from `tools/list`. Default true. */
+  validateToolOutput?: boolean;
+  /** The JSON Schema engine for that check. Default: ajv, loaded on first use. */
+  outputValidator?: JsonSchemaValidator;
+}
+
+/** Options of `connect`: bound the handshake. */
+export type ConnectOptions = Pick<RequestOptions, 'signal' | 'timeoutMs'>;
+
+export class McpClientBase {
+  /** The low-level client this one drives (escape hatch for custom methods). */
+  readonly lowLevel: Client;
+  protected readonly events: ClientEmitter;
+  protected readonly outputSchemas: OutputSchemaCache;
+  private sampling: SamplingOptions | undefined;
+  private elicitation: ElicitationOptions | undefined;
+  private roots: RootsSource | undefined;
+  private declared: ClientCapabilities | undefined;
+
+  constructor(
+    readonly info: Implementation,
+    protected readonly options: McpClientOptions = {},
+  ) {
+    this.lowLevel = new Client(info, {
+      protocolVersion: options.protocolVersion,
+      connection: options.connection,
+    });
+    const logger = options.connection?.logger;
+    this.events = new ClientEmitter((error, event) => logger?.error(`${event} listener failed`, error));
+    this.outputSchemas = new OutputSchemaCache(options.outputValidator);
+    if (options.sampling) this.sampling = toSamplingOptions(options.sampling);
+    if (options.elicitation) this.elicitation = { ...options.elicitation };
+    if (options.roots)
+      this.roots = typeof options.roots === 'function' ? options.roots : checkRoots(options.roots);
+
+    this.lowLevel.setRequestHandler('sampling/createMessage', (params, ctx) => {
+      if (!this.sampling) throw methodNotFound('sampling/createMessage');
+      return samplingRequestHandler(this.sampling)(params, ctx);
+    });
+    this.lowLevel.setRequestHandler('elicitation/create', (params, ctx) => {
+      if (!this.elicitation) throw methodNotFound('elicitation/create');
+      return elicitationRequestHandler(this.elicitation)(params, ctx);
+    });
+    this.lowLevel.setRequestHandler('roots/list', (_params, ctx) => {
+      if (!this.roots) throw methodNotFound('roots/list');
+      return resolveRoots(this.roots, ctx);
+    });
+    bindNotifications(this.lowLevel, this.events, this.outputSchemas);
+  }
+
+  get isConnected(): boolean {
+    return this.lowLevel.isConnected;
+  }
+
+  /** Settles once the connection is torn down (immediately if never connected). */
+  get closed(): Promise<void> {
+    return this.lowLevel.closed;
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.lowLevel.serverCapabilities;
+  }
+
+  get serverInfo(): Implementation | undefined {
+    return this.lowLevel.serverInfo;
+  }
+
+  get instructions(): string | undefined {
+    return this.lowLevel.instructions;
+  }
+
+  get protocolVersion(): ProtocolVersion | undefined {
+    return this.lowLevel.protocolVersion;
+  }
+
+  /** The capabilities sent (or to be sent) in `initialize`. */
+  get capabilities(): ClientCapabilities {
+    return this.declared ?? this.deriveCapabilities();
+  }
+
+  /**
+   * Connect and run the handshake. Capabilities are fixed here, from the handlers configured so far.
+   *
+   * @example
+   * const client = new McpClient({ name: 'app', version: '1.0.0' });
+   * await client.connect(transport, { timeoutMs: 10_000 });
+   */
+  async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
+    this.declared = this.deriveCapabilities();
+    this.lowLevel.capabilities = this.declared;
+    this.outputSchemas.clear();
+    await this.lowLevel.connect(transport, options);
+    this.lowLevel.connection.onClose(() => this.events.emit('close', undefined));
+  }
+
+  /** Close the connection (idempotent); settles after teardown. */
+  close(): Promise<void> {
+    return this.lowLevel.close();
+  }
+
+  /**
+   * Listen to a server notification; returns a function that removes the listener.
+   *
+   * @example
+   * const off = client.on('resourceUpdated', ({ uri }) => void client.readResource(uri));
+   */
+  on<E extends McpClientEventName>(event: E, listener: McpClientListener<E>): () => void {
+    return this.events.on(event, listener);
+  }
+
+  /**
+   * Answer `sampling/createMessage`. Before `connect` this also declares the capability; after it,
+   * only a handler for an already declared capability can be replaced.
+   *
+   * @example
+   * client.onSampling(async ({ messages }) => ({ role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }));
+   */
+  onSampling(handler: SamplingHandler, options: Omit<SamplingOptions, 'handler'> = {}): void {
+    this.assertCanDeclare('sampling', true);
+    this.sampling = { ...options, handler };
+  }
+
+  /**
+   * Answer `elicitation/create` in form and/or URL mode.
+   *
+   * @example
+   * client.onElicitation({ form: async ({ requestedSchema }) => ({ action: 'accept', content: {} }), applyDefaults: true });
+   */
+  onElicitation(options: ElicitationOptions): void {
+    const current = this.declared?.elicitation;
+    this.assertCanDeclare('elicitation', !options.form || current?.form !== undefined);
+    this.assertCanDeclare('elicitation', !options.url || current?.url !== undefined);
+    this.elicitation = { ...options };
+  }
+
+  /**
+   * Set the roots. When connected, the server is told (`notifications/roots/list_changed`).
+   *
+   * @example
+   * await client.setRoots([{ uri: 'file:///home/me/project', name: 'project' }]);
+   */
+  setRoots(roots: readonly Root[] | RootsSource): Promise<void> {
+    this.assertCanDeclare('roots', true);
+    this.roots = typeof roots === 'function' ? roots : checkRoots(roots);
+    return this.notifyRootsChanged();
+  }
+
+  /** Tell the server the roots changed (for a function {@link RootsSource}). No-op before connect. */
+  notifyRootsChanged(): Promise<void> {
+    if (!this.isConnected || !this.declared?.roots) return Promise.resolve();
+    return this.lowLevel.notify('notifications/roots/list_changed');
+  }
+
+  private assertCanDeclare(capability: 'sampling' | 'elicitation' | 'roots', alreadyCovered: boolean): void {
+    if (!this.isConnected || (this.declared?.[capability] !== undefined && alreadyCovered)) return;
+    throw new Error(
+      `Cannot add the ${capability} capability after connect: capabilities are sent in initialize. Configure it before connecting.`,
+    );
+  }
+
+  private deriveCapabilities(): ClientCapabilities {
+    const { sampling, elicitation, roots, ...rest } = this.options.capabilities ?? {};
+    const capabilities: ClientCapabilities = { ...rest };
+    if (this.sampling) {
+      const declared: NonNullable<ClientCapabilities['sampling']> = { ...sampling };
+      if (this.sampling.tools) declared.tools = {};
+      if (this.sampling.context) declared.context = {};
+      capabilities.sampling = declared;
+    }
+    if (this.elicitation) {
+      const fromCapabilities = elicitation?.form as { applyDefaults?: unknown } | undefined;
+      if (fromCapabilities?.applyDefaults === true) this.elicitation.applyDefaults ??= true;
+      const declared: NonNullable<ClientCapabilities['elicitation']> = {};
+      if (this.elicitation.form) declared.form = {};
+      if (this.elicitation.url) declared.url = {};
+      if (declared.form || declared.url) capabilities.elicitation = declared;
+    }
+    if (this.roots) capabilities.roots = { ...roots, listChanged: true };
+    return capabilities;
+  }
+}
+
+function methodNotFound(method: string): McpError {
+  return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method} (no handler configured)`);
+}

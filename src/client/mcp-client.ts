@@ -1,0 +1,252 @@
+/**
+ * `McpClient`: the high-level MCP client. Every client→server method with typed results,
+ * pagination helpers, output-schema validation of tool results, and (from {@link McpClientBase})
+ * the sampling/elicitation/roots handlers and notification events.
+ */
+import type { RequestOptions } from '../core/engine/outbound.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { Transport } from '../core/transport.js';
+import type { Implementation, Meta, PaginatedParams } from '../core/types/common.js';
+import type { CompleteParams, CompleteResult } from '../core/types/completion.js';
+import type { LoggingLevel } from '../core/types/logging.js';
+import type { GetPromptResult, ListPromptsResult, Prompt } from '../core/types/prompts.js';
+import type {
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from '../core/types/resources.js';
+import type { CallToolResult, ListToolsResult, Tool } from '../core/types/tools.js';
+import { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
+import { collect, paginate, type PaginateOptions } from './pagination.js';
+import { checkCallToolResult, checkCompleteResult, requireArray } from './result-checks.js';
+
+/** Per-call options: cancellation, timeout, progress. */
+export type CallOptions = Omit<RequestOptions, 'relatedRequestId'>;
+
+/**
+ * @example
+ * await client.callTool('render', { id: 7 }, { signal, timeoutMs: 30_000, onprogress: (p) => bar.update(p.progress) });
+ */
+export interface CallToolOptions extends CallOptions {
+  /** Check `structuredContent` against the cached `outputSchema` (default: the client's setting). */
+  validateOutput?: boolean;
+  /** `_meta` to send with the call. */
+  meta?: Meta;
+}
+
+/** `CallToolResult` with a typed `structuredContent`. */
+export type TypedCallToolResult<S extends JsonObject = JsonObject> = CallToolResult & {
+  structuredContent?: S;
+};
+
+/**
+ * @example
+ * const client = await McpClient.connect(transport, { info: { name: 'app', version: '1.0.0' } });
+ */
+export interface McpClientConnectOptions extends McpClientOptions, ConnectOptions {
+  /** `clientInfo`. Default `{ name: 'keel-client', version: '0.1.0' }`. */
+  info?: Implementation;
+}
+
+const DEFAULT_INFO: Implementation = { name: 'keel-client', version: '0.1.0' };
+
+/**
+ * The high-level MCP client.
+ *
+ * @example
+ * const client = await McpClient.connect(new StdioClientTransport({ command: 'node', args: ['server.js'] }));
+ * for await (const tool of client.tools()) console.log(tool.name);
+ * const result = await client.callTool('forecast', { city: 'Oslo' }, { timeoutMs: 30_000 });
+ * await client.close();
+ */
+export class McpClient extends McpClientBase {
+  /** Create a client, connect it, and return it once the handshake is done. */
+  static async connect(transport: Transport, options: McpClientConnectOptions = {}): Promise<McpClient> {
+    const { info, signal, timeoutMs, ...clientOptions } = options;
+    const client = new McpClient(info ?? DEFAULT_INFO, clientOptions);
+    await client.connect(transport, pageOptions({ signal, timeoutMs }));
+    return client;
+  }
+
+  /** Any request, for methods this class has no helper for. */
+  request(method: string, params?: JsonObject, options?: CallOptions): Promise<JsonObject> {
+    return this.lowLevel.request(method, params, options);
+  }
+
+  async ping(options?: CallOptions): Promise<void> {
+    await this.lowLevel.request('ping', undefined, options);
+  }
+
+  // ---- tools
+
+  /** One page of `tools/list`. Output schemas are cached for {@link callTool} validation. */
+  async listTools(params: PaginatedParams = {}, options?: CallOptions): Promise<ListToolsResult> {
+    const result = requireArray<ListToolsResult>(
+      await this.lowLevel.request('tools/list', params, options),
+      'tools',
+      'tools/list',
+    );
+    this.outputSchemas.remember(result.tools, params.cursor === undefined);
+    return result;
+  }
+
+  /** Every tool, page by page. */
+  tools(options: PaginateOptions = {}): AsyncGenerator<Tool, void, undefined> {
+    return paginate(
+      (cursor) => this.listTools(pageParams(cursor), pageOptions(options)),
+      (page) => page.tools,
+      options,
+    );
+  }
+
+  listAllTools(options?: PaginateOptions): Promise<Tool[]> {
+    return collect(this.tools(options));
+  }
+
+  /**
+   * Call a tool. A tool execution error comes back as a result with `isError: true`; a protocol
+   * error rejects with `McpError`; a result that breaks the tool's `outputSchema` rejects with
+   * `ToolOutputValidationError`.
+   */
+  async callTool<S extends JsonObject = JsonObject>(
+    name: string,
+    args?: JsonObject,
+    options: CallToolOptions = {},
+  ): Promise<TypedCallToolResult<S>> {
+    const { validateOutput, meta, ...requestOptions } = options;
+    const params: JsonObject = { name };
+    if (args !== undefined) params.arguments = args;
+    if (meta !== undefined) params._meta = meta;
+    const raw = await this.lowLevel.request('tools/call', params, requestOptions);
+    const result = checkCallToolResult<TypedCallToolResult<S>>(raw, name);
+    if (validateOutput ?? this.options.validateToolOutput ?? true)
+      await this.outputSchemas.check(name, result);
+    return result;
+  }
+
+  // ---- resources
+
+  async listResources(params: PaginatedParams = {}, options?: CallOptions): Promise<ListResourcesResult> {
+    return requireArray(
+      await this.lowLevel.request('resources/list', params, options),
+      'resources',
+      'resources/list',
+    );
+  }
+
+  resources(options: PaginateOptions = {}): AsyncGenerator<Resource, void, undefined> {
+    return paginate(
+      (cursor) => this.listResources(pageParams(cursor), pageOptions(options)),
+      (page) => page.resources,
+      options,
+    );
+  }
+
+  listAllResources(options?: PaginateOptions): Promise<Resource[]> {
+    return collect(this.resources(options));
+  }
+
+  async listResourceTemplates(
+    params: PaginatedParams = {},
+    options?: CallOptions,
+  ): Promise<ListResourceTemplatesResult> {
+    return requireArray(
+      await this.lowLevel.request('resources/templates/list', params, options),
+      'resourceTemplates',
+      'resources/templates/list',
+    );
+  }
+
+  resourceTemplates(options: PaginateOptions = {}): AsyncGenerator<ResourceTemplate, void, undefined> {
+    return paginate(
+      (cursor) => this.listResourceTemplates(pageParams(cursor), pageOptions(options)),
+      (page) => page.resourceTemplates,
+      options,
+    );
+  }
+
+  listAllResourceTemplates(options?: PaginateOptions): Promise<ResourceTemplate[]> {
+    return collect(this.resourceTemplates(options));
+  }
+
+  async readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return requireArray(
+      await this.lowLevel.request('resources/read', { uri }, options),
+      'contents',
+      'resources/read',
+    );
+  }
+
+  /** Ask for `notifications/resources/updated` about `uri` (listen with `on('resourceUpdated')`). */
+  async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    await this.lowLevel.request('resources/subscribe', { uri }, options);
+  }
+
+  async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    await this.lowLevel.request('resources/unsubscribe', { uri }, options);
+  }
+
+  // ---- prompts
+
+  async listPrompts(params: PaginatedParams = {}, options?: CallOptions): Promise<ListPromptsResult> {
+    return requireArray(
+      await this.lowLevel.request('prompts/list', params, options),
+      'prompts',
+      'prompts/list',
+    );
+  }
+
+  prompts(options: PaginateOptions = {}): AsyncGenerator<Prompt, void, undefined> {
+    return paginate(
+      (cursor) => this.listPrompts(pageParams(cursor), pageOptions(options)),
+      (page) => page.prompts,
+      options,
+    );
+  }
+
+  listAllPrompts(options?: PaginateOptions): Promise<Prompt[]> {
+    return collect(this.prompts(options));
+  }
+
+  async getPrompt(
+    name: string,
+    args?: { [key: string]: string },
+    options?: CallOptions,
+  ): Promise<GetPromptResult> {
+    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    return requireArray(
+      await this.lowLevel.request('prompts/get', params, options),
+      'messages',
+      'prompts/get',
+    );
+  }
+
+  // ---- completion and logging
+
+  /**
+   * @example
+   * const { completion } = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } });
+   */
+  async complete(params: CompleteParams, options?: CallOptions): Promise<CompleteResult> {
+    return checkCompleteResult(await this.lowLevel.request('completion/complete', params, options));
+  }
+
+  /** Ask the server to send `notifications/message` at `level` and above (listen with `on('log')`). */
+  async setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<void> {
+    await this.lowLevel.request('logging/setLevel', { level }, options);
+  }
+}
+
+function pageParams(cursor: string | undefined): PaginatedParams {
+  return cursor === undefined ? {} : { cursor };
+}
+
+// Only keys the caller set: an explicit `undefined` would override the connection's defaults.
+function pageOptions({ signal, timeoutMs }: PaginateOptions): CallOptions {
+  const options: CallOptions = {};
+  if (signal !== undefined) options.signal = signal;
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  return options;
+}

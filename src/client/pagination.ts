@@ -1,0 +1,71 @@
+/**
+ * Walks a paginated list (`tools/list`, `resources/list`, ...) by `nextCursor`. A server that
+ * hands out a cursor it already gave would make a naive loop spin forever; this one stops with a
+ * {@link ProtocolViolationError} instead, and also stops after `maxPages`.
+ */
+import type { PaginatedResult } from '../core/types/common.js';
+import { ProtocolViolationError } from './errors.js';
+
+/**
+ * @example
+ * for await (const tool of client.tools({ maxPages: 50 })) console.log(tool.name);
+ */
+export interface PaginateOptions {
+  /** Stop (with an error) after this many pages. Default 10 000. */
+  maxPages?: number;
+  signal?: AbortSignal;
+  /** Per-page request timeout. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_MAX_PAGES = 10_000;
+
+/**
+ * Yield every item of every page. `fetchPage(cursor)` gets `undefined` for the first page.
+ *
+ * @example
+ * const all = [];
+ * for await (const tool of paginate((cursor) => client.listTools({ cursor }), (page) => page.tools)) all.push(tool);
+ */
+export async function* paginate<Page extends PaginatedResult, Item>(
+  fetchPage: (cursor: string | undefined) => Promise<Page>,
+  itemsOf: (page: Page) => readonly Item[],
+  options: Pick<PaginateOptions, 'maxPages'> = {},
+): AsyncGenerator<Item, void, undefined> {
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let pages = 1; ; pages++) {
+    const page = await fetchPage(cursor);
+    yield* itemsOf(page);
+    const next = page.nextCursor;
+    if (next === undefined || next === null) return;
+    if (typeof next !== 'string') {
+      throw new ProtocolViolationError(
+        `Server sent a nextCursor that is not a string: ${JSON.stringify(next)}`,
+      );
+    }
+    if (seen.has(next)) {
+      throw new ProtocolViolationError(
+        `Server repeated cursor ${JSON.stringify(next)}: the listing would never end`,
+      );
+    }
+    if (pages >= maxPages) {
+      throw new ProtocolViolationError(`Listing exceeded ${maxPages} pages; stopped`);
+    }
+    seen.add(next);
+    cursor = next;
+  }
+}
+
+/**
+ * Collect every item of every page into one array.
+ *
+ * @example
+ * const tools = await collect(client.tools());
+ */
+export async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]> {
+  const all: Item[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}

@@ -1,0 +1,76 @@
+/**
+ * One entry point for every user-supplied schema (tool input/output, prompt arguments,
+ * elicitation): a Standard Schema or a raw JSON Schema object becomes the JSON Schema to advertise
+ * plus a validator. Raw JSON Schema is advertised exactly as given (same object, nothing added or
+ * stripped) and checked with ajv; a Standard Schema is checked by its own library.
+ */
+import { formatIssues, isStandardSchema, type StandardSchema } from './standard-schema.js';
+import { compileJsonSchema } from './json-validator.js';
+import { standardToJsonSchema, type JsonSchema, type SchemaSide } from './to-json-schema.js';
+
+/** What users may pass wherever Keel takes a schema. */
+export type SchemaInput = StandardSchema<any, any> | JsonSchema;
+
+/** Outcome of validating a value. `value` is the library's output (defaults applied, transforms run). */
+export type Validation<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/**
+ * A schema ready to use: the JSON Schema to send, and a validator.
+ *
+ * @example
+ * const compiled = compileSchema(z.object({ city: z.string() }), 'input', 'tool "forecast" input');
+ * compiled.jsonSchema; // what tools/list shows
+ * await compiled.validate({ city: 'Oslo' }); // { ok: true, value: { city: 'Oslo' } }
+ */
+export interface CompiledSchema<T = unknown> {
+  readonly jsonSchema: JsonSchema;
+  /** True when `jsonSchema` is the user's own raw JSON Schema object. */
+  readonly raw: boolean;
+  validate(value: unknown): Validation<T> | Promise<Validation<T>>;
+}
+
+/**
+ * Compile a schema for `side`. Throws (with `what` in the message) when a Standard Schema cannot be
+ * converted, or a raw schema is invalid or of an unsupported dialect.
+ *
+ * @example
+ * compileSchema({ type: 'object', properties: { n: { type: 'number' } } }, 'input', 'tool "add" input');
+ */
+export function compileSchema<T = unknown>(
+  schema: SchemaInput,
+  side: SchemaSide,
+  what: string,
+): CompiledSchema<T> {
+  if (isStandardSchema(schema)) {
+    const jsonSchema = standardToJsonSchema(schema, side, what);
+    const props = schema['~standard'];
+    return {
+      jsonSchema,
+      raw: false,
+      validate(value) {
+        const result = props.validate(value);
+        return result instanceof Promise ? result.then(toValidation<T>) : toValidation<T>(result);
+      },
+    };
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new Error(`The ${what} schema must be a Standard Schema or a JSON Schema object`);
+  }
+  const raw = schema as JsonSchema;
+  const check = compileJsonSchema(raw, what);
+  return {
+    jsonSchema: raw,
+    raw: true,
+    validate(value) {
+      const result = check(value);
+      return result.ok ? { ok: true, value: value as T } : result;
+    },
+  };
+}
+
+function toValidation<T>(
+  result: { value: unknown; issues?: undefined } | { issues: ReadonlyArray<{ message: string }> },
+): Validation<T> {
+  if (result.issues) return { ok: false, message: formatIssues(result.issues) };
+  return { ok: true, value: (result as { value: T }).value };
+}

@@ -1,0 +1,4 @@
+export * from './standard-schema.js';
+export * from './to-json-schema.js';
+export * from './json-validator.js';
+export * from './compile-schema.js';

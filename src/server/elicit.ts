@@ -1,0 +1,95 @@
+/**
+ * `elicitation/create` in form and URL mode, typed by the schema the handler passes.
+ */
+import { ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { SchemaInput } from '../core/schema/compile-schema.js';
+import type { InferOutput, StandardSchema } from '../core/schema/standard-schema.js';
+import type { Meta } from '../core/types/common.js';
+import type { ElicitResult, ElicitValue } from '../core/types/elicitation.js';
+import { prepareElicitSchema } from './elicit-schema.js';
+import type { BackChannelOptions, InputChannel } from './tool-context.js';
+import type { ServerSession } from './server-session.js';
+
+/**
+ * @example
+ * const req: ElicitFormRequest<typeof schema> = { message: 'Your name?', schema: z.object({ name: z.string() }) };
+ */
+export type ElicitFormRequest<S extends SchemaInput> = { message: string; schema: S; _meta?: Meta };
+
+/** What an accepted form yields: the schema's output type, or plain values for raw JSON Schema. */
+export type ElicitContent<S> =
+  S extends StandardSchema<any, any> ? InferOutput<S> : { [key: string]: ElicitValue };
+
+/**
+ * The user's answer. `content` is present (and valid) only when accepted.
+ *
+ * @example
+ * const answer = await ctx.elicit({ message: 'Units?', schema });
+ * if (answer.action === 'accept') use(answer.content.unit);
+ */
+export type ElicitOutcome<S> =
+  { action: 'accept'; content: ElicitContent<S> } | { action: 'decline' | 'cancel'; content?: undefined };
+
+/** @example const req: ElicitUrlRequest = { message: 'Connect your account', url: 'https://example.com/connect' }; */
+export type ElicitUrlRequest = { message: string; url: string; elicitationId?: string; _meta?: Meta };
+
+/**
+ * A URL-mode answer. `accept` means the user agreed to open the URL, not that the flow finished;
+ * call `complete()` when it has, to send `notifications/elicitation/complete` to that client.
+ */
+export type ElicitUrlOutcome = {
+  action: ElicitResult['action'];
+  elicitationId: string;
+  complete(): Promise<void>;
+};
+
+function actionOf(result: JsonObject): ElicitResult['action'] {
+  const action = result.action;
+  if (action === 'accept' || action === 'decline' || action === 'cancel') return action;
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `Invalid elicitation action from the client: ${String(action)}`,
+  );
+}
+
+/** Form mode. Throws if the client's accepted content does not match the schema. */
+export async function elicitForm<S extends SchemaInput>(
+  channel: InputChannel,
+  request: ElicitFormRequest<S>,
+  options?: BackChannelOptions,
+): Promise<ElicitOutcome<S>> {
+  const { requestedSchema, compiled } = prepareElicitSchema(request.schema);
+  const params: JsonObject = { mode: 'form', message: request.message, requestedSchema };
+  if (request._meta) params._meta = request._meta;
+  const result = await channel.request('elicitation/create', params, options);
+  const action = actionOf(result);
+  if (action !== 'accept') return { action };
+  const checked = await compiled.validate(result.content ?? {});
+  if (!checked.ok) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `The elicitation answer does not match the requested schema: ${checked.message}`,
+    );
+  }
+  return { action, content: checked.value as ElicitContent<S> };
+}
+
+/** URL mode (2025-11-25). */
+export async function elicitUrl(
+  channel: InputChannel,
+  session: ServerSession,
+  request: ElicitUrlRequest,
+  options?: BackChannelOptions,
+): Promise<ElicitUrlOutcome> {
+  const elicitationId = request.elicitationId ?? crypto.randomUUID();
+  const params: JsonObject = { mode: 'url', message: request.message, url: request.url, elicitationId };
+  if (request._meta) params._meta = request._meta;
+  const result = await channel.request('elicitation/create', params, options);
+  return {
+    action: actionOf(result),
+    elicitationId,
+    // Session-level, not request-level: the out-of-band flow usually ends after the tool returned.
+    complete: () => session.notify('notifications/elicitation/complete', { elicitationId }),
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * `notifications/{tools,resources,prompts}/list_changed`, coalesced: any number of changes in one
+ * tick produce one notification per list, sent to every initialized session.
+ */
+import type { Server } from './server.js';
+
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+/**
+ * @example
+ * const notifier = new ListChangedNotifier(server);
+ * notifier.changed('tools'); notifier.changed('tools'); // one notification after this tick
+ */
+export class ListChangedNotifier {
+  private readonly queued = new Set<ListKind>();
+
+  constructor(private readonly server: Server) {}
+
+  changed(kind: ListKind): void {
+    // Nobody to tell: registrations before any client connects are the common case.
+    if (this.server.sessions.size === 0 || this.queued.has(kind)) return;
+    this.queued.add(kind);
+    queueMicrotask(() => {
+      this.queued.delete(kind);
+      this.server.broadcast(`notifications/${kind}/list_changed`);
+    });
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * McpServer: the high-level server. Register tools, resources, templates and prompts; it answers
+ * the protocol, declares capabilities from what is registered, validates inputs and outputs, and
+ * tells connected clients when lists change.
+ */
+import type { ConnectionOptions } from '../core/engine/connection.js';
+import type { RequestContext } from '../core/engine/request-context.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { SchemaInput } from '../core/schema/compile-schema.js';
+import type { Transport } from '../core/transport.js';
+import type { ServerCapabilities } from '../core/types/capabilities.js';
+import type { Implementation } from '../core/types/common.js';
+import { isLoggingLevel, type LoggingLevel } from '../core/types/logging.js';
+import { complete } from './completion.js';
+import { ListChangedNotifier } from './list-changed.js';
+import { logParams, setLogLevel, shouldLog } from './logging.js';
+import { DEFAULT_PAGE_SIZE } from './pagination.js';
+import { PromptRegistry } from './prompt-registry.js';
+import type { PromptArgsInput, PromptConfig, PromptHandler, RegisteredPrompt } from './prompt-types.js';
+import { ResourceRegistry } from './resource-registry.js';
+import type {
+  RegisteredResource,
+  RegisteredTemplate,
+  ResourceConfig,
+  ResourceReader,
+  TemplateOptions,
+  TemplateReader,
+} from './resource-types.js';
+import { methodNotFound, Server, type Connectable } from './server.js';
+import type { ServerSession } from './server-session.js';
+import { notifyResourceUpdated, subscribe, unsubscribe } from './subscriptions.js';
+import { ToolContext, type ContextServices } from './tool-context.js';
+import { ToolRegistry } from './tool-registry.js';
+import type { RegisteredTool, ToolConfig, ToolHandler } from './tool-types.js';
+
+/**
+ * @example
+ * new McpServer({ name: 'demo', version: '1.0.0' }, { instructions: 'Use the tools', pageSize: 50 });
+ */
+export interface McpServerOptions {
+  instructions?: string;
+  /** Items per page of every list method. Default 100; 0 = no pagination. */
+  pageSize?: number;
+  /** Minimum level of log messages for sessions that never sent `logging/setLevel`. Default `debug`. */
+  defaultLogLevel?: LoggingLevel;
+  /** Declare the `logging` capability (and accept `logging/setLevel`). Default true. */
+  logging?: boolean;
+  /** Extra capabilities to declare (`experimental`, ...), merged with the derived ones. */
+  capabilities?: ServerCapabilities;
+  /** Engine options of every session (EOF drain, shutdown answers, request timeouts, logger). */
+  connection?: ConnectionOptions;
+}
+
+type Method = (
+  params: JsonObject,
+  ctx: ToolContext,
+  session: ServerSession,
+) => JsonObject | Promise<JsonObject>;
+
+/**
+ * The high-level MCP server.
+ *
+ * @example
+ * const server = new McpServer({ name: 'weather', version: '1.0.0' });
+ * server.tool('forecast', { description: 'Forecast for a city', input: z.object({ city: z.string() }) },
+ *   async ({ city }) => `Sunny in ${city}`);
+ * await serveStdio(server);
+ */
+export class McpServer implements Connectable, ContextServices {
+  /** The low-level server underneath (custom methods, raw capabilities). */
+  readonly server: Server;
+  readonly defaultLogLevel: LoggingLevel;
+  private readonly pageSize: number;
+  private readonly tools: ToolRegistry;
+  private readonly resources: ResourceRegistry;
+  private readonly prompts: PromptRegistry;
+  private readonly declared: ServerCapabilities;
+
+  constructor(
+    readonly info: Implementation,
+    private readonly options: McpServerOptions = {},
+  ) {
+    this.server = new Server(info, { instructions: options.instructions, connection: options.connection });
+    this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.defaultLogLevel = options.defaultLogLevel ?? 'debug';
+    if (!isLoggingLevel(this.defaultLogLevel))
+      throw new Error(`Invalid defaultLogLevel: ${String(options.defaultLogLevel)}`);
+    const notifier = new ListChangedNotifier(this.server);
+    this.tools = new ToolRegistry(notifier);
+    this.resources = new ResourceRegistry(notifier);
+    this.prompts = new PromptRegistry(notifier);
+    this.declared = { ...options.capabilities };
+    if (options.logging !== false) this.declared.logging = {};
+    this.syncCapabilities();
+    this.installHandlers();
+  }
+
+  /** Live sessions. */
+  get sessions(): ReadonlySet<ServerSession> {
+    return this.server.sessions;
+  }
+
+  /** The capabilities sent in `initialize` (derived from what is registered). */
+  get capabilities(): ServerCapabilities {
+    return this.server.capabilities as ServerCapabilities;
+  }
+
+  /**
+   * Register a tool. Schemas are converted and compiled now: one that cannot be converted throws.
+   *
+   * @example
+   * server.tool('add', { description: 'Add', input: z.object({ a: z.number(), b: z.number() }), output: z.object({ sum: z.number() }) },
+   *   ({ a, b }) => ({ sum: a + b }));
+   */
+  tool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: ToolConfig<I, O>,
+    handler: ToolHandler<I, O>,
+  ): RegisteredTool<I, O> {
+    const handle = this.tools.register(name, config, handler);
+    this.syncCapabilities();
+    return handle;
+  }
+
+  /**
+   * Register a static resource.
+   *
+   * @example
+   * server.resource('readme', 'file:///readme.md', { mimeType: 'text/markdown' }, () => '# Hello');
+   */
+  resource(name: string, uri: string, config: ResourceConfig, read: ResourceReader): RegisteredResource {
+    const handle = this.resources.register(name, uri, config, read);
+    this.syncCapabilities();
+    return handle;
+  }
+
+  /**
+   * Register a resource template (RFC 6570), with optional completers and a lister.
+   *
+   * @example
+   * server.resourceTemplate('user', 'users://{id}', { mimeType: 'application/json' }, (uri, { id }) => JSON.stringify({ id }));
+   */
+  resourceTemplate(
+    name: string,
+    uriTemplate: string,
+    config: ResourceConfig,
+    read: TemplateReader,
+    options?: TemplateOptions,
+  ): RegisteredTemplate {
+    const handle = this.resources.registerTemplate(name, uriTemplate, config, read, options);
+    this.syncCapabilities();
+    return handle;
+  }
+
+  /**
+   * Register a prompt. `args` is a Standard Schema (validated, typed) or an argument list.
+   *
+   * @example
+   * server.prompt('greet', { description: 'Greet someone', args: [{ name: 'who', required: true }] },
+   *   ({ who }) => `Say hello to ${who}`);
+   */
+  prompt<A extends PromptArgsInput | undefined = undefined>(
+    name: string,
+    config: PromptConfig<A>,
+    handler: PromptHandler<A>,
+  ): RegisteredPrompt<A> {
+    const handle = this.prompts.register(name, config, handler);
+    this.syncCapabilities();
+    return handle;
+  }
+
+  /**
+   * Send `notifications/resources/updated` to the sessions subscribed to `uri`.
+   *
+   * @example
+   * await server.notifyResourceUpdated('test://watched-resource');
+   */
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return notifyResourceUpdated(this.server, uri);
+  }
+
+  /**
+   * A log message to every session whose level lets it through (not tied to a request).
+   *
+   * @example
+   * await server.log('warning', { disk: 'almost full' }, 'storage');
+   */
+  async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (!isLoggingLevel(level)) throw new TypeError(`Invalid log level: ${String(level)}`);
+    const sends: Promise<void>[] = [];
+    for (const session of this.server.sessions) {
+      if (shouldLog(level, session, undefined, this.defaultLogLevel)) {
+        sends.push(session.notify('notifications/message', logParams(level, data, logger)));
+      }
+    }
+    await Promise.all(sends);
+  }
+
+  /** Serve one connection (what `serveStdio` and the HTTP handler call). */
+  connect(transport: Transport, options?: ConnectionOptions): ServerSession {
+    return this.server.connect(transport, options);
+  }
+
+  /** Close every session. */
+  close(): Promise<void> {
+    return this.server.close();
+  }
+
+  private syncCapabilities(): void {
+    const d = this.declared;
+    // Capabilities only grow: a session told "tools" keeps being served even if the last tool goes.
+    if (this.tools.size > 0) d.tools = { listChanged: true };
+    if (this.resources.size > 0) d.resources = { subscribe: true, listChanged: true };
+    if (this.prompts.size > 0) d.prompts = { listChanged: true };
+    if (this.prompts.hasCompleters() || this.resources.hasCompleters()) d.completions = {};
+    this.server.registerCapabilities({ ...d });
+  }
+
+  private installHandlers(): void {
+    const on = (method: string, capability: keyof ServerCapabilities, run: Method): void => {
+      this.server.setRequestHandler(method, (params, ctx: RequestContext, session) => {
+        if (this.server.capabilities[capability] === undefined) throw methodNotFound(method);
+        return run(params, new ToolContext(ctx, session, this), session);
+      });
+    };
+    on('tools/list', 'tools', (params) => this.tools.list(params, this.pageSize));
+    on('tools/call', 'tools', (params, ctx) => this.tools.call(params, ctx));
+    on('resources/list', 'resources', (params, ctx) => this.resources.list(params, this.pageSize, ctx));
+    on('resources/templates/list', 'resources', (params) =>
+      this.resources.listTemplates(params, this.pageSize),
+    );
+    on('resources/read', 'resources', (params, ctx) => this.resources.read(params, ctx));
+    on('resources/subscribe', 'resources', (params, _ctx, session) => subscribe(params, session));
+    on('resources/unsubscribe', 'resources', (params, _ctx, session) => unsubscribe(params, session));
+    on('prompts/list', 'prompts', (params) => this.prompts.list(params, this.pageSize));
+    on('prompts/get', 'prompts', (params, ctx) => this.prompts.get(params, ctx));
+    on('completion/complete', 'completions', (params) => complete(params, this.prompts, this.resources));
+    on('logging/setLevel', 'logging', (params, _ctx, session) => setLogLevel(params, session));
+  }
+}

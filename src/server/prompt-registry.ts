@@ -1,0 +1,162 @@
+/**
+ * Prompts: registration, `prompts/list`, `prompts/get`.
+ */
+import { ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import { compileSchema, type CompiledSchema } from '../core/schema/compile-schema.js';
+import { isStandardSchema } from '../core/schema/standard-schema.js';
+import type { Prompt, PromptArgument } from '../core/types/prompts.js';
+import type { ListChangedNotifier } from './list-changed.js';
+import { paginate } from './pagination.js';
+import type {
+  PromptArgsInput,
+  PromptConfig,
+  PromptHandler,
+  PromptReturn,
+  PromptUpdate,
+  RegisteredPrompt,
+} from './prompt-types.js';
+import { Registry } from './registry.js';
+import type { Completer } from './resource-types.js';
+import type { ToolContext } from './tool-context.js';
+
+/** @internal */
+export interface PromptEntry {
+  definition: Prompt;
+  schema: CompiledSchema | undefined;
+  handler: PromptHandler<any>;
+  complete: { [argument: string]: Completer };
+}
+
+function argumentsFromSchema(schema: CompiledSchema, name: string): PromptArgument[] {
+  const json = schema.jsonSchema;
+  if (json.type !== 'object')
+    throw new Error(`The arguments schema of prompt "${name}" must describe an object`);
+  const required = new Set(Array.isArray(json.required) ? (json.required as string[]) : []);
+  const properties = (json.properties ?? {}) as Record<string, { title?: unknown; description?: unknown }>;
+  return Object.entries(properties).map(([argName, property]) => {
+    const argument: PromptArgument = { name: argName };
+    if (typeof property.title === 'string') argument.title = property.title;
+    if (typeof property.description === 'string') argument.description = property.description;
+    if (required.has(argName)) argument.required = true;
+    return argument;
+  });
+}
+
+function toResult(value: PromptReturn, description: string | undefined): JsonObject {
+  if (typeof value === 'string') {
+    return { messages: [{ role: 'user', content: { type: 'text', text: value } }] };
+  }
+  if (Array.isArray(value))
+    return description === undefined ? { messages: value } : { description, messages: value };
+  return value;
+}
+
+/** @internal Prompts of one McpServer. */
+export class PromptRegistry {
+  private readonly registry: Registry<PromptEntry>;
+
+  constructor(notifier: ListChangedNotifier) {
+    this.registry = new Registry('prompts', notifier, 'prompt');
+  }
+
+  get size(): number {
+    return this.registry.size;
+  }
+
+  register<A extends PromptArgsInput | undefined>(
+    name: string,
+    config: PromptConfig<A>,
+    handler: PromptHandler<A>,
+  ): RegisteredPrompt<A> {
+    if (typeof name !== 'string' || name === '') throw new Error('A prompt needs a non-empty name');
+    if (typeof config?.description !== 'string' || config.description === '') {
+      throw new Error(`Prompt "${name}" needs a non-empty description`);
+    }
+    const args = config.args;
+    const schema = isStandardSchema(args)
+      ? compileSchema(args, 'input', `prompt "${name}" arguments`)
+      : undefined;
+    const argumentList = schema
+      ? argumentsFromSchema(schema, name)
+      : args
+        ? [...(args as PromptArgument[])]
+        : undefined;
+    const complete = config.complete ?? {};
+    for (const argName of Object.keys(complete)) {
+      if (!argumentList?.some((a) => a.name === argName)) {
+        throw new Error(`Prompt "${name}" has no argument "${argName}" to complete`);
+      }
+    }
+    const definitionOf = (c: PromptConfig<any>): Prompt => {
+      const prompt: Prompt = { name };
+      if (c.title !== undefined) prompt.title = c.title;
+      prompt.description = c.description;
+      if (argumentList) prompt.arguments = argumentList;
+      if (c.icons !== undefined) prompt.icons = c.icons;
+      if (c._meta !== undefined) prompt._meta = c._meta;
+      return prompt;
+    };
+    const entry = this.registry.add(name, { definition: definitionOf(config), schema, handler, complete });
+    let current: PromptConfig<any> = config;
+    return this.registry.handle(entry, (stored, { handler: next, ...changes }: PromptUpdate<A>) => {
+      current = { ...current, ...changes };
+      return { ...stored, definition: definitionOf(current), handler: next ?? stored.handler };
+    });
+  }
+
+  /** The enabled prompt named `name`. */
+  entry(name: string): PromptEntry | undefined {
+    return this.registry.get(name);
+  }
+
+  hasCompleters(): boolean {
+    return this.registry.enabled().some((entry) => Object.keys(entry.complete).length > 0);
+  }
+
+  list(params: JsonObject, pageSize: number): JsonObject {
+    return paginate(
+      'prompts',
+      this.registry.enabled().map((entry) => entry.definition),
+      params,
+      pageSize,
+    );
+  }
+
+  async get(params: JsonObject, ctx: ToolContext): Promise<JsonObject> {
+    const name = params.name;
+    if (typeof name !== 'string')
+      throw new McpError(ErrorCode.InvalidParams, 'prompts/get: name must be a string');
+    const entry = this.registry.get(name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    const raw = params.arguments ?? {};
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      throw new McpError(ErrorCode.InvalidParams, 'prompts/get: arguments must be an object');
+    }
+    let args: unknown = raw;
+    if (entry.schema) {
+      const checked = await entry.schema.validate(raw);
+      if (!checked.ok) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid arguments for prompt "${name}": ${checked.message}`,
+        );
+      }
+      args = checked.value;
+    } else {
+      for (const argument of entry.definition.arguments ?? []) {
+        const value = (raw as JsonObject)[argument.name];
+        if (argument.required && value === undefined) {
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `Prompt "${name}" needs the argument "${argument.name}"`,
+          );
+        }
+        if (value !== undefined && typeof value !== 'string') {
+          throw new McpError(ErrorCode.InvalidParams, `Prompt argument "${argument.name}" must be a string`);
+        }
+      }
+    }
+    return toResult(await entry.handler(args as never, ctx), entry.definition.description);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The typed surface of `McpServer.prompt()`.
+ */
+import type { InferOutput, StandardSchema } from '../core/schema/standard-schema.js';
+import type { Icon, Meta } from '../core/types/common.js';
+import type { GetPromptResult, PromptArgument, PromptMessage } from '../core/types/prompts.js';
+import type { RegisteredHandle } from './registry.js';
+import type { Completer } from './resource-types.js';
+import type { ToolContext } from './tool-context.js';
+
+/** Prompt arguments: a Standard Schema of an object of strings, or an explicit list. */
+export type PromptArgsInput = StandardSchema<any, any> | readonly PromptArgument[];
+
+/**
+ * @example
+ * const config: PromptConfig<typeof args> = { description: 'Greets', args: z.object({ who: z.string() }) };
+ */
+export interface PromptConfig<A extends PromptArgsInput | undefined> {
+  title?: string;
+  /** Required: clients (and the conformance suite) expect every prompt to say what it does. */
+  description: string;
+  args?: A;
+  /** Completers per argument (`completion/complete` with `ref/prompt`). */
+  complete?: { [argument: string]: Completer };
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** What the handler receives. */
+export type PromptArgs<A> =
+  A extends StandardSchema<any, any> ? InferOutput<A> : { [name: string]: string | undefined };
+
+/** A handler returns a full result, a list of messages, or a string (one user text message). */
+export type PromptReturn = GetPromptResult | PromptMessage[] | string;
+
+/** @example const handler: PromptHandler<undefined> = () => 'Say hello'; */
+export type PromptHandler<A> = (
+  args: PromptArgs<A>,
+  ctx: ToolContext,
+) => PromptReturn | Promise<PromptReturn>;
+
+export type PromptUpdate<A> = Partial<
+  Pick<PromptConfig<any>, 'title' | 'description' | 'icons' | '_meta'>
+> & {
+  handler?: PromptHandler<A>;
+};
+
+/** The handle `prompt()` returns. */
+export type RegisteredPrompt<A = unknown> = RegisteredHandle<PromptUpdate<A>>;

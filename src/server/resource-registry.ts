@@ -1,0 +1,150 @@
+/**
+ * Resources and resource templates: registration, `resources/list`, `resources/templates/list`,
+ * `resources/read`.
+ */
+import { ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '../core/types/resources.js';
+import type { ListChangedNotifier } from './list-changed.js';
+import { paginate } from './pagination.js';
+import { Registry } from './registry.js';
+import type {
+  RegisteredResource,
+  RegisteredTemplate,
+  ResourceConfig,
+  ResourceReader,
+  ResourceReturn,
+  ResourceUpdate,
+  TemplateOptions,
+  TemplateReader,
+  TemplateUpdate,
+} from './resource-types.js';
+import type { ToolContext } from './tool-context.js';
+import { UriTemplate } from './uri-template.js';
+
+interface ResourceEntry {
+  definition: Resource;
+  read: ResourceReader;
+}
+
+/** @internal */
+export interface TemplateEntry {
+  definition: ResourceTemplate;
+  template: UriTemplate;
+  read: TemplateReader;
+  options: TemplateOptions;
+}
+
+function metadata(config: ResourceConfig, template: boolean): Omit<ResourceConfig, never> {
+  const out: ResourceConfig = {};
+  if (config.title !== undefined) out.title = config.title;
+  if (config.description !== undefined) out.description = config.description;
+  if (config.mimeType !== undefined) out.mimeType = config.mimeType;
+  if (config.annotations !== undefined) out.annotations = config.annotations;
+  if (!template && config.size !== undefined) out.size = config.size;
+  if (config.icons !== undefined) out.icons = config.icons;
+  if (config._meta !== undefined) out._meta = config._meta;
+  return out;
+}
+
+function normalize(uri: string, mimeType: string | undefined, value: ResourceReturn): JsonObject {
+  if (typeof value === 'string') {
+    return { contents: [mimeType === undefined ? { uri, text: value } : { uri, mimeType, text: value }] };
+  }
+  if (typeof value !== 'object' || value === null || !Array.isArray((value as ReadResourceResult).contents)) {
+    throw new McpError(ErrorCode.InternalError, `The reader of ${uri} returned no contents`);
+  }
+  return value;
+}
+
+/** @internal Resources and templates of one McpServer. */
+export class ResourceRegistry {
+  private readonly resources: Registry<ResourceEntry>;
+  private readonly templates: Registry<TemplateEntry>;
+
+  constructor(notifier: ListChangedNotifier) {
+    this.resources = new Registry('resources', notifier, 'resource');
+    this.templates = new Registry('resources', notifier, 'resource template');
+  }
+
+  get size(): number {
+    return this.resources.size + this.templates.size;
+  }
+
+  register(name: string, uri: string, config: ResourceConfig, read: ResourceReader): RegisteredResource {
+    if (typeof uri !== 'string' || uri === '') throw new Error(`Resource "${name}" needs a non-empty uri`);
+    if (typeof name !== 'string' || name === '') throw new Error(`Resource ${uri} needs a non-empty name`);
+    const entry = this.resources.add(uri, { definition: { uri, name, ...metadata(config, false) }, read });
+    let current = config;
+    return this.resources.handle(entry, (stored, { read: nextRead, ...changes }: ResourceUpdate) => {
+      current = { ...current, ...changes };
+      return { definition: { uri, name, ...metadata(current, false) }, read: nextRead ?? stored.read };
+    });
+  }
+
+  registerTemplate(
+    name: string,
+    uriTemplate: string,
+    config: ResourceConfig,
+    read: TemplateReader,
+    options: TemplateOptions = {},
+  ): RegisteredTemplate {
+    if (typeof name !== 'string' || name === '')
+      throw new Error('A resource template needs a non-empty name');
+    const template = new UriTemplate(uriTemplate);
+    for (const variable of Object.keys(options.complete ?? {})) {
+      if (!template.variables.includes(variable)) {
+        throw new Error(`Resource template "${name}" has no variable "${variable}" to complete`);
+      }
+    }
+    const definitionOf = (c: ResourceConfig): ResourceTemplate => ({
+      uriTemplate,
+      name,
+      ...metadata(c, true),
+    });
+    const entry = this.templates.add(name, { definition: definitionOf(config), template, read, options });
+    let current = config;
+    return this.templates.handle(entry, (stored, { read: nextRead, ...changes }: TemplateUpdate) => {
+      current = { ...current, ...changes };
+      return { ...stored, definition: definitionOf(current), read: nextRead ?? stored.read };
+    });
+  }
+
+  /** The enabled template whose `uriTemplate` is exactly `uriTemplate` (completion refs). */
+  templateByUri(uriTemplate: string): TemplateEntry | undefined {
+    return this.templates.enabled().find((entry) => entry.definition.uriTemplate === uriTemplate);
+  }
+
+  hasCompleters(): boolean {
+    return this.templates.enabled().some((entry) => Object.keys(entry.options.complete ?? {}).length > 0);
+  }
+
+  async list(params: JsonObject, pageSize: number, ctx: ToolContext): Promise<JsonObject> {
+    const all: Resource[] = this.resources.enabled().map((entry) => entry.definition);
+    for (const entry of this.templates.enabled()) {
+      if (entry.options.list) all.push(...(await entry.options.list(ctx)));
+    }
+    return paginate('resources', all, params, pageSize);
+  }
+
+  listTemplates(params: JsonObject, pageSize: number): JsonObject {
+    const all = this.templates.enabled().map((entry) => entry.definition);
+    return paginate('resourceTemplates', all, params, pageSize);
+  }
+
+  async read(params: JsonObject, ctx: ToolContext): Promise<JsonObject> {
+    const uri = params.uri;
+    if (typeof uri !== 'string' || uri === '') {
+      throw new McpError(ErrorCode.InvalidParams, 'resources/read: uri must be a non-empty string');
+    }
+    const resource = this.resources.get(uri);
+    if (resource) return normalize(uri, resource.definition.mimeType, await resource.read(uri, ctx));
+    for (const entry of this.templates.enabled()) {
+      const variables = entry.template.match(uri);
+      if (variables) {
+        return normalize(uri, entry.definition.mimeType, await entry.read(uri, variables, ctx));
+      }
+    }
+    throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The typed surface of `McpServer.resource()` and `resourceTemplate()`.
+ */
+import type { Annotations, Icon, Meta } from '../core/types/common.js';
+import type { ReadResourceResult, Resource } from '../core/types/resources.js';
+import type { RegisteredHandle } from './registry.js';
+import type { ToolContext } from './tool-context.js';
+import type { TemplateVariables } from './uri-template.js';
+
+/**
+ * Listing metadata of a resource or template.
+ *
+ * @example
+ * const meta: ResourceConfig = { description: 'A static text', mimeType: 'text/plain' };
+ */
+export interface ResourceConfig {
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  /** Size in bytes, if known (resources only). */
+  size?: number;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** A reader returns a full result, or a string (one text item with the resource's `mimeType`). */
+export type ResourceReturn = ReadResourceResult | string;
+
+/** @example const read: ResourceReader = (uri) => `contents of ${uri}`; */
+export type ResourceReader = (uri: string, ctx: ToolContext) => ResourceReturn | Promise<ResourceReturn>;
+
+/** @example const read: TemplateReader = (uri, { id }) => JSON.stringify({ id }); */
+export type TemplateReader = (
+  uri: string,
+  variables: TemplateVariables,
+  ctx: ToolContext,
+) => ResourceReturn | Promise<ResourceReturn>;
+
+/**
+ * Completes a value being typed: `value` is the partial input, `context.arguments` the other
+ * values already chosen. Returns candidates (at most 100 are sent).
+ *
+ * @example
+ * const complete: Completer = (value) => ['alpha', 'beta'].filter((v) => v.startsWith(value));
+ */
+export type Completer = (
+  value: string,
+  context: { arguments: { [name: string]: string } },
+) => string[] | Promise<string[]>;
+
+/**
+ * @example
+ * server.resourceTemplate('data', 'test://template/{id}/data', { mimeType: 'application/json' }, read, {
+ *   complete: { id: (v) => ['1', '2'].filter((x) => x.startsWith(v)) },
+ *   list: () => [{ uri: 'test://template/1/data', name: 'one' }],
+ * });
+ */
+export interface TemplateOptions {
+  /** Completers per template variable (`completion/complete` with `ref/resource`). */
+  complete?: { [variable: string]: Completer };
+  /** Concrete resources of this template to include in `resources/list`. */
+  list?: (ctx: ToolContext) => Resource[] | Promise<Resource[]>;
+}
+
+export type ResourceUpdate = Partial<ResourceConfig> & { read?: ResourceReader };
+export type TemplateUpdate = Partial<ResourceConfig> & { read?: TemplateReader };
+
+/** Handle of a static resource; its `name` is the resource URI. */
+export type RegisteredResource = RegisteredHandle<ResourceUpdate>;
+/** Handle of a resource template. */
+export type RegisteredTemplate = RegisteredHandle<TemplateUpdate>;

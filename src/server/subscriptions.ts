@@ -1,0 +1,57 @@
+/**
+ * Resource subscriptions (legacy era): `resources/subscribe` / `resources/unsubscribe` keep a set
+ * of URIs per session; `notifyResourceUpdated(uri)` tells the sessions subscribed to it.
+ */
+import { ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { Server } from './server.js';
+import type { ServerSession } from './server-session.js';
+
+const SUBSCRIPTIONS_KEY = 'keel.subscriptions';
+
+function subscriptions(session: ServerSession): Set<string> {
+  let set = session.state.get(SUBSCRIPTIONS_KEY) as Set<string> | undefined;
+  if (!set) {
+    set = new Set();
+    session.state.set(SUBSCRIPTIONS_KEY, set);
+  }
+  return set;
+}
+
+function uriOf(params: JsonObject): string {
+  if (typeof params.uri !== 'string' || params.uri === '') {
+    throw new McpError(ErrorCode.InvalidParams, 'uri must be a non-empty string');
+  }
+  return params.uri;
+}
+
+/** `resources/subscribe`. The set dies with the session (it lives in `session.state`). */
+export function subscribe(params: JsonObject, session: ServerSession): JsonObject {
+  subscriptions(session).add(uriOf(params));
+  return {};
+}
+
+/** `resources/unsubscribe`. Unsubscribing from something never subscribed is not an error. */
+export function unsubscribe(params: JsonObject, session: ServerSession): JsonObject {
+  subscriptions(session).delete(uriOf(params));
+  return {};
+}
+
+/** True if `session` subscribed to `uri`. */
+export function isSubscribed(session: ServerSession, uri: string): boolean {
+  return (session.state.get(SUBSCRIPTIONS_KEY) as Set<string> | undefined)?.has(uri) ?? false;
+}
+
+/**
+ * Send `notifications/resources/updated` to every session subscribed to `uri`.
+ *
+ * @example
+ * notifyResourceUpdated(server, 'test://watched-resource');
+ */
+export async function notifyResourceUpdated(server: Server, uri: string): Promise<void> {
+  const sends: Promise<void>[] = [];
+  for (const session of server.sessions) {
+    if (isSubscribed(session, uri)) sends.push(session.notify('notifications/resources/updated', { uri }));
+  }
+  await Promise.all(sends);
+}

@@ -1,0 +1,86 @@
+/**
+ * One `tools/call`: validate arguments, run the handler, shape and check its result.
+ *
+ * Error policy (SEP-1303):
+ * - bad arguments and anything the handler throws → a tool execution error (`isError: true`, the
+ *   message as text), which the model can read and act on;
+ * - `-32042` (URL elicitation required) thrown by a handler → that JSON-RPC error, as the spec wants;
+ * - a result that breaks the tool's own output schema is a server bug, not something the model can
+ *   fix → JSON-RPC `-32603` with the reason, so the author sees it in the client's error.
+ */
+import { ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { CallToolResult } from '../core/types/tools.js';
+import type { ToolContext } from './tool-context.js';
+import type { ToolEntry } from './tool-registry.js';
+
+/** A tool execution error result. */
+export function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+function isCallToolResult(value: object): value is CallToolResult {
+  const content = (value as { content?: unknown }).content;
+  return (
+    Array.isArray(content) &&
+    content.every((block) => typeof block === 'object' && block !== null && typeof block.type === 'string')
+  );
+}
+
+/** Turn whatever the handler returned into a result; `mirrored` marks a structured-only return. */
+function shape(value: unknown): { result: CallToolResult; mirrored: boolean } {
+  if (typeof value === 'string')
+    return { result: { content: [{ type: 'text', text: value }] }, mirrored: false };
+  if (value === undefined || value === null) return { result: { content: [] }, mirrored: false };
+  if (typeof value !== 'object') {
+    return { result: { content: [{ type: 'text', text: String(value) }] }, mirrored: false };
+  }
+  if (isCallToolResult(value)) return { result: { ...value }, mirrored: false };
+  return { result: { content: [], structuredContent: value as JsonObject }, mirrored: true };
+}
+
+async function checkOutput(name: string, entry: ToolEntry, result: CallToolResult): Promise<void> {
+  if (!entry.output || result.isError) return;
+  if (result.structuredContent === undefined) {
+    throw new McpError(
+      ErrorCode.InternalError,
+      `Tool "${name}" has an output schema but returned no structuredContent`,
+    );
+  }
+  const checked = await entry.output.validate(result.structuredContent);
+  if (!checked.ok) {
+    throw new McpError(
+      ErrorCode.InternalError,
+      `Tool "${name}" returned structuredContent that does not match its output schema: ${checked.message}`,
+    );
+  }
+  result.structuredContent = checked.value as JsonObject;
+}
+
+/** Run a tool and return the `tools/call` result. */
+export async function runTool(
+  name: string,
+  entry: ToolEntry,
+  args: JsonObject,
+  ctx: ToolContext,
+): Promise<JsonObject> {
+  let input: unknown = args;
+  if (entry.input) {
+    const checked = await entry.input.validate(args);
+    if (!checked.ok) return toolError(`Invalid arguments for tool "${name}": ${checked.message}`);
+    input = checked.value;
+  }
+  let returned: unknown;
+  try {
+    returned = await entry.handler(input as never, ctx);
+  } catch (error) {
+    if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    return toolError(message || `Tool "${name}" failed`);
+  }
+  const { result, mirrored } = shape(returned);
+  await checkOutput(name, entry, result);
+  // Structured results SHOULD also be readable as text by clients that ignore structuredContent.
+  if (mirrored) result.content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
+  return result;
+}

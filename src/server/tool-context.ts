@@ -1,0 +1,186 @@
+/**
+ * The context every McpServer handler (tool, resource, prompt, completion) receives.
+ *
+ * Dual-era design. In the legacy era a back-channel call (`elicit`, `createMessage`, `listRoots`)
+ * is a server→client request; in the modern era (2026-07-28) it becomes an `input_required` round:
+ * the server answers the call with the input requests and the client retries with the answers. The
+ * context hides which: every back-channel call goes through one {@link InputChannel} and simply
+ * returns a promise. A modern channel will leave that promise pending, answer the request with
+ * `input_required` itself and then abort `signal` (so `finally` blocks run); on the retry the
+ * handler runs again and the same call resolves from the supplied answers. Because the answer is
+ * decided by the channel and the request can be answered only once, a handler's `try/catch` around
+ * `await ctx.elicit(...)` can neither swallow the round nor turn it into a wrong result. No special
+ * exception is thrown for control flow.
+ */
+import type { RequestOptions } from '../core/engine/outbound.js';
+import type { RequestContext } from '../core/engine/request-context.js';
+import { ContextClosedError, ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject, RequestId } from '../core/jsonrpc.js';
+import type { MessageInfo } from '../core/transport.js';
+import type { ClientCapabilities } from '../core/types/capabilities.js';
+import type { Implementation } from '../core/types/common.js';
+import type { LoggingLevel } from '../core/types/logging.js';
+import { isLoggingLevel } from '../core/types/logging.js';
+import type { ListRootsResult } from '../core/types/roots.js';
+import type { CreateMessageParams, CreateMessageResult } from '../core/types/sampling.js';
+import {
+  elicitForm,
+  elicitUrl,
+  type ElicitFormRequest,
+  type ElicitOutcome,
+  type ElicitUrlOutcome,
+  type ElicitUrlRequest,
+} from './elicit.js';
+import type { SchemaInput } from '../core/schema/compile-schema.js';
+import { logParams, shouldLog } from './logging.js';
+import type { ServerSession } from './server-session.js';
+
+/** How back-channel requests reach the client (legacy: a nested request; modern: an input round). */
+export interface InputChannel {
+  request(method: string, params: JsonObject, options?: BackChannelOptions): Promise<JsonObject>;
+}
+
+/** Options of a back-channel call. The call is always tied to the handler's own signal as well. */
+export type BackChannelOptions = Pick<RequestOptions, 'signal' | 'timeoutMs' | 'maxTotalTimeoutMs'>;
+
+/** What the context needs from the McpServer. */
+export interface ContextServices {
+  readonly defaultLogLevel: LoggingLevel;
+  notifyResourceUpdated(uri: string): Promise<void>;
+}
+
+/**
+ * Handler context: cancellation, progress, logging and the client back-channel.
+ *
+ * @example
+ * server.tool('slow', { description: 'Slow' }, async (_args, ctx) => {
+ *   await ctx.progress(1, 2, 'halfway');
+ *   await ctx.log('info', 'still going');
+ *   if (ctx.signal.aborted) return 'stopped';
+ *   return 'done';
+ * });
+ */
+export class ToolContext {
+  private readonly channel: InputChannel;
+
+  constructor(
+    private readonly request: RequestContext,
+    private readonly session: ServerSession,
+    private readonly services: ContextServices,
+  ) {
+    this.channel = { request: (method, params, options) => this.request.request(method, params, options) };
+  }
+
+  /** Aborts on peer cancel, connection close, or shutdown; the reason tells which. */
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+
+  get requestId(): RequestId {
+    return this.request.id;
+  }
+
+  get sessionId(): string | undefined {
+    return this.request.sessionId;
+  }
+
+  /** The request's `_meta`, if any. */
+  get meta(): JsonObject | undefined {
+    return this.request.meta;
+  }
+
+  /** Transport facts (HTTP headers, auth info). */
+  get info(): MessageInfo | undefined {
+    return this.request.info;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.session.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.session.clientInfo;
+  }
+
+  /** Progress for the caller (sent only if it gave a progress token; dropped once the request ended). */
+  progress(progress: number, total?: number, message?: string): Promise<void> {
+    return this.request.progress(progress, total, message);
+  }
+
+  /** A `notifications/message` on this request's stream, if the level passes the client's minimum. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (!isLoggingLevel(level)) return Promise.reject(new TypeError(`Invalid log level: ${String(level)}`));
+    if (!shouldLog(level, this.session, this.request.meta, this.services.defaultLogLevel)) {
+      return Promise.resolve();
+    }
+    return this.request.notify('notifications/message', logParams(level, data, logger));
+  }
+
+  /** The client's roots (`roots/list`). */
+  async listRoots(options?: BackChannelOptions): Promise<ListRootsResult> {
+    this.require('roots', this.clientCapabilities.roots !== undefined);
+    return (await this.channel.request('roots/list', {}, options)) as ListRootsResult;
+  }
+
+  /** Ask the client's model (`sampling/createMessage`); `tools` need the `sampling.tools` capability. */
+  async createMessage(
+    params: CreateMessageParams,
+    options?: BackChannelOptions,
+  ): Promise<CreateMessageResult> {
+    const sampling = this.clientCapabilities.sampling;
+    this.require('sampling', sampling !== undefined);
+    if (params.tools !== undefined || params.toolChoice !== undefined) {
+      this.require('sampling.tools', sampling?.tools !== undefined);
+    }
+    return (await this.channel.request('sampling/createMessage', params, options)) as CreateMessageResult;
+  }
+
+  /**
+   * Ask the user for structured input (form mode). `schema` is a Standard Schema or a raw JSON
+   * Schema of flat primitive properties; an accepted answer is validated against it.
+   */
+  async elicit<S extends SchemaInput>(
+    request: ElicitFormRequest<S>,
+    options?: BackChannelOptions,
+  ): Promise<ElicitOutcome<S>> {
+    const elicitation = this.clientCapabilities.elicitation;
+    // An empty `elicitation: {}` means form mode only.
+    const form =
+      elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+    this.require('elicitation.form', form);
+    return elicitForm(this.channel, request, options);
+  }
+
+  /** Send the user to a URL (URL mode). `complete()` later sends `notifications/elicitation/complete`. */
+  async elicitUrl(request: ElicitUrlRequest, options?: BackChannelOptions): Promise<ElicitUrlOutcome> {
+    this.require('elicitation.url', this.clientCapabilities.elicitation?.url !== undefined);
+    return elicitUrl(this.channel, this.session, request, options);
+  }
+
+  /** Tell subscribed clients a resource changed. */
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return this.services.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Close this request's SSE stream now (Streamable HTTP with resumability): the client reconnects
+   * with `Last-Event-ID` and gets the rest. A no-op on transports without that notion.
+   */
+  closeSSEStream(): void {
+    this.request.info?.closeSSEStream?.();
+  }
+
+  private require(capability: string, declared: boolean): void {
+    if (this.request.ended) throw new ContextClosedError();
+    if (declared) return;
+    const [head, tail] = capability.split('.') as [string, string | undefined];
+    throw new McpError(
+      ErrorCode.MissingRequiredClientCapability,
+      `The client did not declare the "${capability}" capability`,
+      { requiredCapabilities: { [head]: tail ? { [tail]: {} } : {} } },
+    );
+  }
+}
+
+/** The same context, under the name resource and prompt handlers use. */
+export type HandlerContext = ToolContext;

@@ -1,0 +1,116 @@
+/**
+ * Tools: registration (schemas compiled once, failing loudly), `tools/list` and `tools/call`.
+ */
+import { ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import { compileSchema, type CompiledSchema, type SchemaInput } from '../core/schema/compile-schema.js';
+import type { Tool } from '../core/types/tools.js';
+import type { ListChangedNotifier } from './list-changed.js';
+import { paginate } from './pagination.js';
+import { Registry } from './registry.js';
+import { runTool } from './tool-call.js';
+import type { ToolContext } from './tool-context.js';
+import type { RegisteredTool, ToolConfig, ToolHandler, ToolUpdate } from './tool-types.js';
+
+/** What the registry keeps per tool. */
+export interface ToolEntry {
+  definition: Tool;
+  input: CompiledSchema | undefined;
+  output: CompiledSchema | undefined;
+  handler: ToolHandler<any, any>;
+}
+
+// The spec's recommendation for tools without parameters.
+const NO_ARGUMENTS = Object.freeze({ type: 'object', additionalProperties: false });
+
+function objectSchema(schema: CompiledSchema, what: string): CompiledSchema {
+  if (schema.jsonSchema.type !== 'object') {
+    throw new Error(`The ${what} schema must describe an object (type: "object")`);
+  }
+  return schema;
+}
+
+function definitionOf(
+  name: string,
+  config: ToolConfig<any, any>,
+  entry: Omit<ToolEntry, 'definition' | 'handler'>,
+): Tool {
+  const tool: Tool = { name, inputSchema: entry.input?.jsonSchema ?? { ...NO_ARGUMENTS } };
+  if (config.title !== undefined) tool.title = config.title;
+  tool.description = config.description;
+  if (entry.output) tool.outputSchema = entry.output.jsonSchema;
+  if (config.annotations !== undefined) tool.annotations = config.annotations;
+  if (config.icons !== undefined) tool.icons = config.icons;
+  if (config.execution !== undefined) tool.execution = config.execution;
+  if (config._meta !== undefined) tool._meta = config._meta;
+  return tool;
+}
+
+/** @internal Tools of one McpServer. */
+export class ToolRegistry {
+  private readonly registry: Registry<ToolEntry>;
+
+  constructor(notifier: ListChangedNotifier) {
+    this.registry = new Registry('tools', notifier, 'tool');
+  }
+
+  get size(): number {
+    return this.registry.size;
+  }
+
+  register<I extends SchemaInput | undefined, O extends SchemaInput | undefined>(
+    name: string,
+    config: ToolConfig<I, O>,
+    handler: ToolHandler<I, O>,
+  ): RegisteredTool<I, O> {
+    if (typeof name !== 'string' || name === '') throw new Error('A tool needs a non-empty name');
+    if (typeof config?.description !== 'string' || config.description === '') {
+      throw new Error(`Tool "${name}" needs a non-empty description`);
+    }
+    const input =
+      config.input &&
+      objectSchema(compileSchema(config.input, 'input', `tool "${name}" input`), `tool "${name}" input`);
+    const output =
+      config.output &&
+      objectSchema(compileSchema(config.output, 'output', `tool "${name}" output`), `tool "${name}" output`);
+    const value: ToolEntry = {
+      definition: definitionOf(name, config, { input, output }),
+      input,
+      output,
+      handler,
+    };
+    const entry = this.registry.add(name, value);
+    let current: ToolConfig<any, any> = config;
+    return this.registry.handle(entry, (stored, changes: ToolUpdate<I, O>) => {
+      const { handler: nextHandler, ...metadata } = changes;
+      current = { ...current, ...metadata };
+      return {
+        ...stored,
+        definition: definitionOf(name, current, stored),
+        handler: nextHandler ?? stored.handler,
+      };
+    });
+  }
+
+  list(params: JsonObject, pageSize: number): JsonObject {
+    return paginate(
+      'tools',
+      this.registry.enabled().map((entry) => entry.definition),
+      params,
+      pageSize,
+    );
+  }
+
+  async call(params: JsonObject, ctx: ToolContext): Promise<JsonObject> {
+    const name = params.name;
+    if (typeof name !== 'string')
+      throw new McpError(ErrorCode.InvalidParams, 'tools/call: name must be a string');
+    const entry = this.registry.get(name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const args = params.arguments ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      throw new McpError(ErrorCode.InvalidParams, 'tools/call: arguments must be an object');
+    }
+    return runTool(name, entry, args as JsonObject, ctx);
+  }
+}

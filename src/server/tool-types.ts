@@ -1,0 +1,66 @@
+/**
+ * The typed surface of `McpServer.tool()`: config, handler, and how handler types follow the
+ * schemas given.
+ */
+import type { SchemaInput } from '../core/schema/compile-schema.js';
+import type { InferInput, InferOutput, StandardSchema } from '../core/schema/standard-schema.js';
+import type { Icon, Meta } from '../core/types/common.js';
+import type { CallToolResult, ToolAnnotations, ToolExecution } from '../core/types/tools.js';
+import type { RegisteredHandle } from './registry.js';
+import type { ToolContext } from './tool-context.js';
+
+/**
+ * @example
+ * const config: ToolConfig<typeof input, undefined> = { description: 'Forecast', input: z.object({ city: z.string() }) };
+ */
+export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaInput | undefined> {
+  title?: string;
+  /** Required: clients (and the conformance suite) expect every tool to say what it does. */
+  description: string;
+  /** Arguments: a Standard Schema (zod, valibot, arktype, ...) or a raw JSON Schema object. */
+  input?: I;
+  /** Structured result: results then carry `structuredContent`, validated, plus a JSON text mirror. */
+  output?: O;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  execution?: ToolExecution;
+  _meta?: Meta;
+}
+
+/** What the handler receives: the input schema's output type, or a plain object for raw schemas. */
+export type ToolArgs<I> = I extends StandardSchema<any, any> ? InferOutput<I> : { [key: string]: unknown };
+
+/** The structured value a handler with an output schema may return. */
+export type ToolStructured<O> =
+  O extends StandardSchema<any, any> ? InferInput<O> : { [key: string]: unknown };
+
+/**
+ * A handler returns a string (one text block), a full `CallToolResult`, or — with an output
+ * schema — the structured value itself.
+ */
+export type ToolReturn<O> = string | CallToolResult | (O extends undefined ? never : ToolStructured<O>);
+
+/**
+ * @example
+ * const handler: ToolHandler<undefined, undefined> = async (_args, ctx) => `called ${String(ctx.requestId)}`;
+ */
+export type ToolHandler<I, O> = (
+  args: ToolArgs<I>,
+  ctx: ToolContext,
+) => ToolReturn<O> | Promise<ToolReturn<O>>;
+
+/** What `RegisteredTool.update()` may change. Schemas are fixed at registration (they type the handler). */
+export type ToolUpdate<I, O> = Partial<
+  Pick<ToolConfig<any, any>, 'title' | 'description' | 'annotations' | 'icons' | '_meta'>
+> & {
+  handler?: ToolHandler<I, O>;
+};
+
+/**
+ * The handle `tool()` returns.
+ *
+ * @example
+ * const t = server.tool('beta', { description: 'Beta feature' }, () => 'hi');
+ * t.disable(); // clients get notifications/tools/list_changed
+ */
+export type RegisteredTool<I = unknown, O = unknown> = RegisteredHandle<ToolUpdate<I, O>>;

@@ -1,0 +1,49 @@
+/**
+ * Small helpers for the bodies the client transport reads (or deliberately does not read).
+ */
+
+/** Release a response's connection without reading it. Never throws. */
+export async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+/** The media type of a response (`text/event-stream`), lower-cased, without parameters. */
+export function mediaType(response: Response): string | undefined {
+  const value = response.headers.get('content-type');
+  if (!value) return undefined;
+  return value.split(';', 1)[0]!.trim().toLowerCase() || undefined;
+}
+
+/**
+ * Read at most `limit` characters of a body (error bodies are for diagnostics only: a server must
+ * not be able to make us buffer without end), then release the connection.
+ */
+export async function readBoundedText(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return text.slice(0, limit);
+}
+
+/** `JSON.parse` that answers `undefined` instead of throwing. */
+export function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,387 @@
+/**
+ * The fetch-based Streamable HTTP client transport (legacy era: 2025-11-25, 2025-06-18,
+ * 2025-03-26). Runtime-neutral: it needs only `fetch`, `Headers`, `Response` and web streams.
+ */
+import { ConnectionClosedError } from '../../../core/errors.js';
+import { Inbox } from '../../../core/inbox.js';
+import { isRequestId, type JsonRpcMessage, type RequestId } from '../../../core/jsonrpc.js';
+import type { SendOptions, Transport } from '../../../core/transport.js';
+import { HttpTransportError, SessionExpiredError } from './errors.js';
+import { discard, isObject, mediaType, readBoundedText, tryParseJson } from './http-body.js';
+import { reconnectPolicy, type StreamableHttpClientOptions } from './options.js';
+import { followStream, type StreamHost } from './stream-follower.js';
+
+/** One outbound request whose answer is still expected on an HTTP response. */
+interface OutboundRequest {
+  readonly controller: AbortController;
+  readonly initialize: boolean;
+  answered: boolean;
+}
+
+const ACCEPT_POST = 'application/json, text/event-stream';
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/**
+ * Streamable HTTP client transport.
+ *
+ * - Every message is a POST. A request's answer comes back as JSON or as an SSE stream; SSE
+ *   streams are followed until the response arrives, and resumed with GET + `Last-Event-ID` after
+ *   the server's `retry` delay (else backoff) when the connection drops early.
+ * - Protocol version: detected from the `initialize` result as it passes through, then sent as
+ *   `MCP-Protocol-Version` on every later request ({@link setProtocolVersion} overrides it).
+ * - Session: `Mcp-Session-Id` is taken from the initialize response and echoed afterwards. A 404 to
+ *   a request carrying it means the session is gone: the message fails with
+ *   {@link SessionExpiredError}, {@link onsessionexpired} fires once, and every message except a
+ *   new `initialize` (sent without session id, as the spec requires) fails fast until then.
+ * - Failures stay in their request: an HTTP error without a JSON-RPC answer rejects that `send`;
+ *   a response stream that ends and cannot be resumed reports {@link onrequestlost} (the engine
+ *   rejects that one request with `ConnectionClosedError`). Nothing fake is pushed as if the server
+ *   had said it.
+ * - After `notifications/initialized` a standalone GET stream is opened; any refusal (405, 400, ...)
+ *   just means no such stream. `notifications/cancelled` also stops reading the cancelled
+ *   request's stream. `close()` aborts every fetch and reader, then DELETEs the session (bounded,
+ *   best effort).
+ *
+ * @example
+ * const client = new Client({ name: 'cli', version: '1.0.0' });
+ * await client.connect(new StreamableHttpClientTransport('http://127.0.0.1:3000/mcp'));
+ * const tools = await client.request('tools/list', {});
+ * await client.close(); // also DELETEs the session
+ */
+export class StreamableHttpClientTransport implements Transport {
+  readonly url: URL;
+  /** The session id the server assigned at initialization, if any. */
+  sessionId: string | undefined;
+  lastError: unknown;
+  /** Set by the engine: the answer to request `id` can no longer arrive. */
+  onrequestlost: ((id: RequestId, cause?: unknown) => void) | undefined;
+  /** Called once when the server reports the session gone (404); re-initialize to go on. */
+  onsessionexpired: ((error: SessionExpiredError) => void) | undefined;
+  /** Diagnostics for what the transport absorbs (a refused GET stream, an unreadable event). */
+  onerror: ((error: unknown) => void) | undefined;
+
+  private readonly inbox = new Inbox<unknown>();
+  private readonly active = new Set<AbortController>();
+  private readonly outbound = new Map<RequestId, OutboundRequest>();
+  private readonly host: StreamHost;
+  private version: string | undefined;
+  private standalone: AbortController | undefined;
+  private expired: SessionExpiredError | undefined;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    url: string | URL,
+    private readonly options: StreamableHttpClientOptions = {},
+  ) {
+    this.url = new URL(url);
+    this.host = {
+      policy: reconnectPolicy(options.reconnect),
+      maxEventSize: options.maxEventSize ?? 16 * 1024 * 1024,
+      reopen: (lastEventId, signal) => this.get(signal, lastEventId),
+      onData: (data) => this.onEventData(data),
+    };
+  }
+
+  get writable(): boolean {
+    return !this.closed;
+  }
+
+  /** The negotiated protocol version sent as `MCP-Protocol-Version` (detected from initialize). */
+  get protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  /** Override the version header, for a caller that negotiated the version some other way. */
+  setProtocolVersion(version: string | undefined): void {
+    this.version = version;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    return this.inbox;
+  }
+
+  async send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
+    if (this.closed) {
+      throw new ConnectionClosedError('The Streamable HTTP transport is closed', { cause: this.lastError });
+    }
+    const request = 'method' in message && 'id' in message ? message : undefined;
+    const method = 'method' in message ? message.method : undefined;
+    const initialize = method === 'initialize';
+    if (initialize) this.startNewSession();
+    else if (this.expired) throw this.expired;
+    if (method === 'notifications/cancelled' && 'params' in message)
+      this.stopRequest(message.params?.requestId);
+
+    const controller = this.track(new AbortController());
+    const entry: OutboundRequest = { controller, initialize, answered: false };
+    if (request) this.outbound.set(request.id, entry);
+    let followed = false;
+    try {
+      const session = initialize ? undefined : this.sessionId;
+      const headers = await this.headers(ACCEPT_POST, session, !initialize);
+      headers.set('content-type', 'application/json');
+      let response: Response;
+      try {
+        response = await this.fetch(
+          { method: 'POST', headers, body: JSON.stringify(message) },
+          controller.signal,
+        );
+      } catch (error) {
+        throw this.sendFailed(error, controller.signal);
+      }
+      if (!response.ok) return await this.refused(response, request?.id, session);
+      if (initialize) this.sessionId = response.headers.get('mcp-session-id') ?? undefined;
+      if (!request) {
+        // Notifications and responses are answered 202 (some servers send a body anyway: ignored).
+        await discard(response);
+        if (method === 'notifications/initialized') this.openStandalone();
+        return;
+      }
+      const type = mediaType(response);
+      if (type === 'text/event-stream' && response.body) {
+        followed = true;
+        void this.followRequest(request.id, entry, response);
+      } else if (type === 'application/json') {
+        await this.readJson(response);
+      } else {
+        await discard(response);
+        if (type !== undefined && response.status !== 202 && response.status !== 204) {
+          throw new HttpTransportError(`Unexpected content type ${type} for a request`, response.status);
+        }
+      }
+    } finally {
+      if (!followed) this.release(request?.id, entry);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    this.inbox.end();
+    for (const controller of this.active) controller.abort();
+    this.active.clear();
+    this.outbound.clear();
+    this.standalone = undefined;
+    const session = this.expired ? undefined : this.sessionId;
+    if (session !== undefined) await this.deleteSession(session);
+  }
+
+  private async deleteSession(session: string): Promise<void> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.options.closeTimeoutMs ?? 2_000);
+    try {
+      const headers = await this.headers(ACCEPT_POST, session, true);
+      const response = await this.fetch({ method: 'DELETE', headers }, controller.signal);
+      await discard(response);
+      // 405: the server does not let clients end sessions. Nothing to do either way.
+      if (!response.ok && response.status !== 405) {
+        this.report(new HttpTransportError(`DELETE answered HTTP ${response.status}`, response.status));
+      }
+    } catch (error) {
+      this.report(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private fetch(init: RequestInit, signal: AbortSignal): Promise<Response> {
+    const fetchFn = this.options.fetch ?? globalThis.fetch;
+    return fetchFn(this.url, { ...this.options.requestInit, ...init, signal });
+  }
+
+  private async headers(accept: string, session: string | undefined, withVersion: boolean): Promise<Headers> {
+    const headers = new Headers(this.options.requestInit?.headers);
+    const extra =
+      typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
+    if (extra) new Headers(extra).forEach((value, key) => headers.set(key, value));
+    headers.set('accept', accept);
+    if (session !== undefined) headers.set('mcp-session-id', session);
+    if (withVersion && this.version !== undefined) headers.set('mcp-protocol-version', this.version);
+    return headers;
+  }
+
+  /** A non-2xx answer to a POST: the JSON-RPC error for the request if there is one, else a local error. */
+  private async refused(
+    response: Response,
+    id: RequestId | undefined,
+    session: string | undefined,
+  ): Promise<void> {
+    const body = tryParseJson(await readBoundedText(response, ERROR_BODY_LIMIT));
+    if (id !== undefined && isObject(body) && body.id === id && isObject(body.error)) {
+      this.deliver(body);
+      return;
+    }
+    if (response.status === 404 && session !== undefined) throw this.expire(session);
+    const detail = isObject(body) && isObject(body.error) ? String(body.error.message) : response.statusText;
+    throw this.fail(
+      new HttpTransportError(`HTTP ${response.status}${detail ? `: ${detail}` : ''}`, response.status),
+    );
+  }
+
+  private async readJson(response: Response): Promise<void> {
+    const text = await response.text();
+    if (text.trim() === '') return;
+    const body = tryParseJson(text);
+    if (body === undefined)
+      throw new HttpTransportError('The server answered with invalid JSON', response.status);
+    for (const message of Array.isArray(body) ? body : [body]) this.deliver(message);
+  }
+
+  private async followRequest(id: RequestId, entry: OutboundRequest, response: Response): Promise<void> {
+    const result = await followStream(
+      this.host,
+      response,
+      entry.controller.signal,
+      () => entry.answered,
+      true,
+    );
+    this.release(id, entry);
+    if (!result.lost || this.closed) return;
+    this.fail(result.cause);
+    try {
+      this.onrequestlost?.(id, result.cause);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** GET an SSE stream (the standalone one, or a resumption). */
+  private async get(signal: AbortSignal, lastEventId?: string): Promise<Response> {
+    if (this.closed) throw new ConnectionClosedError('The Streamable HTTP transport is closed');
+    if (this.expired) throw this.expired;
+    const session = this.sessionId;
+    const headers = await this.headers('text/event-stream', session, true);
+    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
+    const response = await this.fetch({ method: 'GET', headers }, signal);
+    if (!response.ok) {
+      await discard(response);
+      if (response.status === 404 && session !== undefined) throw this.expire(session);
+      throw new HttpTransportError(`GET answered HTTP ${response.status}`, response.status);
+    }
+    const type = mediaType(response);
+    if (type !== 'text/event-stream' || !response.body) {
+      await discard(response);
+      throw new HttpTransportError(
+        `GET answered ${type ?? 'no content type'}, not an SSE stream`,
+        response.status,
+      );
+    }
+    return response;
+  }
+
+  private openStandalone(): void {
+    if (this.options.openGetStream === false || this.standalone || this.closed) return;
+    const controller = this.track(new AbortController());
+    this.standalone = controller;
+    void this.runStandalone(controller);
+  }
+
+  private async runStandalone(controller: AbortController): Promise<void> {
+    try {
+      const response = await this.get(controller.signal);
+      const result = await followStream(this.host, response, controller.signal, () => false, false);
+      if (result.lost) this.report(result.cause);
+    } catch (error) {
+      // The server offers no GET stream (405) or refused it: not fatal, there is just none.
+      if (!controller.signal.aborted && !(error instanceof HttpTransportError && error.status === 405)) {
+        this.report(error);
+      }
+    } finally {
+      this.active.delete(controller);
+      if (this.standalone === controller) this.standalone = undefined;
+    }
+  }
+
+  private onEventData(data: string): void {
+    const message = tryParseJson(data);
+    if (message === undefined) this.report(new HttpTransportError('Dropped an SSE event that is not JSON'));
+    else this.deliver(message);
+  }
+
+  /** Every inbound message passes here: it marks its request answered and learns the version. */
+  private deliver(message: unknown): void {
+    if (isObject(message) && message.method === undefined && isRequestId(message.id)) {
+      const entry = this.outbound.get(message.id);
+      if (entry) {
+        entry.answered = true;
+        const result = message.result;
+        if (entry.initialize && isObject(result) && typeof result.protocolVersion === 'string') {
+          this.version = result.protocolVersion;
+        }
+      }
+    }
+    this.inbox.push(message);
+  }
+
+  /** A new `initialize` starts a new session: forget the old one and its GET stream. */
+  private startNewSession(): void {
+    this.expired = undefined;
+    this.sessionId = undefined;
+    this.version = undefined;
+    this.stopStandalone();
+  }
+
+  private stopStandalone(): void {
+    this.standalone?.abort();
+    this.standalone = undefined;
+  }
+
+  private expire(session: string): SessionExpiredError {
+    if (this.sessionId !== session) return new SessionExpiredError(session);
+    const error = new SessionExpiredError(session);
+    this.expired = error;
+    this.sessionId = undefined;
+    this.lastError = error;
+    this.stopStandalone();
+    try {
+      this.onsessionexpired?.(error);
+    } catch (hookError) {
+      this.report(hookError);
+    }
+    return error;
+  }
+
+  /** The caller gave up on `id` (`notifications/cancelled` is on its way): stop reading for it. */
+  private stopRequest(id: unknown): void {
+    if (!isRequestId(id)) return;
+    const entry = this.outbound.get(id);
+    if (!entry) return;
+    entry.controller.abort();
+    this.release(id, entry);
+  }
+
+  private sendFailed(error: unknown, signal: AbortSignal): unknown {
+    if (!signal.aborted) return this.fail(error);
+    const why = this.closed ? 'The Streamable HTTP transport is closed' : 'The request was cancelled';
+    return new ConnectionClosedError(why, { cause: error });
+  }
+
+  private track(controller: AbortController): AbortController {
+    this.active.add(controller);
+    return controller;
+  }
+
+  private release(id: RequestId | undefined, entry: OutboundRequest): void {
+    this.active.delete(entry.controller);
+    if (id !== undefined && this.outbound.get(id) === entry) this.outbound.delete(id);
+  }
+
+  private fail<E>(error: E): E {
+    this.lastError = error;
+    this.report(error);
+    return error;
+  }
+
+  private report(error: unknown): void {
+    try {
+      this.onerror?.(error);
+    } catch {
+      // A diagnostics hook must not break the transport.
+    }
+  }
+}

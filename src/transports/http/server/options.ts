@@ -1,0 +1,101 @@
+/**
+ * Options of {@link createHttpHandler} and their defaults, in one place.
+ */
+import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
+import type { EventStore } from './event-store.js';
+
+/** Why a session ended (passed to `onSessionEnd`). */
+export type SessionEndReason = 'deleted' | 'expired' | 'evicted' | 'shutdown' | 'closed';
+
+/**
+ * Session table limits. Both are on by default: a public endpoint must not grow without bound.
+ *
+ * @example
+ * createHttpHandler(server, { sessions: { idleMs: 10 * 60_000, max: 1_000 } });
+ */
+export interface SessionOptions {
+  /**
+   * A session with no open HTTP exchange (no pending POST, no open SSE stream) for this long is
+   * ended (its handlers are aborted). Checked by one sweeper, so expiry happens between `idleMs`
+   * and `1.5 × idleMs` (at most `idleMs + 60 s`). Default 30 minutes.
+   */
+  idleMs?: number;
+  /**
+   * Maximum number of live sessions. A new `initialize` when full evicts the least recently used
+   * idle session; if every session has an open exchange it gets 503. Default 10,000.
+   */
+  max?: number;
+  /** Session id factory; ids must be visible ASCII (0x21–0x7E). Default: `crypto.randomUUID()`. */
+  generateId?: () => string;
+}
+
+/**
+ * @example
+ * const handler = createHttpHandler(server, {
+ *   sessions: { idleMs: 600_000 },
+ *   allowedHosts: ['mcp.example.com'],
+ *   allowedOrigins: ['https://app.example.com'],
+ * });
+ */
+export interface HttpHandlerOptions {
+  /** Stateful sessions (default) with limits, or `false` for stateless mode. */
+  sessions?: SessionOptions | false;
+  /**
+   * Where SSE events are kept for resumption (GET + `Last-Event-ID`). Default: a bounded
+   * in-memory store. `false` disables resumability (no event ids, no priming events).
+   */
+  eventStore?: EventStore | false;
+  /** `retry:` (ms) sent with the priming event of each resumable SSE stream. Default 1,000. */
+  retryMs?: number;
+  /** Interval of `: keep-alive` comments on open SSE streams; 0 disables. Default 15,000. */
+  keepAliveMs?: number;
+  /** Largest accepted POST body in bytes (larger → 413). Default 4 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Require `Accept` to list both `application/json` and `text/event-stream` on POST (and
+   * `text/event-stream` on GET), as the spec says clients MUST. Default false: a missing Accept
+   * or `*∕*` is accepted too.
+   */
+  strictAccept?: boolean;
+  /**
+   * How a POST that carries a request is answered. `'auto'` (default): JSON when the handler sent
+   * nothing before its result, SSE from its first related message on. `'sse'`: always SSE (every
+   * response stream is primed and resumable from the start).
+   */
+  postResponse?: 'auto' | 'sse';
+  /** Offer the standalone GET stream. Default true; false answers GET with 405. */
+  enableGetStream?: boolean;
+  /**
+   * DNS-rebinding protection: check `Host` and `Origin`. Default true. Turn it off only behind a
+   * proxy that does this, or set {@link allowedHosts}/{@link allowedOrigins} for your names.
+   */
+  dnsRebindingProtection?: boolean;
+  /**
+   * Accepted `Host` names. An entry without a port accepts any port; `name:port` accepts only that
+   * port. Default: `localhost`, `127.0.0.1`, `[::1]`.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Accepted `Origin` values (requests without `Origin` are always accepted). An entry is a full
+   * origin (`https://app.example.com`, exact match) or a host name (any scheme and port).
+   * Default: `localhost`, `127.0.0.1`, `[::1]`.
+   */
+  allowedOrigins?: readonly string[];
+  /** Engine options of every session's connection. */
+  connection?: ConnectionOptions;
+  /** Called when a session was created (after its initialize request was accepted). */
+  onSessionStart?: (sessionId: string) => void;
+  /** Called once when a session ends, whatever the way. */
+  onSessionEnd?: (sessionId: string, reason: SessionEndReason) => void;
+  /** Where dropped writes and transport faults are reported. Default: silent. */
+  logger?: Logger;
+}
+
+/** Loopback names accepted by default for `Host` and `Origin`. */
+export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+export const DEFAULT_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 10_000;
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_RETRY_MS = 1_000;
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;

@@ -1,0 +1,88 @@
+/**
+ * GET + `Last-Event-ID`: replay what a stream missed, then continue that stream on the new
+ * connection (or end it at once when its response was already stored).
+ */
+import type { EventStore } from './event-store.js';
+import { badRequest, sessionNotFound, sseResponse } from './responses.js';
+import type { HttpServerTransport } from './session-transport.js';
+import type { SseWriter } from './sse-writer.js';
+
+/**
+ * Resume the stream `lastEventId` belongs to. Only a stream of this session is ever replayed.
+ *
+ * @example
+ * return resumeStream(transport, request.headers.get('last-event-id')!, request.signal);
+ */
+export async function resumeStream(
+  transport: HttpServerTransport,
+  lastEventId: string,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
+  const store = transport.host.store!;
+  const replayed: [string, string][] = [];
+  let streamId: string | undefined;
+  let isAsync = false;
+  try {
+    const result = store.replayEventsAfter(lastEventId, (id, message) => {
+      replayed.push([id, JSON.stringify(message)]);
+    });
+    isAsync = result instanceof Promise;
+    streamId = isAsync ? await result : (result as string | undefined);
+  } catch (error) {
+    transport.host.logger.error('event store failed to replay events', error);
+  }
+  if (transport.isClosed) return sessionNotFound();
+  const sessionId = transport.sessionId!;
+  if (streamId === undefined || !streamId.startsWith(`${sessionId}:`)) {
+    return badRequest('Unknown or expired Last-Event-ID');
+  }
+
+  const standalone = streamId === transport.standaloneStreamId;
+  const stream = standalone ? undefined : transport.streamById(streamId);
+  const writer = transport.newWriter(stream, signal);
+  const written = isAsync ? new Set<string>() : undefined;
+  for (const [id, text] of replayed) {
+    writer.replayed(id, text);
+    written?.add(id);
+  }
+
+  if (!standalone && !stream) {
+    // The stream's response is among the replayed events: the stream is complete.
+    writer.close();
+    const retained = transport.retained;
+    const at = retained?.indexOf(streamId) ?? -1;
+    if (at >= 0) retained!.splice(at, 1);
+    transport.forget(streamId);
+    return sseResponse(writer.body, sessionId);
+  }
+
+  if (stream) {
+    const previous = stream.writer;
+    stream.writer = writer;
+    previous?.close();
+  } else {
+    const previous = transport.standalone;
+    transport.standalone = writer;
+    transport.standalonePrimed = true;
+    previous?.close();
+  }
+  if (written) {
+    // An asynchronous store may have taken events between its replay and this attach.
+    writer.hold();
+    void catchUp(store, writer, replayed.at(-1)?.[0] ?? lastEventId, written);
+  }
+  return sseResponse(writer.body, sessionId);
+}
+
+async function catchUp(store: EventStore, writer: SseWriter, after: string, written: Set<string>): Promise<void> {
+  try {
+    await store.replayEventsAfter(after, (id, message) => {
+      if (written.has(id)) return;
+      written.add(id);
+      writer.replayed(id, JSON.stringify(message));
+    });
+  } catch {
+    // The live events still flow; only the gap is lost, as with any failed store.
+  }
+  writer.release(written);
+}

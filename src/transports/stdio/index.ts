@@ -1,0 +1,17 @@
+/**
+ * `keel-mcp/stdio`: stdio transports for Node.js — the server side (`serveStdio`,
+ * `StdioServerTransport`) and the client side (`StdioClientTransport`, which spawns the server).
+ */
+export { serveStdio, type ServeStdioOptions } from './serve-stdio.js';
+export { StdioServerTransport, type StdioServerTransportOptions } from './stdio-server-transport.js';
+export {
+  StdioClientTransport,
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_KILL_GRACE_MS,
+  type StdioClientTransportOptions,
+} from './stdio-client-transport.js';
+export { defaultChildEnvironment } from './child-environment.js';
+export { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, type LineSink } from './line-splitter.js';
+export { parseLine } from './parse-line.js';
+export { MessageReader, type MessageReaderOptions } from './message-reader.js';
+export { MessageWriter } from './message-writer.js';

@@ -1,0 +1,121 @@
+/**
+ * Reads newline-delimited JSON-RPC messages from a Node `Readable` into an {@link Inbox}.
+ */
+import type { Readable } from 'node:stream';
+import type { Inbox } from '../../core/inbox.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, type LineSink } from './line-splitter.js';
+import { oversizeFault, parseLine } from './parse-line.js';
+
+/** @example new MessageReader(process.stdin, inbox, { onEnd: (error) => console.error('EOF', error) }); */
+export interface MessageReaderOptions {
+  /** Cap on one message in bytes. Default {@link DEFAULT_MAX_MESSAGE_BYTES} (4 MiB). */
+  maxMessageBytes?: number;
+  /**
+   * The stream ended (EOF, `error` or `close`); `error` is set when it failed. Called once.
+   * Without it the inbox is ended at once; with it, ending the inbox is the callback's job (the
+   * child-process transport first waits for the exit status).
+   */
+  onEnd?: (error?: unknown) => void;
+}
+
+/**
+ * Attaches to a readable byte stream, splits it into lines, parses each and pushes the result into
+ * `inbox`. When the stream ends, fails or closes, the inbox is ended (or `onEnd` is told).
+ * `detach()` stops reading.
+ *
+ * @example
+ * const inbox = new Inbox<unknown>();
+ * const reader = new MessageReader(child.stdout, inbox);
+ * for await (const message of inbox) handle(message);
+ * reader.detach();
+ */
+export class MessageReader implements LineSink {
+  private readonly splitter: LineSplitter;
+  private attached = true;
+  private ended = false;
+
+  constructor(
+    private readonly stream: Readable,
+    private readonly inbox: Inbox<unknown>,
+    private readonly options: MessageReaderOptions = {},
+  ) {
+    this.splitter = new LineSplitter(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, this);
+    stream.on('data', this.onData);
+    stream.on('end', this.onEnd);
+    stream.on('error', this.onError);
+    stream.on('close', this.onClose);
+  }
+
+  /** True once the stream ended, failed or closed. */
+  get done(): boolean {
+    return this.ended;
+  }
+
+  /** @internal LineSink */
+  line(bytes: Uint8Array): void {
+    const item = parseLine(bytes);
+    if (item !== undefined) this.inbox.push(item);
+  }
+
+  /** @internal LineSink */
+  oversize(maxBytes: number): void {
+    this.inbox.push(oversizeFault(maxBytes));
+  }
+
+  /**
+   * Stop reading: remove the data listeners and pause the stream, so a `process.stdin` no longer
+   * keeps the event loop alive. An error listener stays: a late error must not crash the process.
+   */
+  detach(): void {
+    if (!this.attached) return;
+    this.attached = false;
+    this.stream.off('data', this.onData);
+    this.stream.off('end', this.onEnd);
+    this.stream.off('close', this.onClose);
+    this.stream.off('error', this.onError);
+    guardErrors(this.stream);
+    this.stream.pause();
+  }
+
+  /** Keep consuming (and discarding) input, so a writer blocked on a full pipe can make progress. */
+  discardRest(): void {
+    if (!this.attached) return;
+    this.detach();
+    this.stream.on('data', ignore);
+    this.stream.resume();
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  };
+
+  private readonly onEnd = (): void => {
+    this.splitter.end();
+    this.finish(undefined);
+  };
+
+  private readonly onError = (error: unknown): void => this.finish(error);
+
+  private readonly onClose = (): void => this.finish(undefined);
+
+  private finish(error: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    const onEnd = this.options.onEnd;
+    if (onEnd) onEnd(error);
+    else this.inbox.end();
+  }
+}
+
+function ignore(): void {}
+
+/**
+ * Leave a no-op `error` listener on a stream we used, once: an error after we let go (EPIPE on a
+ * write made before close, a destroyed pipe) must not become an uncaught exception.
+ *
+ * @example
+ * guardErrors(process.stdout);
+ */
+export function guardErrors(stream: NodeJS.EventEmitter): void {
+  if (!stream.listeners('error').includes(ignore)) stream.on('error', ignore);
+}

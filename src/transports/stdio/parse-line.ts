@@ -1,0 +1,54 @@
+/**
+ * One stdio line → one inbound item: a parsed JSON value, an {@link InboundFault}, or nothing.
+ */
+import { ErrorCode } from '../../core/errors.js';
+import { errorResponse, parseErrorReply } from '../../core/jsonrpc.js';
+import { InboundFault } from '../../core/transport.js';
+
+// Fatal: invalid UTF-8 must become a parse error, not U+FFFD silently smuggled into a message.
+const decoder = new TextDecoder('utf-8', { fatal: true });
+const CARRIAGE_RETURN = 13;
+
+/**
+ * Decode and parse one line (without its `\n`). Returns `undefined` for a blank line, which is
+ * skipped.
+ *
+ * @example
+ * parseLine(Buffer.from('{"jsonrpc":"2.0","method":"ping","id":1}\r')); // { jsonrpc: '2.0', ... }
+ * parseLine(Buffer.from('{oops')); // InboundFault with a -32700 reply
+ */
+export function parseLine(bytes: Uint8Array): unknown {
+  let end = bytes.length;
+  if (end > 0 && bytes[end - 1] === CARRIAGE_RETURN) end--;
+  if (end === 0) return undefined;
+  let text: string;
+  try {
+    text = decoder.decode(end === bytes.length ? bytes : bytes.subarray(0, end));
+  } catch {
+    return new InboundFault(
+      errorResponse(null, ErrorCode.ParseError, 'Parse error: message is not valid UTF-8'),
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Only now pay for a trim: whitespace-only lines are blank, not broken.
+    return text.trim() === '' ? undefined : new InboundFault(parseErrorReply());
+  }
+}
+
+/**
+ * The fault answered for a line over the size limit.
+ *
+ * @example
+ * inbox.push(oversizeFault(4 * 1024 * 1024));
+ */
+export function oversizeFault(maxBytes: number): InboundFault {
+  return new InboundFault(
+    errorResponse(
+      null,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: message exceeds the ${maxBytes}-byte limit and was discarded`,
+    ),
+  );
+}

@@ -1,0 +1,257 @@
+/**
+ * The client side of stdio: spawn a server process and talk JSON-RPC over its stdin/stdout.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import type { Logger } from '../../core/engine/connection.js';
+import { ConnectionClosedError } from '../../core/errors.js';
+import { Inbox } from '../../core/inbox.js';
+import type { JsonRpcMessage } from '../../core/jsonrpc.js';
+import type { Transport } from '../../core/transport.js';
+import { defaultChildEnvironment } from './child-environment.js';
+import { MessageReader } from './message-reader.js';
+import { MessageWriter } from './message-writer.js';
+import { terminateChild } from './terminate-child.js';
+
+/** Default wait for the child to exit after its stdin is closed, and after SIGTERM. */
+export const DEFAULT_CLOSE_GRACE_MS = 2_000;
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+// After the child exits (or closes its stdout) wait this long for the other half to arrive: the
+// last lines on stdout are still delivered, and the exit status becomes the `cause` of failures.
+const EXIT_SETTLE_MS = 100;
+
+/**
+ * @example
+ * new StdioClientTransport({ command: 'node', args: ['server.js'], env: { API_KEY }, stderr: 'pipe', onStderr: (t) => log(t) });
+ */
+export interface StdioClientTransportOptions {
+  command: string;
+  args?: readonly string[];
+  /** Added to the child's environment (on top of {@link defaultChildEnvironment}, or all of `process.env` with `inheritEnv`). */
+  env?: Record<string, string>;
+  /** Give the child all of `process.env` rather than the safe default subset. Default false. */
+  inheritEnv?: boolean;
+  cwd?: string;
+  /**
+   * The child's stderr. `'inherit'` (default): shared with this process. `'pipe'`: readable as
+   * {@link StdioClientTransport.stderr} and/or delivered to `onStderr` — consume it, or a chatty
+   * child blocks once the pipe is full. `'ignore'`: discarded.
+   */
+  stderr?: 'inherit' | 'pipe' | 'ignore';
+  /** With `stderr: 'pipe'`: called with each chunk of the child's stderr (UTF-8). */
+  onStderr?: (text: string) => void;
+  /** Cap on one message from the child, in bytes (default 4 MiB). */
+  maxMessageBytes?: number;
+  /** `close()`: wait this long for the child to exit after closing its stdin, then SIGTERM. Default 2000. */
+  closeGraceMs?: number;
+  /** `close()`: wait this long after SIGTERM, then SIGKILL. Default 2000. */
+  killGraceMs?: number;
+  /** Debug reports (escalation steps, child errors). Never stdout. */
+  logger?: Logger;
+}
+
+/**
+ * A {@link Transport} to a server running as a child process.
+ *
+ * - The child is spawned on first use (iteration or `send`), or by {@link start}.
+ * - When the child exits or fails to spawn (e.g. `ENOENT`), the iteration ends at once, so every
+ *   pending request fails with `ConnectionClosedError`; the exit status or spawn error is
+ *   {@link lastError} (and so the `cause` of those errors).
+ * - `close()` closes the child's stdin, waits `closeGraceMs`, sends SIGTERM, waits `killGraceMs`,
+ *   sends SIGKILL; it resolves once the child is gone and every pipe is released. Idempotent; an
+ *   EPIPE from a child that stopped reading is swallowed.
+ *
+ * @example
+ * const client = new Client({ name: 'cli', version: '1.0.0' });
+ * await client.connect(new StdioClientTransport({ command: 'node', args: ['server.js'] }));
+ * console.log(await client.request('tools/list', {}));
+ * await client.close(); // stdin close → SIGTERM → SIGKILL, as needed
+ */
+export class StdioClientTransport implements Transport {
+  private readonly inbox = new Inbox<unknown>();
+  private child: ChildProcess | undefined;
+  private reader: MessageReader | undefined;
+  private writer: MessageWriter | undefined;
+  private closing: Promise<void> | undefined;
+  private readonly exited: Promise<void>;
+  private markExited!: () => void;
+  private settleTimer: ReturnType<typeof setTimeout> | undefined;
+  private outputEnded = false;
+  private pipesClosed = false;
+  private spawnError: unknown;
+  private exitError: Error | undefined;
+  private ioError: unknown;
+  /** Exit code of the child, once it exited normally. */
+  exitCode: number | null = null;
+  /** Signal that ended the child, if a signal did. */
+  signalCode: NodeJS.Signals | null = null;
+  /** The child's stderr when `stderr: 'pipe'` (available before the child starts). */
+  readonly stderr: PassThrough | null;
+
+  constructor(private readonly options: StdioClientTransportOptions) {
+    this.exited = new Promise((resolve) => {
+      this.markExited = resolve;
+    });
+    this.stderr = options.stderr === 'pipe' ? new PassThrough() : null;
+    const onStderr = options.onStderr;
+    if (this.stderr && onStderr) {
+      this.stderr.setEncoding('utf8');
+      this.stderr.on('data', (text: string) => onStderr(text));
+    }
+  }
+
+  /** The child's process id, once spawned. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get writable(): boolean {
+    if (this.closing) return false;
+    return this.writer ? this.writer.writable && this.exitError === undefined : this.spawnError === undefined;
+  }
+
+  /** The spawn error, or the exit status as an `Error` (with `exitCode`/`signal`), or an I/O error. */
+  get lastError(): unknown {
+    return this.spawnError ?? this.exitError ?? this.ioError;
+  }
+
+  /** Spawn the child now. Idempotent; does nothing after `close()`. */
+  start(): void {
+    if (this.child || this.closing || this.spawnError !== undefined) return;
+    const options = this.options;
+    let child: ChildProcess;
+    try {
+      child = spawn(options.command, options.args ?? [], {
+        cwd: options.cwd,
+        env: { ...(options.inheritEnv ? process.env : defaultChildEnvironment()), ...options.env },
+        stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
+        windowsHide: true,
+      });
+    } catch (error) {
+      this.onSpawnFailed(error);
+      return;
+    }
+    this.child = child;
+    child.on('error', this.onChildError);
+    child.once('exit', this.onExit);
+    child.once('close', () => {
+      this.pipesClosed = true;
+    });
+    this.writer = new MessageWriter(child.stdin!, (error) => {
+      this.ioError ??= error;
+    });
+    this.reader = new MessageReader(child.stdout!, this.inbox, {
+      maxMessageBytes: options.maxMessageBytes,
+      onEnd: this.onOutputEnd,
+    });
+    if (child.stderr && this.stderr) child.stderr.pipe(this.stderr);
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    this.start();
+    if (!this.writer || !this.writable) {
+      return Promise.reject(
+        new ConnectionClosedError('The server process is not running', { cause: this.lastError }),
+      );
+    }
+    return this.writer.send(message);
+  }
+
+  /** Close stdin, then escalate (SIGTERM, SIGKILL) until the child is gone. Idempotent. */
+  close(): Promise<void> {
+    return (this.closing ??= this.shutdown());
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    this.start();
+    return this.inbox;
+  }
+
+  private async shutdown(): Promise<void> {
+    void this.inbox.return();
+    const child = this.child;
+    if (child && child.pid !== undefined && this.exitError === undefined) {
+      // Keep emptying stdout: a child blocked writing to a full pipe could never see EOF on stdin.
+      this.reader?.discardRest();
+      this.writer?.end();
+      const gone = await terminateChild(child, this.exited, {
+        closeGraceMs: this.options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+        killGraceMs: this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+        onStep: (step) => this.options.logger?.debug(`stdio client: ${step} (pid ${child.pid})`),
+      });
+      if (!gone) this.options.logger?.error(`stdio client: process ${child.pid} did not exit after SIGKILL`);
+    }
+    // Let the pipes deliver what the child wrote last (stderr especially); a grandchild that
+    // inherited them must not keep us waiting, so this is bounded.
+    await this.pipesClosedWithin(EXIT_SETTLE_MS);
+    this.release();
+  }
+
+  private pipesClosedWithin(ms: number): Promise<void> {
+    const child = this.child;
+    if (!child || this.pipesClosed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        child.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      child.once('close', done);
+    });
+  }
+
+  /** Drop every pipe and timer, so nothing of the child keeps the event loop alive. */
+  private release(): void {
+    clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
+    this.reader?.detach();
+    this.writer?.release();
+    const child = this.child;
+    if (child) {
+      child.stdin?.destroy();
+      child.stdout?.destroy();
+      if (child.stderr) {
+        if (this.stderr) child.stderr.unpipe(this.stderr);
+        child.stderr.destroy();
+      }
+    }
+    this.stderr?.end();
+  }
+
+  private onSpawnFailed(error: unknown): void {
+    this.spawnError ??= error;
+    this.writer?.release();
+    this.markExited();
+    this.inbox.end();
+  }
+
+  private readonly onChildError = (error: unknown): void => {
+    // Before `spawn` succeeded the error is the spawn failure; afterwards it is a failed kill().
+    if (this.child?.pid === undefined) this.onSpawnFailed(error);
+    else this.options.logger?.debug('stdio client: child process error', error);
+  };
+
+  private readonly onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+    this.exitCode = code;
+    this.signalCode = signal;
+    const how = signal ? `was killed by ${signal}` : `exited with code ${String(code)}`;
+    this.exitError = Object.assign(new Error(`The server process ${how}`), { exitCode: code, signal });
+    this.markExited();
+    if (this.outputEnded) this.endInput();
+    else this.settleTimer ??= setTimeout(this.endInput, EXIT_SETTLE_MS);
+  };
+
+  private readonly onOutputEnd = (error?: unknown): void => {
+    if (error !== undefined) this.ioError ??= error;
+    this.outputEnded = true;
+    if (this.exitError !== undefined || this.spawnError !== undefined) this.endInput();
+    else this.settleTimer ??= setTimeout(this.endInput, EXIT_SETTLE_MS);
+  };
+
+  private readonly endInput = (): void => {
+    clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
+    this.inbox.end();
+  };
+}

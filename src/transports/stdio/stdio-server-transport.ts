@@ -1,0 +1,96 @@
+/**
+ * The server side of stdio: read JSON-RPC lines from stdin, write them to stdout.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { Inbox } from '../../core/inbox.js';
+import type { JsonRpcMessage } from '../../core/jsonrpc.js';
+import type { Transport } from '../../core/transport.js';
+import { MessageReader } from './message-reader.js';
+import { MessageWriter } from './message-writer.js';
+
+/**
+ * @example
+ * new StdioServerTransport({ maxMessageBytes: 1024 * 1024 });
+ */
+export interface StdioServerTransportOptions {
+  /** Where messages come from. Default `process.stdin`. */
+  stdin?: Readable;
+  /** Where messages go; nothing else may be written to it. Default `process.stdout`. */
+  stdout?: Writable;
+  /**
+   * Cap on one inbound message (a line) in bytes. A longer line is discarded as it streams in (it
+   * is never buffered whole) and answered with a `-32600` error with id `null`. Default 4 MiB.
+   */
+  maxMessageBytes?: number;
+}
+
+/**
+ * A {@link Transport} over a process's stdin/stdout (or any byte streams).
+ *
+ * - Each line of stdin is one message; `\r\n` is accepted, blank lines are skipped. Invalid UTF-8
+ *   and invalid JSON are answered with `-32700` (id `null`), an over-long line with `-32600`; the
+ *   connection keeps serving.
+ * - EOF on stdin ends the iteration (the engine then tears down); stdout stays writable so the
+ *   engine can still answer, as the EOF policy says.
+ * - A dead stdout (EPIPE, `error`, `close`) makes the transport not writable and is recorded as
+ *   `lastError`; it never throws or crashes the process.
+ * - `close()` stops reading (stdin is paused, so the process can exit) and stops writing. It does
+ *   not end or destroy `process.stdout`.
+ *
+ * Most servers use {@link serveStdio} instead of building this by hand.
+ *
+ * @example
+ * const session = server.connect(new StdioServerTransport());
+ * await session.closed;
+ */
+export class StdioServerTransport implements Transport {
+  private readonly inbox = new Inbox<unknown>();
+  private readonly reader: MessageReader;
+  private readonly writer: MessageWriter;
+  private readonly stdin: Readable;
+  private closed = false;
+  private inputError: unknown;
+
+  constructor(options: StdioServerTransportOptions = {}) {
+    this.stdin = options.stdin ?? process.stdin;
+    this.writer = new MessageWriter(options.stdout ?? process.stdout);
+    this.reader = new MessageReader(this.stdin, this.inbox, {
+      maxMessageBytes: options.maxMessageBytes,
+      onEnd: (error) => {
+        if (error !== undefined) this.inputError = error;
+        this.inbox.end();
+      },
+    });
+  }
+
+  get writable(): boolean {
+    return !this.closed && this.writer.writable;
+  }
+
+  /** The last I/O error seen on stdout or stdin. */
+  get lastError(): unknown {
+    return this.writer.error ?? this.inputError;
+  }
+
+  /** True once stdin ended (EOF, error or close). */
+  get inputEnded(): boolean {
+    return this.reader.done;
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    return this.writer.send(message);
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.reader.detach();
+    void this.inbox.return();
+    this.writer.release();
+    return Promise.resolve();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    return this.inbox;
+  }
+}

@@ -1,0 +1,75 @@
+// Typed loader for the conformance runner's plain-JS modules (scripts/conformance/**/*.mjs live outside
+// the TypeScript project, so each test states the shape it relies on).
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, resolve } from 'node:path';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface ScenarioSummary {
+  name: string;
+  success: number;
+  failure: number;
+  warning: number;
+  failures: { id: string; errorMessage?: string }[];
+  warnings: { id: string; errorMessage?: string }[];
+}
+
+export interface Verdict {
+  ok: boolean;
+  rows: (ScenarioSummary & { status: string })[];
+  problems: string[];
+  totals: { success: number; failure: number; warning: number };
+  judgedTotals: { success: number; failure: number; warning: number };
+  expectedScenarios: number;
+}
+
+export interface ResultsModule {
+  scenarioFromFolder(folder: string): string;
+  summarizeChecks(name: string, checks: unknown): ScenarioSummary;
+  readResults(outputDir: string): Map<string, ScenarioSummary>;
+  parseScenarioList(text: string): string[];
+  judge(input: {
+    results: Map<string, ScenarioSummary>;
+    scenarios: string[];
+    expected: Set<string>;
+    allowWarnings: boolean;
+    suiteExit: number | string;
+  }): Verdict;
+}
+
+export interface OptionsModule {
+  parseOptions(argv: string[]): {
+    lanes: string[];
+    repeat: number;
+    scenario?: string;
+    allowWarnings: boolean;
+    build: boolean;
+    netns: boolean;
+    serverCommand: string;
+    clientCommand: string;
+  };
+  UsageError: new (message: string) => Error;
+}
+
+export interface BaselineModule {
+  toBaseline(document: unknown, source?: string): { server: Set<string>; client: Set<string> };
+}
+
+export interface ReportModule {
+  formatTable(header: string[], rows: (string | number)[][]): string;
+  formatVerdict(title: string, verdict: Verdict): string;
+  lastLines(text: string, count: number): string;
+}
+
+export interface NetnsModule {
+  wrapInNamespace(flags: string[], command: string, args: string[]): [string, string[]];
+}
+
+export interface SmokeLaneModule {
+  stdioArgv(root: string, command: string): string[];
+}
+
+/** Imports `scripts/conformance/<path>` typed as `T`. */
+export async function loadRunnerModule<T>(path: string): Promise<T> {
+  return (await import(pathToFileURL(resolve(repoRoot, 'scripts', 'conformance', path)).href)) as T;
+}

@@ -1,0 +1,29 @@
+import { Client } from '../../../src/client/client.js';
+import {
+  StreamableHttpClientTransport,
+  type StreamableHttpClientOptions,
+} from '../../../src/transports/http/client/index.js';
+import { within } from '../../helpers/guard.js';
+
+/** A low-level Client connected (handshake done) over a fresh Streamable HTTP client transport. */
+export async function connectClient(
+  url: string,
+  options?: StreamableHttpClientOptions,
+): Promise<{ client: Client; transport: StreamableHttpClientTransport }> {
+  const transport = new StreamableHttpClientTransport(url, options);
+  const client = new Client({ name: 'keel-test', version: '1.0.0' });
+  await within(client.connect(transport), 5_000, 'connect');
+  return { client, transport };
+}
+
+/** Settle a promise into a value or the error it rejected with (bounded). */
+export function outcome(promise: Promise<unknown>, ms = 5_000): Promise<unknown> {
+  return within(
+    promise.then(
+      (value: unknown) => value,
+      (error: unknown) => error,
+    ),
+    ms,
+    'request',
+  );
+}

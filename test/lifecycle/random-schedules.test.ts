@@ -1,0 +1,140 @@
+/**
+ * Randomized interleavings of requests, handler outcomes, cancels (caller aborts, raw, duplicate,
+ * malformed), late responses, progress, nested requests and closes from either side, checked
+ * against the lifecycle contract after every run. Deterministic per step list: no timers, no I/O.
+ */
+import fc from 'fast-check';
+import { expect, test } from 'vitest';
+import {
+  ConnectionClosedError,
+  ContextClosedError,
+  KeelError,
+  McpError,
+  RequestAbortedError,
+} from '../../src/core/errors.js';
+import type { JsonObject, JsonRpcMessage, RequestId } from '../../src/core/jsonrpc.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { isResponse, type WireMessage } from './support/raw-peer.js';
+import { configArb, Schedule, stepArb, type CallRecord } from './support/schedule.js';
+
+useProcessGuard();
+
+const NUM_RUNS = Number(process.env.KEEL_FC_RUNS ?? 1_000);
+const SEED = process.env.KEEL_FC_SEED === undefined ? undefined : Number(process.env.KEEL_FC_SEED);
+const CLOSES = ['closeA', 'closeB', 'eofA', 'eofB', 'final'] as const;
+
+/** Messages an engine wrote on `side` (the test's injected ones left out), with their positions. */
+function engineMessages(s: Schedule, sent: readonly JsonRpcMessage[]): { m: WireMessage; at: number }[] {
+  return sent.flatMap((m, at) => (s.injected.has(m) ? [] : [{ m: m as WireMessage, at }]));
+}
+
+function checkWire(s: Schedule, sent: readonly JsonRpcMessage[], handlers: Iterable<{ id: RequestId; cancelMark?: number }>): void {
+  const messages = engineMessages(s, sent);
+  const responses = new Map<RequestId, number[]>();
+  const cancels = new Map<RequestId, number>();
+  for (const { m, at } of messages) {
+    if (isResponse(m) && m.id !== null && m.id !== undefined) responses.set(m.id, [...(responses.get(m.id) ?? []), at]);
+    if (m.method === 'notifications/cancelled') {
+      const id = (m.params as JsonObject).requestId as RequestId;
+      cancels.set(id, (cancels.get(id) ?? 0) + 1);
+    }
+  }
+  for (const [id, at] of responses) expect(at, `responses for id ${String(id)}`).toHaveLength(1);
+  for (const [id, count] of cancels) expect(count, `notifications/cancelled for id ${String(id)}`).toBe(1);
+  for (const handler of handlers) {
+    if (handler.cancelMark === undefined) continue;
+    const late = (responses.get(handler.id) ?? []).filter((at) => at >= handler.cancelMark!);
+    expect(late, `response after the peer cancelled ${String(handler.id)}`).toEqual([]);
+  }
+  // Progress stops with its request: none after the response or the peer's cancel.
+  for (const { m, at } of messages) {
+    if (m.method !== 'notifications/progress') continue;
+    const token = (m.params as JsonObject).progressToken as RequestId;
+    const answeredAt = responses.get(token)?.[0];
+    expect(answeredAt === undefined || answeredAt > at, `progress for ${String(token)} after its response`).toBe(true);
+    for (const handler of handlers) {
+      if (handler.id === token && handler.cancelMark !== undefined) {
+        expect(at, `progress for ${String(token)} after the cancel`).toBeLessThan(handler.cancelMark);
+      }
+    }
+  }
+  expect(s.aSide.sentAfterClose).toEqual([]);
+  expect(s.bSide.sentAfterClose).toEqual([]);
+}
+
+function checkCall(s: Schedule, call: CallRecord): void {
+  const where = `call ${call.index} (${call.step.kind})`;
+  expect(call.outcomes, `${where} settles exactly once`).toHaveLength(1);
+  expect(call.progressAfterSettle, `${where}: progress delivered after settling`).toBe(0);
+  const { ok, value, seq } = call.outcomes[0]!;
+  if (!call.openAtCall) {
+    expect(value, `${where} made after close`).toBeInstanceOf(ConnectionClosedError);
+    expect(s.idOf(call.index), `${where} made after close reached the wire`).toBeUndefined();
+    return;
+  }
+  if (ok) {
+    const result = value as { i: number; from: string };
+    expect(result.i).toBe(call.index);
+    // A result produced after the handler was aborted must never be delivered.
+    expect(result.from, `${where} result source`).not.toBe('afterAbort');
+    if (result.from === 'late') expect(s.happened(['lateResponse'], seq, call.index)).toBe(true);
+    else expect(s.work.get(call.index)?.returned, `${where} result without a returning handler`).toBe(true);
+    return;
+  }
+  if (value instanceof RequestAbortedError) {
+    expect(s.happened(['abort'], seq, call.index), `${where} aborted without an abort`).toBe(true);
+  } else if (value instanceof ConnectionClosedError) {
+    expect(s.happened([...CLOSES], seq), `${where} closed without a close`).toBe(true);
+  } else if (value instanceof McpError) {
+    const handler = s.work.get(call.index);
+    if (value.code === -32000) expect(s.happened([...CLOSES], seq), `${where}: -32000 without a close`).toBe(true);
+    else if (value.code === -32601) expect(call.step.kind).toBe('unknownMethod');
+    else if (value.code === 4242) expect(handler?.threw).toBe('mcp');
+    else if (value.code === -32603) expect(handler?.threw === 'plain' || handler?.threw === 'reason').toBe(true);
+    else expect.fail(`${where}: unexpected wire error ${value.code} ${value.message}`);
+  } else {
+    expect.fail(`${where}: settled with a foreign error ${String(value)}`);
+  }
+}
+
+test(`random schedules keep the lifecycle contract (${NUM_RUNS} runs)`, async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  let runs = 0;
+  try {
+    await fc.assert(
+      fc.asyncProperty(configArb, fc.array(stepArb, { minLength: 1, maxLength: 40 }), async (config, steps) => {
+        runs++;
+        const s = new Schedule(config);
+        await within(s.run(steps), 2_000, 'the schedule');
+        await within(Promise.all([s.a.closed, s.b.closed]), 2_000, 'both ends closed');
+
+        expect(unhandled, 'unhandled rejections').toEqual([]);
+        for (const call of s.calls) checkCall(s, call);
+        for (const [index, handler] of s.work) expect(handler.finished, `work handler ${index} finally`).toBe(true);
+        for (const ask of s.asks) expect(ask.finished, `ask handler ${String(ask.id)} finally`).toBe(true);
+        for (const handler of s.work.values()) {
+          for (const error of handler.nestedErrors) {
+            expect(error, 'nested request error type').toBeInstanceOf(KeelError);
+            if (!(error instanceof McpError)) {
+              expect(
+                error instanceof ConnectionClosedError ||
+                  error instanceof RequestAbortedError ||
+                  error instanceof ContextClosedError,
+              ).toBe(true);
+            }
+          }
+        }
+        checkWire(s, s.bSide.sent, s.work.values());
+        checkWire(s, s.aSide.sent, s.asks);
+        expect(s.a.pendingCount + s.b.pendingCount).toBe(0);
+        expect(s.a.inflightCount + s.b.inflightCount).toBe(0);
+      }),
+      { numRuns: NUM_RUNS, seed: SEED },
+    );
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+  expect(runs).toBeGreaterThanOrEqual(NUM_RUNS);
+}, 60_000);

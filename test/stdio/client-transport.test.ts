@@ -1,0 +1,205 @@
+/**
+ * StdioClientTransport against real child processes: server death mid-call (scenario 12), the
+ * close() escalation (scenario 18), concurrent dispatch (scenario 25), spawn failures, EPIPE.
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import { Client } from '../../src/client/index.js';
+import { ConnectionClosedError } from '../../src/core/errors.js';
+import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/transports/stdio/index.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { assertBuilt, fixture } from './helpers.js';
+
+useProcessGuard();
+beforeAll(assertBuilt);
+
+/** A transport to a node script, with its stderr captured. */
+function nodeChild(script: string, options: Partial<StdioClientTransportOptions> = {}) {
+  const captured = { stderr: '' };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [fixture(script)],
+    stderr: 'pipe',
+    onStderr: (text) => (captured.stderr += text),
+    ...options,
+  });
+  return { transport, captured };
+}
+
+async function connectedClient(transport: StdioClientTransport): Promise<Client> {
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  await within(client.connect(transport), 5_000, 'connect');
+  return client;
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  client.request('tools/call', { name, arguments: args });
+
+describe('StdioClientTransport', () => {
+  test('talks to a child server; close() ends it through stdin EOF alone', async () => {
+    const { transport } = nodeChild('tool-server.js');
+    const client = await connectedClient(transport);
+    expect(transport.pid).toBeTypeOf('number');
+    expect(await call(client, 'echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    await within(client.close(), 5_000, 'client close');
+    expect(transport.exitCode).toBe(0);
+    expect(transport.signalCode).toBeNull();
+  });
+
+  test('scenario 25: a fast call returns while a slow one is still running', async () => {
+    const { transport } = nodeChild('tool-server.js');
+    const client = await connectedClient(transport);
+    let slowDone = false;
+    const slow = call(client, 'block').then((result) => {
+      slowDone = true;
+      return result;
+    });
+    expect(await within(call(client, 'echo', { text: 'fast' }), 5_000, 'fast call')).toEqual({
+      content: [{ type: 'text', text: 'fast' }],
+    });
+    expect(slowDone).toBe(false);
+    await within(call(client, 'release'), 5_000, 'release call');
+    expect(await within(slow, 5_000, 'slow call')).toEqual({ content: [{ type: 'text', text: 'released' }] });
+    await within(client.close(), 5_000, 'client close');
+  });
+
+  test('scenario 12: the server exits mid-call → pending calls reject promptly with ConnectionClosedError; onclose once', async () => {
+    const { transport, captured } = nodeChild('tool-server.js');
+    const client = await connectedClient(transport);
+    let closes = 0;
+    client.connection.onClose(() => closes++);
+    const parked = call(client, 'block');
+    const dying = call(client, 'exit', { code: 3 });
+    const startedAt = Date.now();
+    const errors = await within(
+      Promise.all([parked.catch((e: unknown) => e), dying.catch((e: unknown) => e)]),
+      5_000,
+      'pending calls after the server died',
+    );
+    console.error(`stdio scenario 12: pending calls failed ${Date.now() - startedAt} ms after the exit call`);
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(ConnectionClosedError);
+      expect((error as Error).cause).toMatchObject({ exitCode: 3, signal: null });
+    }
+    await within(client.closed, 5_000, 'client closed');
+    expect(closes).toBe(1);
+    expect(transport.exitCode).toBe(3);
+    expect(captured.stderr).toContain('exiting with 3');
+    // Use after close fails fast with the same typed error; close again is harmless.
+    await expect(call(client, 'echo', { text: 'x' })).rejects.toBeInstanceOf(ConnectionClosedError);
+    await within(client.close(), 5_000, 'second close');
+    expect(closes).toBe(1);
+  });
+
+  test('a command that does not exist: connect rejects at once with ConnectionClosedError (cause ENOENT)', async () => {
+    const transport = new StdioClientTransport({ command: 'keel-no-such-command-4d1f', stderr: 'ignore' });
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    const error = await within(client.connect(transport), 5_000, 'connect').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect((error as Error).cause).toMatchObject({ code: 'ENOENT' });
+    expect(transport.pid).toBeUndefined();
+    expect(transport.writable).toBe(false);
+    await within(transport.close(), 5_000, 'close');
+  });
+
+  test('close() before the child was ever started spawns nothing; close is idempotent', async () => {
+    const { transport } = nodeChild('tool-server.js');
+    const first = transport.close();
+    expect(transport.close()).toBe(first);
+    await within(first, 5_000, 'close');
+    expect(transport.pid).toBeUndefined();
+    await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toBeInstanceOf(
+      ConnectionClosedError,
+    );
+  });
+
+  test('stderr: "pipe" exposes the child stderr as a stream', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['-e', 'process.stderr.write("to stderr\\n")'],
+      stderr: 'pipe',
+    });
+    let text = '';
+    transport.stderr!.setEncoding('utf8');
+    transport.stderr!.on('data', (chunk: string) => (text += chunk));
+    const ended = new Promise((resolve) => transport.stderr!.once('end', resolve));
+    const iterator = transport[Symbol.asyncIterator]();
+    expect(await within(iterator.next(), 5_000, 'end of output')).toEqual({ value: undefined, done: true });
+    await within(transport.close(), 5_000, 'close');
+    await within(ended, 5_000, 'stderr end');
+    expect(text).toBe('to stderr\n');
+  });
+});
+
+describe('scenario 18: close() escalation', () => {
+  /** Read the child's first message (it is running and its signal handlers are installed). */
+  async function ready(transport: StdioClientTransport): Promise<void> {
+    const first = await within(transport[Symbol.asyncIterator]().next(), 5_000, 'ready message');
+    expect(first.value).toMatchObject({ method: 'test/ready' });
+  }
+
+  test('a child that ignores stdin EOF gets SIGTERM after closeGraceMs', async () => {
+    const { transport, captured } = nodeChild('stubborn-server.js', {
+      closeGraceMs: 200,
+      killGraceMs: 5_000,
+    });
+    await ready(transport);
+    await within(transport.close(), 5_000, 'close');
+    expect(captured.stderr).toContain('stdin ended; ignoring it');
+    expect(captured.stderr).toContain('got SIGTERM');
+    expect(transport.exitCode).toBe(0);
+  });
+
+  test('a child that also ignores SIGTERM gets SIGKILL after killGraceMs', async () => {
+    const { transport, captured } = nodeChild('stubborn-server.js', {
+      closeGraceMs: 100,
+      killGraceMs: 300,
+      env: { STUBBORN_IGNORE_TERM: '1' },
+    });
+    await ready(transport);
+    await within(transport.close(), 5_000, 'close');
+    expect(captured.stderr).toContain('got SIGTERM');
+    expect(transport.signalCode).toBe('SIGKILL');
+  });
+
+  test('a child that keeps writing to stdout while we close: close resolves, no unhandled error', async () => {
+    const { transport, captured } = nodeChild('stubborn-server.js', {
+      closeGraceMs: 100,
+      killGraceMs: 300,
+      env: { STUBBORN_IGNORE_TERM: '1', STUBBORN_FLOOD: '1' },
+    });
+    await ready(transport);
+    // Let it flood for a while: read a bounded number of messages.
+    const iterator = transport[Symbol.asyncIterator]();
+    for (let i = 0; i < 200; i++) await within(iterator.next(), 5_000, 'flood message');
+    await within(transport.close(), 5_000, 'close');
+    expect(captured.stderr).toContain('got SIGTERM');
+    expect(transport.signalCode).toBe('SIGKILL');
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+  });
+
+  test('a child that closed its stdin: our writes hit EPIPE, which is swallowed', async () => {
+    const { transport } = nodeChild('stubborn-server.js', {
+      closeGraceMs: 100,
+      killGraceMs: 2_000,
+      env: { STUBBORN_CLOSE_STDIN: '1' },
+    });
+    await ready(transport);
+    const padding = 'x'.repeat(4096);
+    let failures = 0;
+    for (let i = 0; i < 2_000 && transport.writable; i++) {
+      await within(
+        transport.send({ jsonrpc: '2.0', method: 'test/noise', params: { padding } }).catch(() => failures++),
+        5_000,
+        'send',
+      );
+    }
+    expect(transport.writable).toBe(false);
+    expect(transport.lastError).toMatchObject({ code: 'EPIPE' });
+    await expect(transport.send({ jsonrpc: '2.0', method: 'late' })).rejects.toBeInstanceOf(
+      ConnectionClosedError,
+    );
+    await within(transport.close(), 5_000, 'close');
+    // Whatever was in flight when the pipe broke failed; nothing escaped as an unhandled error.
+    expect(failures).toBeLessThan(2_000);
+  });
+});
