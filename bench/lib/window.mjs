@@ -12,15 +12,21 @@ export async function runWindow({ total, maxMs, concurrency, pid, call }) {
   const latencies = new Float64Array(total);
   let issued = 0;
   let done = 0;
+  let failed = false;
   const cpu0 = cpuMicros(pid);
   const t0 = performance.now();
   const deadline = t0 + maxMs;
   const worker = async (index) => {
-    while (issued < total && performance.now() < deadline) {
-      issued++;
-      const start = performance.now();
-      await call(index);
-      latencies[done++] = performance.now() - start;
+    try {
+      while (!failed && issued < total && performance.now() < deadline) {
+        issued++;
+        const start = performance.now();
+        await call(index);
+        latencies[done++] = performance.now() - start;
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
     }
   };
   const workers = [];
@@ -42,11 +48,17 @@ export async function runWindow({ total, maxMs, concurrency, pid, call }) {
 /** Unmeasured calls so the JIT has warmed up the paths that are measured next. */
 export async function warmUp({ total, maxMs, concurrency, call }) {
   let issued = 0;
+  let failed = false;
   const deadline = performance.now() + maxMs;
   const worker = async (index) => {
-    while (issued < total && performance.now() < deadline) {
-      issued++;
-      await call(index);
+    try {
+      while (!failed && issued < total && performance.now() < deadline) {
+        issued++;
+        await call(index);
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
     }
   };
   const workers = [];

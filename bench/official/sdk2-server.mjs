@@ -14,10 +14,12 @@ export function createSdk2Server() {
     'wait_sampling',
     { description: 'Asks the client to sample a prompt', inputSchema: z.object({ prompt: z.string() }) },
     async ({ prompt }, ctx) => {
-      const sampled = await ctx.mcpReq.requestSampling({
-        messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
-        maxTokens: 64,
-      });
+      // `requestSampling` does not relate the request to the call by itself; without
+      // `relatedRequestId` it would go to the standalone GET stream over HTTP.
+      const sampled = await ctx.mcpReq.requestSampling(
+        { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 64 },
+        { relatedRequestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal },
+      );
       const text = Array.isArray(sampled.content) ? sampled.content[0]?.text : sampled.content.text;
       return { content: [{ type: 'text', text }] };
     },

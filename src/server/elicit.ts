@@ -41,7 +41,7 @@ export type ElicitUrlRequest = { message: string; url: string; elicitationId?: s
 export type ElicitUrlOutcome = {
   action: ElicitResult['action'];
   elicitationId: string;
-  complete(): Promise<void>;
+  complete: () => Promise<void>;
 };
 
 function actionOf(result: JsonObject): ElicitResult['action'] {

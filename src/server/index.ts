@@ -56,3 +56,12 @@ export type {
 export { UriTemplate, type TemplateVariables } from './uri-template.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export { toolError } from './tool-call.js';
+export {
+  registerJsonSchemaConverter,
+  isStandardSchema,
+  type JsonSchemaConverter,
+  type SchemaInput,
+  type StandardSchema,
+  type InferInput,
+  type InferOutput,
+} from '../core/schema/index.js';

@@ -102,7 +102,7 @@ export class McpServer implements Connectable, ContextServices {
 
   /** The capabilities sent in `initialize` (derived from what is registered). */
   get capabilities(): ServerCapabilities {
-    return this.server.capabilities as ServerCapabilities;
+    return this.server.capabilities;
   }
 
   /**

@@ -157,6 +157,6 @@ export class PromptRegistry {
         }
       }
     }
-    return toResult(await entry.handler(args as never, ctx), entry.definition.description);
+    return toResult(await entry.handler(args, ctx), entry.definition.description);
   }
 }

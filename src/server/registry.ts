@@ -71,11 +71,11 @@ export class Registry<E> {
 
   /** A handle over `entry`; `apply` merges an update into the stored value. */
   handle<U>(entry: Entry<E>, apply: (value: E, changes: U) => E): RegisteredHandle<U> {
-    const registry = this;
+    const isLive = (): boolean => this.entries.get(entry.key) === entry;
     return {
       name: entry.key,
       get enabled() {
-        return entry.enabled && registry.entries.get(entry.key) === entry;
+        return entry.enabled && isLive();
       },
       enable: () => this.setEnabled(entry, true),
       disable: () => this.setEnabled(entry, false),

@@ -4,7 +4,7 @@
  */
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
-import type { ReadResourceResult, Resource, ResourceTemplate } from '../core/types/resources.js';
+import type { Resource, ResourceTemplate } from '../core/types/resources.js';
 import type { ListChangedNotifier } from './list-changed.js';
 import { paginate } from './pagination.js';
 import { Registry } from './registry.js';
@@ -35,7 +35,7 @@ export interface TemplateEntry {
   options: TemplateOptions;
 }
 
-function metadata(config: ResourceConfig, template: boolean): Omit<ResourceConfig, never> {
+function metadata(config: ResourceConfig, template: boolean): ResourceConfig {
   const out: ResourceConfig = {};
   if (config.title !== undefined) out.title = config.title;
   if (config.description !== undefined) out.description = config.description;
@@ -51,7 +51,7 @@ function normalize(uri: string, mimeType: string | undefined, value: ResourceRet
   if (typeof value === 'string') {
     return { contents: [mimeType === undefined ? { uri, text: value } : { uri, mimeType, text: value }] };
   }
-  if (typeof value !== 'object' || value === null || !Array.isArray((value as ReadResourceResult).contents)) {
+  if (typeof value !== 'object' || value === null || !Array.isArray(value.contents)) {
     throw new McpError(ErrorCode.InternalError, `The reader of ${uri} returned no contents`);
   }
   return value;

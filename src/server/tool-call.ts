@@ -33,7 +33,11 @@ function shape(value: unknown): { result: CallToolResult; mirrored: boolean } {
     return { result: { content: [{ type: 'text', text: value }] }, mirrored: false };
   if (value === undefined || value === null) return { result: { content: [] }, mirrored: false };
   if (typeof value !== 'object') {
-    return { result: { content: [{ type: 'text', text: String(value) }] }, mirrored: false };
+    const text =
+      typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
+        ? value.toString()
+        : `[${typeof value}]`;
+    return { result: { content: [{ type: 'text', text }] }, mirrored: false };
   }
   if (isCallToolResult(value)) return { result: { ...value }, mirrored: false };
   return { result: { content: [], structuredContent: value as JsonObject }, mirrored: true };
@@ -72,7 +76,7 @@ export async function runTool(
   }
   let returned: unknown;
   try {
-    returned = await entry.handler(input as never, ctx);
+    returned = await entry.handler(input, ctx);
   } catch (error) {
     if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
     const message = error instanceof Error ? error.message : String(error);

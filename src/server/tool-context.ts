@@ -5,12 +5,13 @@
  * is a server→client request; in the modern era (2026-07-28) it becomes an `input_required` round:
  * the server answers the call with the input requests and the client retries with the answers. The
  * context hides which: every back-channel call goes through one {@link InputChannel} and simply
- * returns a promise. A modern channel will leave that promise pending, answer the request with
- * `input_required` itself and then abort `signal` (so `finally` blocks run); on the retry the
- * handler runs again and the same call resolves from the supplied answers. Because the answer is
- * decided by the channel and the request can be answered only once, a handler's `try/catch` around
- * `await ctx.elicit(...)` can neither swallow the round nor turn it into a wrong result. No special
- * exception is thrown for control flow.
+ * returns a promise. A modern channel answers the request with `input_required` itself, then
+ * aborts `signal` and rejects the pending call with that reason (so `finally` blocks run); on the
+ * retry the handler runs again and the same call resolves from the supplied answers. The response
+ * is decided by the channel before the handler sees anything, and a request is answered at most
+ * once, so whatever a `try/catch` around `await ctx.elicit(...)` does afterwards (swallow, return,
+ * rethrow) is ignored: user code can neither lose the round nor turn it into a wrong result. No
+ * special exception is used for control flow.
  */
 import type { RequestOptions } from '../core/engine/outbound.js';
 import type { RequestContext } from '../core/engine/request-context.js';
@@ -67,8 +68,12 @@ export class ToolContext {
     private readonly request: RequestContext,
     private readonly session: ServerSession,
     private readonly services: ContextServices,
+    channel?: InputChannel,
   ) {
-    this.channel = { request: (method, params, options) => this.request.request(method, params, options) };
+    // Legacy era: a nested request, tied to this request's signal and routed with its id.
+    this.channel = channel ?? {
+      request: (method, params, options) => this.request.request(method, params, options),
+    };
   }
 
   /** Aborts on peer cancel, connection close, or shutdown; the reason tells which. */

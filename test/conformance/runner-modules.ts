@@ -73,3 +73,21 @@ export interface SmokeLaneModule {
 export async function loadRunnerModule<T>(path: string): Promise<T> {
   return (await import(pathToFileURL(resolve(repoRoot, 'scripts', 'conformance', path)).href)) as T;
 }
+
+export interface ChildHandle {
+  child: { pid?: number };
+  exited: Promise<{ code: number | null; signal: string | null } | undefined>;
+  readonly running: boolean;
+  readonly tail: string;
+}
+
+export interface ChildrenModule {
+  spawnTracked(command: string, args: string[], options: { logFile: string }): ChildHandle;
+  stopChild(handle: ChildHandle, graceMs?: number): Promise<{ forced: boolean; code: number | null }>;
+  groupAlive(pgid: number | undefined): boolean;
+  runToCompletion(
+    command: string,
+    args: string[],
+    options: { timeoutMs: number; logFile: string; captureStdout?: boolean },
+  ): Promise<{ code: number | null; timedOut: boolean; stdout: string; forced?: boolean }>;
+}

@@ -62,6 +62,8 @@ describe('Streamable HTTP client transport ⇄ official SDK server', () => {
     const resumes = server.state.requests.filter((r) => r.method === 'GET' && r.headers['last-event-id']);
     expect(resumes).toHaveLength(1);
     expect(resumes[0]!.headers['mcp-protocol-version']).toBe('2025-11-25');
+    // A dropped stream is not a cancellation (legacy HTTP): nothing told the server to stop.
+    expect(server.state.requests.filter((r) => r.body?.method === 'notifications/cancelled')).toEqual([]);
     await within(client.close());
   });
 

@@ -48,7 +48,9 @@ test('python-sdk#2507: a timed-out call is cancelled on the wire once and the se
   const session = server.connect(serverSide);
   const client = new Client({ name: 'c', version: '1' });
   await client.connect(clientSide);
-  const outcome = client.request('tools/call', { name: 'slow' }, { timeoutMs: 1_000 }).catch((e: unknown) => e);
+  const outcome = client
+    .request('tools/call', { name: 'slow' }, { timeoutMs: 1_000 })
+    .catch((e: unknown) => e);
   await started.promise;
   const id = withMethod(clientSide.sent, 'tools/call')[0]!.id;
 
@@ -73,7 +75,9 @@ test('python-sdk#2507: a timed-out call is cancelled on the wire once and the se
 test('a caller abort rejects with RequestAbortedError and sends exactly one cancel, even if aborted again later', async () => {
   const { connection, local, peer } = connectionWithPeer();
   const controller = new AbortController();
-  const outcome = connection.request('slow', {}, { signal: controller.signal, timeoutMs: 1_000 }).catch((e: unknown) => e);
+  const outcome = connection
+    .request('slow', {}, { signal: controller.signal, timeoutMs: 1_000 })
+    .catch((e: unknown) => e);
   const request = await peer.read();
 
   controller.abort(new Error('stop'));
@@ -92,10 +96,13 @@ test('a caller abort rejects with RequestAbortedError and sends exactly one canc
 
 test('an already-aborted signal rejects at once and writes nothing', async () => {
   const { connection, local } = connectionWithPeer();
-  const error = await connection.request('x', {}, { signal: AbortSignal.abort('no') }).catch((e: unknown) => e);
+  const error = await connection
+    .request('x', {}, { signal: AbortSignal.abort('no') })
+    .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(RequestAbortedError);
   expect(local.sent).toEqual([]);
   await connection.close();
+  expectCleanWire(local);
 });
 
 test('a late response to an abandoned call is ignored and the connection keeps working', async () => {
@@ -202,7 +209,11 @@ test('with resetTimeoutOnProgress off, progress is delivered but the timeout sti
   const { connection, local, peer } = connectionWithPeer();
   const seen: number[] = [];
   const outcome = connection
-    .request('long', {}, { timeoutMs: 1_000, resetTimeoutOnProgress: false, onprogress: (p) => seen.push(p.progress) })
+    .request(
+      'long',
+      {},
+      { timeoutMs: 1_000, resetTimeoutOnProgress: false, onprogress: (p) => seen.push(p.progress) },
+    )
     .catch((e: unknown) => e);
   const request = await peer.read();
   const token = (request.params?._meta as { progressToken: number }).progressToken;

@@ -78,7 +78,11 @@ test('server dies mid-call: the pending call rejects with ConnectionClosedError 
 
   await serverSide.close(); // the server process is gone
 
-  const error = await within(call.catch((e: unknown) => e), 5_000, 'the pending call');
+  const error = await within(
+    call.catch((e: unknown) => e),
+    5_000,
+    'the pending call',
+  );
   expect(error).toBeInstanceOf(ConnectionClosedError);
   expect(error).not.toBeInstanceOf(McpError);
   await within(client.closed, 5_000, 'client.closed');

@@ -52,9 +52,11 @@ test('responses out of order are correlated by id', async () => {
   const peer = new RawPeer(remote);
   const calls = [connection.request('a'), connection.request('b'), connection.request('c')];
   const requests = [await peer.read(), await peer.read(), await peer.read()];
-  for (const request of [...requests].reverse()) await peer.send({ id: request.id, result: { m: request.method } });
+  for (const request of [...requests].reverse())
+    await peer.send({ id: request.id, result: { m: request.method } });
   expect(await within(Promise.all(calls), 5_000, 'calls')).toEqual([{ m: 'a' }, { m: 'b' }, { m: 'c' }]);
   await connection.close();
+  expectCleanWire(local);
 });
 
 test('a throwing handler answers its own request with an error and the next request is served', async () => {
@@ -154,7 +156,7 @@ test('a transport hook that throws affects only its message', async () => {
   });
   expect(connection.isOpen).toBe(true);
   await connection.close();
-  expect(local.sentAfterClose).toEqual([]);
+  expectCleanWire(local);
 });
 
 test('a handler that closes its own connection gets one answer (the shutdown one), never two', async () => {
@@ -169,5 +171,29 @@ test('a handler that closes its own connection gets one answer (the shutdown one
   await peer.request('quit', {}, 1);
   await within(connection.closed, 5_000, 'closed');
   expect(local.sent.filter((m) => 'id' in m && m.id === 1)).toHaveLength(1);
+  expectCleanWire(local);
+});
+
+test('a message already read when close() is called is not handled', async () => {
+  const [peerSide, local] = createMemoryPair();
+  const connection = new Connection(local);
+  const seen: string[] = [];
+  connection.setNotificationHandler('notifications/note', () => void seen.push('note'));
+  connection.setRequestHandler('count', () => {
+    seen.push('count');
+    return {};
+  });
+  void connection.start();
+  const peer = new RawPeer(peerSide);
+  await settle(); // the read loop now waits for the next message
+
+  void peer.notify('notifications/note'); // handed to the waiting reader at once
+  void peer.request('count', {}, 1);
+  const closing = connection.close(); // before the reader got to run
+
+  await within(closing, 5_000, 'close');
+  await settle();
+  expect(seen).toEqual([]);
+  expect(local.sent).toEqual([]);
   expectCleanWire(local);
 });

@@ -88,16 +88,21 @@ test('a throwing progress callback is contained and the call still completes', a
   const connection = new Connection(local);
   void connection.start();
   const peer = new RawPeer(remote);
-  const result = connection.request('work', {}, {
-    onprogress: () => {
-      throw new Error('bad callback');
+  const result = connection.request(
+    'work',
+    {},
+    {
+      onprogress: () => {
+        throw new Error('bad callback');
+      },
     },
-  });
+  );
   const request = await peer.read();
   await peer.notify('notifications/progress', { progressToken: request.id, progress: 1 });
   await peer.send({ id: request.id, result: { ok: 1 } });
   expect(await within(result, 5_000, 'result')).toEqual({ ok: 1 });
   await connection.close();
+  expectCleanWire(local);
 });
 
 test('nested requests follow their parent: a peer cancel of the parent cancels the child on the wire at once', async () => {
@@ -107,7 +112,10 @@ test('nested requests follow their parent: a peer cancel of the parent cancels t
     ask: async (_a, ctx) => {
       ctx.signal.addEventListener('abort', () => parentReason.resolve(ctx.signal.reason));
       try {
-        return await ctx.request('elicitation/create', { message: 'sure?', requestedSchema: { type: 'object' } });
+        return await ctx.request('elicitation/create', {
+          message: 'sure?',
+          requestedSchema: { type: 'object' },
+        });
       } catch (error) {
         childError.resolve(error);
         throw error;
@@ -174,7 +182,10 @@ test('a nested request with its own signal: aborting it cancels only the child',
   await peer.request('tools/call', call('ask'), 1);
   const child = await peer.read();
   controller.abort();
-  expect(await peer.read()).toMatchObject({ method: 'notifications/cancelled', params: { requestId: child.id } });
+  expect(await peer.read()).toMatchObject({
+    method: 'notifications/cancelled',
+    params: { requestId: child.id },
+  });
   expect(await peer.read()).toEqual({ jsonrpc: '2.0', id: 1, result: text('parent alive') });
   expect(await childError.promise).toBeInstanceOf(RequestAbortedError);
   await session.close();

@@ -3,17 +3,28 @@
  * the stdio EOF policy, over an in-memory pair driven by hand.
  */
 import { afterEach, expect, test, vi } from 'vitest';
+import { Connection, type ConnectionOptions } from '../../src/core/engine/index.js';
 import { ConnectionClosedError } from '../../src/core/errors.js';
 import { Server } from '../../src/server/index.js';
+import { createMemoryPair } from '../../src/transports/memory/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { aborted, deferred, expectCleanWire, rawPair, responsesFor, settle, withMethod } from './support/raw-peer.js';
+import {
+  aborted,
+  deferred,
+  expectCleanWire,
+  RawPeer,
+  rawPair,
+  responsesFor,
+  settle,
+  withMethod,
+} from './support/raw-peer.js';
 
 useProcessGuard();
 afterEach(() => {
   vi.useRealTimers();
 });
 
-function newServer(connection?: ConstructorParameters<typeof Server>[1]['connection']): Server {
+function newServer(connection?: ConnectionOptions): Server {
   return new Server({ name: 'eof', version: '1' }, { capabilities: { tools: {} }, connection });
 }
 
@@ -125,6 +136,36 @@ test('EOF aborts in-flight handlers and settles serve without throwing', async (
   expect(cleanedUp).toBe(true);
   expect(responsesFor(serverSide.sent, 2)).toEqual([closedAnswer(2)]);
   expectCleanWire(serverSide);
+});
+
+test('EOF aborts an in-flight handler on a bare connection with no handshake (era-neutral engine)', async () => {
+  const [peerSide, local] = createMemoryPair();
+  const connection = new Connection(local);
+  const started = deferred();
+  let reason: unknown;
+  let cleanedUp = false;
+  connection.setRequestHandler('tools/call', async (_params, ctx) => {
+    started.resolve();
+    try {
+      reason = await aborted(ctx.signal);
+      return {};
+    } finally {
+      cleanedUp = true;
+    }
+  });
+  const closed = connection.start();
+  const peer = new RawPeer(peerSide);
+  await peer.request('tools/call', { name: 'wait', _meta: { progressToken: 1 } }, 2);
+  await within(started.promise, 5_000, 'handler start');
+
+  local.endInput();
+
+  await expect(within(closed, 5_000, 'closed')).resolves.toBeUndefined();
+  await settle();
+  expect(reason).toBeInstanceOf(ConnectionClosedError);
+  expect(cleanedUp).toBe(true);
+  expect(responsesFor(local.sent, 2)).toEqual([closedAnswer(2)]);
+  expectCleanWire(local);
 });
 
 test('with answerOnClose off, EOF writes nothing for the aborted request', async () => {
@@ -276,7 +317,9 @@ test('EOF drain: a handler waiting on a server→client request fails fast inste
 
   serverSide.endInput(); // no answer to roots/list can arrive any more
 
-  expect(await within(failure.promise, 2_000, 'the roots/list failure')).toBeInstanceOf(ConnectionClosedError);
+  expect(await within(failure.promise, 2_000, 'the roots/list failure')).toBeInstanceOf(
+    ConnectionClosedError,
+  );
   await within(session.closed, 2_000, 'session.closed');
   // The handler finished inside the drain, so its own answer is the one delivered.
   expect(responsesFor(serverSide.sent, 2)).toMatchObject([{ result: { content: [{ text: 'no roots' }] } }]);

@@ -49,13 +49,21 @@ test('python-sdk#1152: peer cancel aborts the handler, sends no response, and th
 
   controller.abort('Testing server recovery');
   expect(await within(first, 5_000, 'first call')).toBeInstanceOf(RequestAbortedError);
-  const second = await within(client.request('tools/call', { name: 'test_tool', arguments: {} }), 5_000, 'second');
+  const second = await within(
+    client.request('tools/call', { name: 'test_tool', arguments: {} }),
+    5_000,
+    'second',
+  );
 
   expect(second).toEqual({ content: [{ type: 'text', text: 'Call number: 2' }] });
   expect(calls).toBe(2);
   expect(firstReason).toBeInstanceOf(CancelledByPeerError);
   expect(withMethod(clientSide.sent, 'notifications/cancelled')).toEqual([
-    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: firstId, reason: 'Request aborted by the caller' } },
+    {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: firstId, reason: 'Request aborted by the caller' },
+    },
   ]);
   await client.close();
   await within(session.closed, 5_000, 'session.closed');
@@ -90,7 +98,7 @@ test('a handler that ignores the cancel and returns a result: the result is drop
     stubborn: async (_a, ctx) => {
       started.resolve();
       await aborted(ctx.signal);
-      setImmediate(done.resolve);
+      setImmediate(() => done.resolve());
       return text('finished anyway');
     },
   });
@@ -113,7 +121,7 @@ for (const kind of ['a plain Error', 'an McpError'] as const) {
       fails: async (_a, ctx) => {
         started.resolve();
         await aborted(ctx.signal);
-        setImmediate(thrown.resolve);
+        setImmediate(() => thrown.resolve());
         throw kind === 'an McpError' ? new McpError(4242, 'gave up') : new Error('gave up');
       },
     });
@@ -199,14 +207,12 @@ test('cancel scope is one request: cancelling A leaves a concurrent B running to
   const gates = { a: deferred(), b: deferred() };
   const reasons: Record<string, unknown> = {};
   const bothStarted = { a: deferred(), b: deferred() };
-  const blocking =
-    (key: 'a' | 'b') =>
-    async (_args: unknown, ctx: { signal: AbortSignal }) => {
-      bothStarted[key].resolve();
-      const outcome = await Promise.race([gates[key].promise.then(() => 'released'), aborted(ctx.signal)]);
-      if (outcome !== 'released') reasons[key] = outcome;
-      return text(`result ${key}`);
-    };
+  const blocking = (key: 'a' | 'b') => async (_args: unknown, ctx: { signal: AbortSignal }) => {
+    bothStarted[key].resolve();
+    const outcome = await Promise.race([gates[key].promise.then(() => 'released'), aborted(ctx.signal)]);
+    if (outcome !== 'released') reasons[key] = outcome;
+    return text(`result ${key}`);
+  };
   const { peer, serverSide, session } = await toolServer({ a: blocking('a'), b: blocking('b') });
   await peer.request('tools/call', call('a'), 1);
   await peer.request('tools/call', call('b'), 2);

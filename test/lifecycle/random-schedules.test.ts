@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import {
+  CancelledByPeerError,
   ConnectionClosedError,
   ContextClosedError,
   KeelError,
@@ -23,17 +24,35 @@ const NUM_RUNS = Number(process.env.KEEL_FC_RUNS ?? 1_000);
 const SEED = process.env.KEEL_FC_SEED === undefined ? undefined : Number(process.env.KEEL_FC_SEED);
 const CLOSES = ['closeA', 'closeB', 'eofA', 'eofB', 'final'] as const;
 
-/** Messages an engine wrote on `side` (the test's injected ones left out), with their positions. */
-function engineMessages(s: Schedule, sent: readonly JsonRpcMessage[]): { m: WireMessage; at: number }[] {
-  return sent.flatMap((m, at) => (s.injected.has(m) ? [] : [{ m: m as WireMessage, at }]));
+/** How often each outcome occurred over all runs (printed with KEEL_FC_STATS=1): shows the runs reach the races. */
+const stats = new Map<string, number>();
+function count(key: string): void {
+  stats.set(key, (stats.get(key) ?? 0) + 1);
+}
+function outcomeName(call: CallRecord): string {
+  const outcome = call.outcomes[0];
+  if (!outcome) return 'unsettled';
+  if (outcome.ok) return `result:${(outcome.value as { from: string }).from}`;
+  const error = outcome.value as Error;
+  return error instanceof McpError ? `McpError:${error.code}` : error.name;
 }
 
-function checkWire(s: Schedule, sent: readonly JsonRpcMessage[], handlers: Iterable<{ id: RequestId; cancelMark?: number }>): void {
+/** Messages an engine wrote on `side` (the test's injected ones left out), with their positions. */
+function engineMessages(s: Schedule, sent: readonly WireMessage[]): { m: WireMessage; at: number }[] {
+  return sent.flatMap((m, at) => (s.injected.has(m) ? [] : [{ m, at }]));
+}
+
+function checkWire(
+  s: Schedule,
+  sent: readonly JsonRpcMessage[],
+  handlers: Iterable<{ id: RequestId; cancelMark?: number }>,
+): void {
   const messages = engineMessages(s, sent);
   const responses = new Map<RequestId, number[]>();
   const cancels = new Map<RequestId, number>();
   for (const { m, at } of messages) {
-    if (isResponse(m) && m.id !== null && m.id !== undefined) responses.set(m.id, [...(responses.get(m.id) ?? []), at]);
+    if (isResponse(m) && m.id !== null && m.id !== undefined)
+      responses.set(m.id, [...(responses.get(m.id) ?? []), at]);
     if (m.method === 'notifications/cancelled') {
       const id = (m.params as JsonObject).requestId as RequestId;
       cancels.set(id, (cancels.get(id) ?? 0) + 1);
@@ -51,7 +70,10 @@ function checkWire(s: Schedule, sent: readonly JsonRpcMessage[], handlers: Itera
     if (m.method !== 'notifications/progress') continue;
     const token = (m.params as JsonObject).progressToken as RequestId;
     const answeredAt = responses.get(token)?.[0];
-    expect(answeredAt === undefined || answeredAt > at, `progress for ${String(token)} after its response`).toBe(true);
+    expect(
+      answeredAt === undefined || answeredAt > at,
+      `progress for ${String(token)} after its response`,
+    ).toBe(true);
     for (const handler of handlers) {
       if (handler.id === token && handler.cancelMark !== undefined) {
         expect(at, `progress for ${String(token)} after the cancel`).toBeLessThan(handler.cancelMark);
@@ -87,10 +109,12 @@ function checkCall(s: Schedule, call: CallRecord): void {
     expect(s.happened([...CLOSES], seq), `${where} closed without a close`).toBe(true);
   } else if (value instanceof McpError) {
     const handler = s.work.get(call.index);
-    if (value.code === -32000) expect(s.happened([...CLOSES], seq), `${where}: -32000 without a close`).toBe(true);
+    if (value.code === -32000)
+      expect(s.happened([...CLOSES], seq), `${where}: -32000 without a close`).toBe(true);
     else if (value.code === -32601) expect(call.step.kind).toBe('unknownMethod');
     else if (value.code === 4242) expect(handler?.threw).toBe('mcp');
-    else if (value.code === -32603) expect(handler?.threw === 'plain' || handler?.threw === 'reason').toBe(true);
+    else if (value.code === -32603)
+      expect(handler?.threw === 'plain' || handler?.threw === 'reason').toBe(true);
     else expect.fail(`${where}: unexpected wire error ${value.code} ${value.message}`);
   } else {
     expect.fail(`${where}: settled with a foreign error ${String(value)}`);
@@ -104,37 +128,62 @@ test(`random schedules keep the lifecycle contract (${NUM_RUNS} runs)`, async ()
   let runs = 0;
   try {
     await fc.assert(
-      fc.asyncProperty(configArb, fc.array(stepArb, { minLength: 1, maxLength: 40 }), async (config, steps) => {
-        runs++;
-        const s = new Schedule(config);
-        await within(s.run(steps), 2_000, 'the schedule');
-        await within(Promise.all([s.a.closed, s.b.closed]), 2_000, 'both ends closed');
+      fc.asyncProperty(
+        configArb,
+        fc.array(stepArb, { minLength: 1, maxLength: 40, size: 'max' }),
+        async (config, steps) => {
+          runs++;
+          const s = new Schedule(config);
+          await within(s.run(steps), 2_000, 'the schedule');
+          await within(Promise.all([s.a.closed, s.b.closed]), 2_000, 'both ends closed');
 
-        expect(unhandled, 'unhandled rejections').toEqual([]);
-        for (const call of s.calls) checkCall(s, call);
-        for (const [index, handler] of s.work) expect(handler.finished, `work handler ${index} finally`).toBe(true);
-        for (const ask of s.asks) expect(ask.finished, `ask handler ${String(ask.id)} finally`).toBe(true);
-        for (const handler of s.work.values()) {
-          for (const error of handler.nestedErrors) {
-            expect(error, 'nested request error type').toBeInstanceOf(KeelError);
-            if (!(error instanceof McpError)) {
-              expect(
-                error instanceof ConnectionClosedError ||
-                  error instanceof RequestAbortedError ||
-                  error instanceof ContextClosedError,
-              ).toBe(true);
+          expect(unhandled, 'unhandled rejections').toEqual([]);
+          expect(s.notAbortedAtClose, 'handlers left running by close').toEqual([]);
+          for (const call of s.calls) checkCall(s, call);
+          for (const [index, handler] of s.work)
+            expect(handler.finished, `work handler ${index} finally`).toBe(true);
+          for (const ask of s.asks) expect(ask.finished, `ask handler ${String(ask.id)} finally`).toBe(true);
+          for (const handler of s.work.values()) {
+            for (const error of handler.nestedErrors) {
+              expect(error, 'nested request error type').toBeInstanceOf(KeelError);
+              // A child is "aborted" only when its parent was cancelled by the peer; teardown closes it.
+              if (error instanceof RequestAbortedError) {
+                expect(handler.signal.reason).toBeInstanceOf(CancelledByPeerError);
+                expect(error.cause).toBe(handler.signal.reason);
+              }
+              if (!(error instanceof McpError)) {
+                expect(
+                  error instanceof ConnectionClosedError ||
+                    error instanceof RequestAbortedError ||
+                    error instanceof ContextClosedError,
+                ).toBe(true);
+              }
             }
           }
-        }
-        checkWire(s, s.bSide.sent, s.work.values());
-        checkWire(s, s.aSide.sent, s.asks);
-        expect(s.a.pendingCount + s.b.pendingCount).toBe(0);
-        expect(s.a.inflightCount + s.b.inflightCount).toBe(0);
-      }),
+          for (const call of s.calls) count(`call → ${outcomeName(call)}`);
+          for (const handler of [...s.work.values(), ...s.asks]) {
+            count(
+              `handler aborted by ${handler.signal.aborted ? (handler.signal.reason as Error).name : 'nothing'}`,
+            );
+            for (const error of handler.nestedErrors) count(`nested → ${(error as Error).name}`);
+          }
+          checkWire(s, s.bSide.sent, s.work.values());
+          checkWire(s, s.aSide.sent, s.asks);
+          expect(s.a.pendingCount + s.b.pendingCount).toBe(0);
+          expect(s.a.inflightCount + s.b.inflightCount).toBe(0);
+        },
+      ),
       { numRuns: NUM_RUNS, seed: SEED },
     );
   } finally {
     process.off('unhandledRejection', onUnhandled);
   }
   expect(runs).toBeGreaterThanOrEqual(NUM_RUNS);
+  if (process.env.KEEL_FC_STATS)
+    console.log(
+      [...stats]
+        .sort()
+        .map(([k, n]) => `${k}: ${n}`)
+        .join('\n'),
+    );
 }, 60_000);

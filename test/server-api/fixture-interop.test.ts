@@ -48,7 +48,7 @@ beforeAll(async () => {
     { capabilities: { sampling: {}, elicitation: { form: {} } } },
   );
   client.setRequestHandler(CreateMessageRequestSchema, (request) => {
-    samplings.push(request.params as Record<string, unknown>);
+    samplings.push(request.params);
     return { role: 'assistant', content: { type: 'text', text: 'forty-two' }, model: 'sdk-model' };
   });
   client.setRequestHandler(ElicitRequestSchema, (request) => {
@@ -68,9 +68,12 @@ afterAll(async () => {
   await client?.close();
 });
 
-function firstText(result: { content?: unknown }): string {
-  return ((result.content as { type: string; text?: string }[]).find((c) => c.type === 'text')?.text ??
-    '') as string;
+function firstText(result: object): string {
+  return (
+    ((result as { content: unknown }).content as { type: string; text?: string }[]).find(
+      (c) => c.type === 'text',
+    )?.text ?? ''
+  );
 }
 
 describe('official SDK client ↔ Keel fixture over stdio', () => {

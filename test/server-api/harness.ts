@@ -3,6 +3,7 @@
  */
 import { Client, type ClientOptions } from '../../src/client/client.js';
 import type { JsonObject, JsonRpcMessage, RequestId } from '../../src/core/jsonrpc.js';
+import type { SendOptions } from '../../src/core/transport.js';
 import type { McpServer } from '../../src/server/mcp-server.js';
 import type { ServerSession } from '../../src/server/server-session.js';
 import { createMemoryPair, type MemoryTransport } from '../../src/transports/memory/index.js';
@@ -27,7 +28,7 @@ export async function connect(server: McpServer, options: ClientOptions = {}): P
   const [clientSide, serverSide] = createMemoryPair();
   const routes: Connected['routes'] = [];
   const send = serverSide.send.bind(serverSide);
-  serverSide.send = (message, options) => {
+  serverSide.send = (message: JsonRpcMessage, options?: SendOptions) => {
     routes.push({ message, relatedRequestId: options?.relatedRequestId });
     return send(message);
   };

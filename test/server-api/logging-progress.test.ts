@@ -106,7 +106,7 @@ describe('progress', () => {
     await open.client.request('tools/call', { name: 'steps', _meta: { progressToken: 'tok' } });
     const tokens = open.serverSide.sent
       .filter((m) => 'method' in m && m.method === 'notifications/progress')
-      .map((m) => (m as { params: { progressToken: unknown } }).params.progressToken);
+      .map((m) => (m as unknown as { params: { progressToken: unknown } }).params.progressToken);
     expect(tokens).toEqual(['tok', 'tok', 'tok']);
   });
 });

@@ -2,7 +2,7 @@
  * Bad input over a real stdio child: every bad line gets the right JSON-RPC error, and the ping
  * that follows it is still answered. Nothing crashes, nothing hangs, memory stays bounded.
  */
-import { beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, vi, describe, expect, test } from 'vitest';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,
@@ -12,8 +12,11 @@ import {
   RawServer,
   useChildCleanup,
   type Json,
+  CHILD_TEST_TIMEOUT_MS,
+  WAIT_MS,
 } from './helpers.js';
 
+vi.setConfig({ testTimeout: CHILD_TEST_TIMEOUT_MS });
 useProcessGuard();
 useChildCleanup();
 beforeAll(assertBuilt);
@@ -48,7 +51,7 @@ async function startServer(): Promise<RawServer> {
 
 async function stop(server: RawServer): Promise<void> {
   server.endInput();
-  const exit = await within(server.exited, 5_000, 'server exit after EOF');
+  const exit = await within(server.exited, WAIT_MS, 'server exit after EOF');
   expect(exit.code).toBe(0);
   expect(invalidStdout(server)).toEqual([]);
 }
@@ -152,7 +155,7 @@ describe('bad input over stdio', () => {
     );
     for (let i = 0; i < 32; i++) {
       if (!stdin.write(piece))
-        await within(new Promise((resolve) => stdin.once('drain', resolve)), 5_000, 'drain');
+        await within(new Promise((resolve) => stdin.once('drain', resolve)), WAIT_MS, 'drain');
     }
     stdin.write('"}}}\n');
     const reply = await nextNullIdError(probe, before);

@@ -5,7 +5,7 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, vi, describe, expect, test } from 'vitest';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,
@@ -17,8 +17,11 @@ import {
   RawServer,
   toolCall,
   useChildCleanup,
+  CHILD_TEST_TIMEOUT_MS,
+  WAIT_MS,
 } from './helpers.js';
 
+vi.setConfig({ testTimeout: CHILD_TEST_TIMEOUT_MS });
 useProcessGuard();
 useChildCleanup();
 beforeAll(assertBuilt);
@@ -30,7 +33,7 @@ describe('stdio server and stdin EOF', () => {
     await server.response('init');
     server.send(INITIALIZED);
     server.endInput();
-    const exit = await within(server.exited, 5_000, 'idle server exit');
+    const exit = await within(server.exited, WAIT_MS, 'idle server exit');
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(invalidStdout(server)).toEqual([]);
     expect(server.lines).toHaveLength(1);
@@ -39,7 +42,7 @@ describe('stdio server and stdin EOF', () => {
   test('an idle server that never got a message exits 0 on EOF and writes nothing', async () => {
     const server = new RawServer(EXAMPLE_SERVER);
     server.endInput();
-    expect(await within(server.exited, 5_000, 'server exit')).toMatchObject({ code: 0, signal: null });
+    expect(await within(server.exited, WAIT_MS, 'server exit')).toMatchObject({ code: 0, signal: null });
     expect(server.lines).toEqual([]);
     expect(server.trailing).toBe('');
   });
@@ -56,6 +59,7 @@ describe('stdio server and stdin EOF', () => {
     server.send({ jsonrpc: '2.0', id: 'p', method: 'ping' });
     await server.response('p');
     server.endInput();
+    // The correctness bound is 5 s; the 1 s target is measured and printed, not asserted.
     const exit = await within(server.exited, 5_000, 'server exit with two handlers in flight');
     console.error(
       `stdio acceptance: exit ${exit.code} ${exit.ms} ms after stdin EOF (target: under 1000 ms)`,
@@ -82,7 +86,7 @@ describe('stdio server and stdin EOF', () => {
     const rootsRequests = () => server.messages.filter((m) => m.method === 'roots/list');
     await server.waitFor(() => rootsRequests().length === 2, 'two roots/list requests');
     server.endInput();
-    const exit = await within(server.exited, 5_000, 'server exit');
+    const exit = await within(server.exited, WAIT_MS, 'server exit');
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(invalidStdout(server)).toEqual([]);
     for (const id of ['a', 'b']) {
@@ -107,7 +111,7 @@ describe('stdio server and stdin EOF', () => {
         server.child.stderr!.on('data', check);
         check();
       }),
-      5_000,
+      WAIT_MS,
       'block handler started',
     );
     // Close our end of the server's stdout, then make it answer: its writes now fail with EPIPE.
@@ -120,11 +124,11 @@ describe('stdio server and stdin EOF', () => {
         server.child.stderr!.on('data', check);
         check();
       }),
-      5_000,
+      WAIT_MS,
       'the server reporting dropped writes',
     );
     server.endInput();
-    const exit = await within(server.exited, 5_000, 'server exit');
+    const exit = await within(server.exited, WAIT_MS, 'server exit');
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(server.stderr).toContain('serveStdio settled');
   });
@@ -134,7 +138,7 @@ describe('stdio server and stdin EOF', () => {
     server.send(INITIALIZE);
     await server.response('init');
     server.send(toolCall('bye', 'shutdown'));
-    const exit = await within(server.exited, 5_000, 'server exit after a local close');
+    const exit = await within(server.exited, WAIT_MS, 'server exit after a local close');
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(server.responsesFor('bye')).toMatchObject([{ result: { content: [{ text: 'closing' }] } }]);
     expect(invalidStdout(server)).toEqual([]);
@@ -166,7 +170,7 @@ describe('scenario 16: EOF with the write side open (server fed from a file)', (
       } finally {
         closeSync(fd);
       }
-      const exit = await within(server.exited, 10_000, 'server exit');
+      const exit = await within(server.exited, WAIT_MS, 'server exit');
       expect(exit).toMatchObject({ code: 0, signal: null });
       expect(invalidStdout(server)).toEqual([]);
       expect(server.responsesFor('init')).toHaveLength(1);

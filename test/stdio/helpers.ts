@@ -21,6 +21,14 @@ export function assertBuilt(): void {
   }
 }
 
+/**
+ * Bound on waits that involve a child process (start-up included). Generous on purpose: these are
+ * correctness bounds (no hang), and the suite may share a loaded machine.
+ */
+export const WAIT_MS = 15_000;
+/** Per-test timeout of the files that spawn children (several bounded waits in a row). */
+export const CHILD_TEST_TIMEOUT_MS = 60_000;
+
 export function fixture(name: string): string {
   return join(FIXTURES, name);
 }
@@ -92,7 +100,7 @@ export class RawServer {
   }
 
   /** The first message (already seen or still to come) that matches, bounded in time. */
-  waitFor(test: (m: Json) => boolean, what: string, ms = 5_000): Promise<Json> {
+  waitFor(test: (m: Json) => boolean, what: string, ms = WAIT_MS): Promise<Json> {
     const seen = this.messages.find(test);
     if (seen) return Promise.resolve(seen);
     return within(
@@ -145,7 +153,7 @@ export function useChildCleanup(): void {
   afterEach(async () => {
     for (const server of [...live]) {
       server.child.kill('SIGKILL');
-      await within(server.exited, 5_000, 'killing a leftover child');
+      await within(server.exited, WAIT_MS, 'killing a leftover child');
     }
   });
 }

@@ -3,12 +3,13 @@
  */
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { beforeAll, expect, test } from 'vitest';
+import { beforeAll, vi, expect, test } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { StdioClientTransport } from '../../src/transports/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { assertBuilt, EXAMPLE_SERVER, fixture } from './helpers.js';
+import { assertBuilt, EXAMPLE_SERVER, fixture, CHILD_TEST_TIMEOUT_MS, WAIT_MS } from './helpers.js';
 
+vi.setConfig({ testTimeout: CHILD_TEST_TIMEOUT_MS });
 useProcessGuard();
 beforeAll(assertBuilt);
 
@@ -19,12 +20,16 @@ test('the official SDK client uses the example server over stdio', async () => {
     stderr: 'ignore',
   });
   const client = new OfficialClient({ name: 'official-client', version: '1.0.0' });
-  await within(client.connect(transport), 5_000, 'connect');
-  const tools = await within(client.listTools(), 5_000, 'tools/list');
+  await within(client.connect(transport), WAIT_MS, 'connect');
+  const tools = await within(client.listTools(), WAIT_MS, 'tools/list');
   expect(tools.tools.map((tool) => tool.name)).toEqual(['echo', 'slow']);
-  const result = await within(client.callTool({ name: 'echo', arguments: { text: 'hello' } }), 5_000, 'call');
+  const result = await within(
+    client.callTool({ name: 'echo', arguments: { text: 'hello' } }),
+    WAIT_MS,
+    'call',
+  );
   expect(result.content).toEqual([{ type: 'text', text: 'hello' }]);
-  await within(client.close(), 5_000, 'close');
+  await within(client.close(), WAIT_MS, 'close');
 });
 
 test('the stdio client transport talks to an official SDK server', async () => {
@@ -36,15 +41,15 @@ test('the stdio client transport talks to an official SDK server', async () => {
     closeGraceMs: 1_000,
   });
   const client = new Client({ name: 'keel', version: '1.0.0' });
-  await within(client.connect(transport), 5_000, 'connect');
+  await within(client.connect(transport), WAIT_MS, 'connect');
   expect(client.serverInfo?.name).toBe('official');
   const result = await within(
     client.request('tools/call', { name: 'echo', arguments: {} }),
-    5_000,
+    WAIT_MS,
     'tools/call',
   );
   expect(result.content).toEqual([{ type: 'text', text: 'from the official sdk' }]);
-  await within(client.close(), 5_000, 'close');
+  await within(client.close(), WAIT_MS, 'close');
   console.error(
     `official server after close: exit code ${String(transport.exitCode)}, signal ${String(transport.signalCode)}`,
   );

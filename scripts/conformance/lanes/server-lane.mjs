@@ -45,7 +45,10 @@ export async function runServerLane(
         outputDir,
         logFile: join(ctx.logDir, `${tag}-suite.log`),
       });
-      if (!server.handle.running) ctx.log(`[${name}] the fixture server exited during the run`);
+      if (!server.handle.running) {
+        ctx.print(`[${name}] the fixture server exited during the run (see its log below)`);
+        ok = false;
+      }
       const verdict = judge({
         results: readResults(outputDir),
         scenarios,
@@ -65,11 +68,16 @@ export async function runServerLane(
     }
   } finally {
     const exit = await server.stop();
-    if (!ok || exit?.signal === 'SIGKILL') {
-      if (exit?.signal === 'SIGKILL')
-        ctx.print(`[${name}] the fixture server ignored SIGTERM for 5 s and was killed`);
+    if (exit.forced) {
+      // Shutdown must be bounded (DESIGN guarantee 5/15): a server that needs SIGKILL fails the lane.
+      ctx.print(`[${name}] the fixture server did not exit within 5 s of SIGTERM and was killed`);
+      summaries.push(`${name}: fixture server needed SIGKILL → FAIL`);
+      ok = false;
+    }
+    if (!ok) {
       ctx.print(
-        `\n[${name}] fixture server log (${serverLog}), last ${LOG_TAIL_LINES} lines:\n${lastLines(server.handle.tail, LOG_TAIL_LINES)}`,
+        `\n[${name}] fixture server log (${serverLog}), last ${LOG_TAIL_LINES} lines:\n` +
+          lastLines(server.handle.tail, LOG_TAIL_LINES),
       );
     }
   }

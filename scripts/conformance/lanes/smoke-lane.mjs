@@ -106,7 +106,9 @@ export async function runSmokeLane(ctx) {
       rows.push([`inspector-cli ${ctx.tools.inspector.version}`, transport, ok ? 'pass' : 'FAIL', detail]);
     }
   } finally {
-    await server.stop();
+    const exit = await server.stop();
+    if (exit.forced)
+      rows.push(['fixture server shutdown', 'http', 'FAIL', 'did not exit within 5 s of SIGTERM']);
   }
   const ok = rows.every((row) => row[2] === 'pass');
   ctx.print(

@@ -1,7 +1,7 @@
 // Child processes: every one is tracked, runs in its own process group (so `npm run` → sh → node
 // dies as a whole), logs to a file, and is killed when the runner exits for any reason.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const live = new Set();
@@ -125,27 +125,71 @@ function timeout(ms) {
 }
 
 /**
- * Stops a tracked child's whole process group: SIGTERM, then SIGKILL after `graceMs`.
+ * Whether any live (non-zombie) process is still in the process group `pgid`. The group leader is
+ * often a shell (`sh -c "npm run …"`) that dies at once on SIGTERM while the real server lingers,
+ * so the leader's exit alone says little.
  *
  * @example
- * await stopChild(handle, 5_000);
+ * groupAlive(handle.child.pid); // false once everything the child started is gone
+ */
+export function groupAlive(pgid) {
+  if (!pgid) return false;
+  if (process.platform === 'linux') {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // exited while we looked
+      }
+      // Fields after the parenthesised command name: state ppid pgrp …
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') return true;
+    }
+    return false;
+  }
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForGroupExit(pgid, ms) {
+  const deadline = Date.now() + ms;
+  while (groupAlive(pgid)) {
+    if (Date.now() >= deadline) return false;
+    await pause(50);
+  }
+  return true;
+}
+
+/**
+ * Stops a tracked child's whole process group: SIGTERM, then SIGKILL if anything in the group is
+ * still alive after `graceMs`. The result has `forced: true` when SIGKILL was needed.
+ *
+ * @example
+ * const { forced } = await stopChild(handle, 5_000);
  */
 export async function stopChild(handle, graceMs = 5_000) {
-  if (!handle.running) return handle.exited;
-  signalGroup(handle.child, 'SIGTERM');
-  const grace = timeout(graceMs);
-  const first = await Promise.race([handle.exited, grace.promise]);
-  grace.cancel();
-  if (first !== 'timeout') {
-    // The leader is gone; sweep any grandchild that ignored SIGTERM.
-    signalGroup(handle.child, 'SIGKILL');
-    return first;
+  const pgid = handle.child.pid;
+  let forced = false;
+  if (groupAlive(pgid)) {
+    signalGroup(handle.child, 'SIGTERM');
+    if (!(await waitForGroupExit(pgid, graceMs))) {
+      forced = true;
+      signalGroup(handle.child, 'SIGKILL');
+      await waitForGroupExit(pgid, 3_000);
+    }
   }
-  signalGroup(handle.child, 'SIGKILL');
-  const last = timeout(3_000);
-  const result = await Promise.race([handle.exited, last.promise]);
-  last.cancel();
-  return result === 'timeout' ? { code: null, signal: 'SIGKILL' } : result;
+  const limit = timeout(3_000);
+  const exit = await Promise.race([handle.exited, limit.promise]);
+  limit.cancel();
+  return { ...(exit === 'timeout' ? { code: null, signal: 'SIGKILL' } : exit), forced };
 }
 
 /**

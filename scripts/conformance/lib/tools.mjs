@@ -1,5 +1,5 @@
 // Pinned external tools and their cached install under .conformance/ (git-ignored).
-import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runToCompletion } from './children.mjs';
 
@@ -57,6 +57,12 @@ function installedVersion(cacheDir, tool) {
   }
 }
 
+// Written only after npm finished, so an interrupted install (package present, dependencies not)
+// is not mistaken for a good cache.
+function markerPath(cacheDir, tool) {
+  return join(cacheDir, tool.folder, `.installed-${tool.version}`);
+}
+
 /**
  * Installs one pinned tool unless the cache already holds that exact version; returns the absolute
  * path of its entry file (a binary or a JS bin script).
@@ -66,7 +72,8 @@ function installedVersion(cacheDir, tool) {
  */
 export async function ensureTool(cacheDir, tool, { log, logDir }) {
   const entry = join(packageDir(cacheDir, tool), tool.entry);
-  if (installedVersion(cacheDir, tool) === tool.version && existsSync(entry)) return entry;
+  const cached = existsSync(markerPath(cacheDir, tool)) && existsSync(entry);
+  if (cached && installedVersion(cacheDir, tool) === tool.version) return entry;
   const prefix = join(cacheDir, tool.folder);
   mkdirSync(prefix, { recursive: true });
   log(`installing ${tool.pkg}@${tool.version} into ${prefix}`);
@@ -96,6 +103,7 @@ export async function ensureTool(cacheDir, tool, { log, logDir }) {
   if (installedVersion(cacheDir, tool) !== tool.version || !existsSync(entry)) {
     throw new ToolInstallError(`${tool.pkg}@${tool.version} installed but ${entry} is missing`);
   }
+  writeFileSync(markerPath(cacheDir, tool), `${tool.pkg}@${tool.version}\n`);
   return entry;
 }
 

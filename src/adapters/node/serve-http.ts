@@ -2,7 +2,7 @@
  * One-call Node hosting of a Streamable HTTP endpoint.
  */
 import { createServer, type Server as NodeHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Connectable } from '../../server/server.js';
 import { createHttpHandler, type HttpHandler } from '../../transports/http/server/http-handler.js';
 import type { HttpHandlerOptions } from '../../transports/http/server/options.js';
@@ -52,7 +52,11 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
   const { port = 3000, host = '127.0.0.1', path = '/mcp', ...handlerOptions } = options;
   const handler = createHttpHandler(target, handlerOptions);
   const listener = toNodeListener(handler);
+  // Sockets that never sent a request: Node does not count them as idle, so close() would wait
+  // for its request timeout (clients such as undici open spare connections).
+  const silent = new Set<Socket>();
   const server = createServer((req, res) => {
+    silent.delete(req.socket);
     const pathname = (req.url ?? '/').split('?')[0];
     if (pathname !== path) {
       req.resume();
@@ -60,6 +64,10 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
       return;
     }
     listener(req, res);
+  });
+  server.on('connection', (socket: Socket) => {
+    silent.add(socket);
+    socket.once('close', () => silent.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -69,7 +77,8 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
     });
   });
   const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  const shownHost =
+    address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}${path}`;
 
   let closing: Promise<void> | undefined;
@@ -79,6 +88,7 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
       await handler.close({ deadlineMs });
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      for (const socket of silent) socket.destroy();
       // Streams were ended above; a connection still busy past the deadline is cut.
       const timer = setTimeout(() => server.closeAllConnections(), deadlineMs);
       await stopped;

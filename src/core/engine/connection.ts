@@ -60,7 +60,9 @@ export interface Logger {
 export interface ConnectionOptions {
   /**
    * On EOF, let in-flight handlers finish for up to this long before aborting them (for batch use,
-   * `server < requests.jsonl > out.jsonl`). Default 0: abort at once.
+   * `server < requests.jsonl > out.jsonl`). Default 0: abort at once. During the drain nothing is
+   * read, outbound requests fail at once with `ConnectionClosedError` (no answer can arrive any
+   * more), and a local `close()` ends the drain.
    */
   drainMs?: number;
   /**
@@ -222,16 +224,17 @@ export class Connection implements PendingOwner, ContextHost {
       const entry = new PendingRequest(id, method, this, resolve, reject, merged);
       this.pending.set(id, entry);
       const related = merged?.relatedRequestId;
-      let sent: Promise<void>;
-      try {
-        sent = this.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
-      } catch (error) {
-        sent = Promise.reject(error);
-      }
-      sent.then(undefined, (error: unknown) => {
+      const failed = (error: unknown): void => {
         if (this.pending.get(id) === entry) this.pending.delete(id);
         entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
-      });
+      };
+      try {
+        this.transport
+          .send(message, related === undefined ? undefined : { relatedRequestId: related })
+          .then(undefined, failed);
+      } catch (error) {
+        failed(error);
+      }
     });
   }
 
@@ -248,7 +251,7 @@ export class Connection implements PendingOwner, ContextHost {
 
   /** @internal ContextHost: a notification made by a handler. */
   sendRelated(entry: InflightRequest, method: string, params: JsonObject | undefined): Promise<void> {
-    if (entry.ended) return Promise.resolve();
+    if (entry.cancelled || entry.ended) return Promise.resolve();
     return this.notify(method, params, entry.id);
   }
 
@@ -470,7 +473,8 @@ export class Connection implements PendingOwner, ContextHost {
   // like any abandoned request.
   private readonly onRequestLost = (id: RequestId, cause?: unknown): void => {
     const entry = this.pending.get(id);
-    if (entry) this.abandon(entry, new ConnectionClosedError('The response to this request was lost', { cause }));
+    if (entry)
+      this.abandon(entry, new ConnectionClosedError('The response to this request was lost', { cause }));
   };
 
   // A bound arrow, allocated once per connection rather than once per write.

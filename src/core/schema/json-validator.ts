@@ -17,9 +17,9 @@ type AjvConstructor = new (options: Record<string, unknown>) => AjvInstance;
 // bundler it may be the module itself.
 const pick = <T>(module: { default?: T } | T): T => (module as { default?: T }).default ?? (module as T);
 const constructors: Record<string, () => AjvConstructor> = {
-  '2020-12': () => pick(Ajv2020Module) as unknown as AjvConstructor,
-  '2019-09': () => pick(Ajv2019Module) as unknown as AjvConstructor,
-  'draft-07': () => pick(AjvDraft7Module) as unknown as AjvConstructor,
+  '2020-12': () => pick(Ajv2020Module),
+  '2019-09': () => pick(Ajv2019Module),
+  'draft-07': () => pick(AjvDraft7Module),
 };
 const instances = new Map<string, AjvInstance>();
 
@@ -44,7 +44,7 @@ function ajvFor(dialect: string): AjvInstance {
     // strict: false — MCP schemas legitimately carry extension keywords (`x-mcp-header`, titles on
     // enum options). addUsedSchema: false — two tools may reuse the same `$id` without clashing.
     ajv = new Ajv({ strict: false, allErrors: true, addUsedSchema: false, validateFormats: true });
-    pick(addFormatsModule)(ajv as never);
+    pick(addFormatsModule)(ajv);
     instances.set(dialect, ajv);
   }
   return ajv;

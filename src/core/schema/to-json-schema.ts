@@ -19,7 +19,7 @@ export type SchemaSide = 'input' | 'output';
  * import { toJsonSchema } from '@valibot/to-json-schema';
  * registerJsonSchemaConverter('valibot', (schema) => toJsonSchema(schema as never, { target: 'draft-2020-12' }));
  */
-export type JsonSchemaConverter = (schema: StandardSchema<unknown, unknown>, side: SchemaSide) => JsonSchema;
+export type JsonSchemaConverter = (schema: StandardSchema<unknown, unknown>, side: SchemaSide) => object;
 
 const converters = new Map<string, JsonSchemaConverter>();
 
@@ -74,7 +74,7 @@ export function standardToJsonSchema(
       return props.jsonSchema[side]({ target: 'draft-2020-12', libraryOptions: libraryOptions[vendor] });
     }
     const converter = converters.get(vendor);
-    if (converter) return converter(schema, side);
+    if (converter) return converter(schema, side) as JsonSchema;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`Cannot convert the ${what} schema (${vendor}) to JSON Schema: ${reason}`, {

@@ -96,7 +96,14 @@ export class StdioClientTransport implements Transport {
     const onStderr = options.onStderr;
     if (this.stderr && onStderr) {
       this.stderr.setEncoding('utf8');
-      this.stderr.on('data', (text: string) => onStderr(text));
+      this.stderr.on('data', (text: string) => {
+        // A throwing callback must not become an uncaught exception inside a stream event.
+        try {
+          onStderr(text);
+        } catch (error) {
+          options.logger?.error('stdio client: onStderr failed', error);
+        }
+      });
     }
   }
 

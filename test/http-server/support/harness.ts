@@ -55,7 +55,9 @@ export function createTestServer(probes: Probes): Server {
     const args = (params.arguments ?? {}) as JsonObject;
     const key = String(args.key ?? params.name);
     const signal = ctx.signal;
-    signal.addEventListener('abort', () => probes.for(probes.aborted, key).resolve(signal.reason), { once: true });
+    signal.addEventListener('abort', () => probes.for(probes.aborted, key).resolve(signal.reason), {
+      once: true,
+    });
     probes.for(probes.started, key).resolve();
     try {
       switch (params.name) {
@@ -132,7 +134,11 @@ export function initializeRequest(id: number | string = 0): JsonObject {
     jsonrpc: '2.0',
     id,
     method: 'initialize',
-    params: { protocolVersion: PROTOCOL, capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } },
+    params: {
+      protocolVersion: PROTOCOL,
+      capabilities: { elicitation: {} },
+      clientInfo: { name: 't', version: '1' },
+    },
   };
 }
 
@@ -141,7 +147,8 @@ export async function openSession(url: string): Promise<string> {
   const response = await post(url, initializeRequest());
   const sessionId = response.headers.get('mcp-session-id');
   const body = (await response.json()) as JsonObject;
-  if (!sessionId || !body.result) throw new Error(`initialize failed: ${response.status} ${JSON.stringify(body)}`);
+  if (!sessionId || !body.result)
+    throw new Error(`initialize failed: ${response.status} ${JSON.stringify(body)}`);
   const ack = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId });
   if (ack.status !== 202) throw new Error(`initialized got ${ack.status}`);
   return sessionId;
@@ -177,7 +184,8 @@ export class SseReader {
 
   /** The next event, or undefined when the stream ended. */
   async next(): Promise<EventSourceMessage | undefined> {
-    while (this.queue.length === 0 && !this.ended) await new Promise<void>((resolve) => (this.waiter = resolve));
+    while (this.queue.length === 0 && !this.ended)
+      await new Promise<void>((resolve) => (this.waiter = resolve));
     return this.queue.shift();
   }
 
@@ -193,7 +201,8 @@ export class SseReader {
   /** Read to the end; returns all data-carrying messages. */
   async rest(): Promise<JsonObject[]> {
     const all: JsonObject[] = [];
-    for (let message = await this.nextMessage(); message; message = await this.nextMessage()) all.push(message);
+    for (let message = await this.nextMessage(); message; message = await this.nextMessage())
+      all.push(message);
     return all;
   }
 

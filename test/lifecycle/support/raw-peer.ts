@@ -29,7 +29,9 @@ export function deferred<T = void>(): Deferred<T> {
 /** Resolves when `signal` aborts, with its reason. */
 export function aborted(signal: AbortSignal): Promise<unknown> {
   if (signal.aborted) return Promise.resolve(signal.reason);
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+  return new Promise((resolve) =>
+    signal.addEventListener('abort', () => resolve(signal.reason), { once: true }),
+  );
 }
 
 /** Let every queued microtask and pending in-memory delivery run (no timers involved). */
@@ -59,7 +61,10 @@ export class RawPeer {
   }
 
   cancel(requestId: unknown, reason?: string): Promise<void> {
-    return this.notify('notifications/cancelled', reason === undefined ? { requestId } : { requestId, reason });
+    return this.notify(
+      'notifications/cancelled',
+      reason === undefined ? { requestId } : { requestId, reason },
+    );
   }
 
   /** The next message from the other side (bounded wait). */
@@ -89,7 +94,11 @@ export class RawPeer {
   async initialize(): Promise<WireMessage> {
     await this.request(
       'initialize',
-      { protocolVersion: '2025-11-25', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '1' } },
+      {
+        protocolVersion: '2025-11-25',
+        capabilities: { roots: {} },
+        clientInfo: { name: 'raw', version: '1' },
+      },
       this.nextId++,
     );
     const response = await this.read('the initialize response');

@@ -56,7 +56,10 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ t: fc.constant('rawCancel' as const), target, twice: fc.boolean() }) },
   {
     weight: 1,
-    arbitrary: fc.record({ t: fc.constant('badCancel' as const), requestId: fc.constantFrom(true, null, 999, '0', {}) }),
+    arbitrary: fc.record({
+      t: fc.constant('badCancel' as const),
+      requestId: fc.constantFrom(true, null, 999, '0', {}),
+    }),
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('lateResponse' as const), target }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('releaseAsks' as const) }) },
@@ -92,6 +95,7 @@ export interface HandlerRecord {
   /** Length of the handler side's `sent` when a peer cancel aborted it: no answer may follow. */
   cancelMark: number | undefined;
   nestedErrors: unknown[];
+  signal: AbortSignal;
 }
 
 export class Schedule {
@@ -108,6 +112,8 @@ export class Schedule {
   private readonly mailboxes: Inbox<Action>[] = [];
   private readonly askGate = deferred();
   seq = 0;
+  /** Handlers still running after both ends closed, yet never aborted (must stay empty). */
+  notAbortedAtClose: RequestId[] = [];
 
   constructor(readonly config: Config) {
     [this.aSide, this.bSide] = createMemoryPair();
@@ -141,6 +147,7 @@ export class Schedule {
       threw: undefined,
       cancelMark: undefined,
       nestedErrors: [],
+      signal: ctx.signal,
     };
     ctx.signal.addEventListener('abort', () => {
       if (ctx.signal.reason instanceof CancelledByPeerError) record.cancelMark = side.sent.length;
@@ -190,7 +197,9 @@ export class Schedule {
               await ctx.progress(++progress);
               break;
             default:
-              await ctx.request('ask', { i: index }).catch((error: unknown) => record.nestedErrors.push(error));
+              await ctx
+                .request('ask', { i: index })
+                .catch((error: unknown) => record.nestedErrors.push(error));
           }
         }
       } finally {
@@ -230,6 +239,9 @@ export class Schedule {
     this.event('final');
     if (this.config.releaseBeforeClose) this.releaseAll();
     await Promise.all([this.a.close(), this.b.close()]);
+    this.notAbortedAtClose = [...this.work.values(), ...this.asks]
+      .filter((handler) => !handler.finished && !handler.signal.aborted)
+      .map((handler) => handler.id);
     this.releaseAll();
     await settle();
     await settle();
@@ -256,10 +268,14 @@ export class Schedule {
       }
       case 'rawCancel': {
         const call = this.pick(step.target);
-        const id = call && this.idOf(call.index);
+        const id = call === undefined ? undefined : this.idOf(call.index);
         if (id === undefined) return;
         for (let n = step.twice ? 2 : 1; n > 0; n--) {
-          this.inject(this.aSide, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
+          this.inject(this.aSide, {
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id },
+          });
         }
         return;
       }
@@ -271,8 +287,8 @@ export class Schedule {
         });
       case 'lateResponse': {
         const call = this.pick(step.target);
-        const id = call && this.idOf(call.index);
-        if (id === undefined || !this.bSide.writable) return;
+        const id = call === undefined ? undefined : this.idOf(call.index);
+        if (call === undefined || id === undefined || !this.bSide.writable) return;
         this.event('lateResponse', call.index);
         return this.inject(this.bSide, { jsonrpc: '2.0', id, result: { i: call.index, from: 'late' } });
       }
@@ -291,13 +307,22 @@ export class Schedule {
   private call(step: Step & { t: 'call' }): void {
     const index = this.calls.length;
     const controller = step.withSignal ? new AbortController() : undefined;
-    const record: CallRecord = { index, step, openAtCall: this.a.isOpen, controller, outcomes: [], progressAfterSettle: 0 };
+    const record: CallRecord = {
+      index,
+      step,
+      openAtCall: this.a.isOpen,
+      controller,
+      outcomes: [],
+      progressAfterSettle: 0,
+    };
     this.calls.push(record);
     this.mailboxes.push(new Inbox<Action>());
     const method = step.kind === 'unknownMethod' ? 'no/such/method' : 'work';
     const options = {
       signal: controller?.signal,
-      onprogress: step.progress ? () => void (record.outcomes.length > 0 && record.progressAfterSettle++) : undefined,
+      onprogress: step.progress
+        ? () => void (record.outcomes.length > 0 && record.progressAfterSettle++)
+        : undefined,
     };
     this.a.request(method, { i: index }, options).then(
       (value) => void record.outcomes.push({ ok: true, value, seq: this.seq }),
@@ -317,7 +342,10 @@ export class Schedule {
   /** True if an event of one of `types` (for `index`, when given) happened at or before `seq`. */
   happened(types: readonly string[], seq: number, index?: number): boolean {
     return this.events.some(
-      (e) => types.includes(e.t) && e.seq <= seq && (index === undefined || e.target === undefined || e.target === index),
+      (e) =>
+        types.includes(e.t) &&
+        e.seq <= seq &&
+        (index === undefined || e.target === undefined || e.target === index),
     );
   }
 }

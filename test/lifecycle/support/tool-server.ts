@@ -23,13 +23,19 @@ export interface ToolServer {
 export const text = (value: string): JsonObject => ({ content: [{ type: 'text', text: value }] });
 
 /** Serve `tools` over a raw pair and run the legacy handshake. */
-export async function toolServer(tools: Record<string, Tool>, options: { handshake?: boolean } = {}): Promise<ToolServer> {
+export async function toolServer(
+  tools: Record<string, Tool>,
+  options: { handshake?: boolean } = {},
+): Promise<ToolServer> {
   const logs: ToolServer['logs'] = [];
   const logger: Logger = {
     debug: (message, detail) => void logs.push({ level: 'debug', message, detail }),
     error: (message, detail) => void logs.push({ level: 'error', message, detail }),
   };
-  const server = new Server({ name: 'tools', version: '1' }, { capabilities: { tools: {} }, connection: { logger } });
+  const server = new Server(
+    { name: 'tools', version: '1' },
+    { capabilities: { tools: {} }, connection: { logger } },
+  );
   server.setRequestHandler('tools/call', (params, ctx) => {
     const tool = tools[params.name as string];
     if (!tool) throw new Error(`no tool ${String(params.name)}`);

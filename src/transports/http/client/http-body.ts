@@ -2,12 +2,22 @@
  * Small helpers for the bodies the client transport reads (or deliberately does not read).
  */
 
-/** Release a response's connection without reading it. Never throws. */
+/**
+ * Release a response's connection without reading it. Never throws.
+ *
+ * @example
+ * if (response.status === 202) await discard(response);
+ */
 export async function discard(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
 }
 
-/** The media type of a response (`text/event-stream`), lower-cased, without parameters. */
+/**
+ * The media type of a response, lower-cased, without parameters.
+ *
+ * @example
+ * mediaType(new Response('', { headers: { 'content-type': 'Text/Event-Stream; charset=utf-8' } })); // 'text/event-stream'
+ */
 export function mediaType(response: Response): string | undefined {
   const value = response.headers.get('content-type');
   if (!value) return undefined;
@@ -17,6 +27,9 @@ export function mediaType(response: Response): string | undefined {
 /**
  * Read at most `limit` characters of a body (error bodies are for diagnostics only: a server must
  * not be able to make us buffer without end), then release the connection.
+ *
+ * @example
+ * const detail = await readBoundedText(response, 64 * 1024);
  */
 export async function readBoundedText(response: Response, limit: number): Promise<string> {
   if (!response.body) return '';
@@ -35,7 +48,13 @@ export async function readBoundedText(response: Response, limit: number): Promis
   return text.slice(0, limit);
 }
 
-/** `JSON.parse` that answers `undefined` instead of throwing. */
+/**
+ * `JSON.parse` that answers `undefined` instead of throwing.
+ *
+ * @example
+ * tryParseJson('{"a":1}'); // { a: 1 }
+ * tryParseJson('nope'); // undefined
+ */
 export function tryParseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -44,6 +63,13 @@ export function tryParseJson(text: string): unknown {
   }
 }
 
+/**
+ * A plain JSON object (not null, not an array).
+ *
+ * @example
+ * isObject({}); // true
+ * isObject([]); // false
+ */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

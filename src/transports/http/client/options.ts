@@ -46,13 +46,24 @@ export interface StreamableHttpClientOptions {
   openGetStream?: boolean;
 }
 
-/** The reconnection policy with every default filled in. */
+/**
+ * The reconnection policy with every default filled in.
+ *
+ * @example
+ * const policy: ReconnectPolicy = reconnectPolicy({ maxAttempts: 5 });
+ */
 export interface ReconnectPolicy {
   maxAttempts: number;
   initialDelayMs: number;
   maxDelayMs: number;
 }
 
+/**
+ * Fill in the defaults of {@link ReconnectOptions}.
+ *
+ * @example
+ * reconnectPolicy(undefined); // { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 30000 }
+ */
 export function reconnectPolicy(options: ReconnectOptions | undefined): ReconnectPolicy {
   return {
     maxAttempts: options?.maxAttempts ?? 3,
@@ -64,6 +75,10 @@ export function reconnectPolicy(options: ReconnectOptions | undefined): Reconnec
 /**
  * Delay before reconnection attempt `attempt` (0-based). The server's `retry:` wins: the spec says
  * the client MUST wait exactly that long.
+ *
+ * @example
+ * reconnectDelay(reconnectPolicy(undefined), 2, undefined); // 4000
+ * reconnectDelay(reconnectPolicy(undefined), 2, 500); // 500
  */
 export function reconnectDelay(
   policy: ReconnectPolicy,

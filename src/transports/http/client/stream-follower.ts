@@ -8,18 +8,22 @@ import type { ReconnectPolicy } from './options.js';
 import { reconnectDelay } from './options.js';
 import { readSse, type SseCursor } from './sse-reader.js';
 
-/** What the follower needs from its transport. */
-export interface StreamHost {
+/** What every followed stream of one transport shares. */
+export interface StreamSettings {
   readonly policy: ReconnectPolicy;
   readonly maxEventSize: number;
+  /** One `message` event's data. */
+  readonly onData: (data: string) => void;
+}
+
+/** What the follower needs from its transport for one stream. */
+export interface StreamHost extends StreamSettings {
   /**
    * GET the stream again, with `Last-Event-ID` when one is known. Resolves with a 2xx
    * `text/event-stream` response; otherwise throws (an {@link HttpTransportError} with the status
    * for an HTTP refusal).
    */
   readonly reopen: (lastEventId: string | undefined, signal: AbortSignal) => Promise<Response>;
-  /** One `message` event's data. */
-  readonly onData: (data: string) => void;
 }
 
 /** Outcome of {@link followStream}: finished (done or aborted), or given up with a cause. */
@@ -97,7 +101,12 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/** Wait `ms`, or less if `signal` aborts first; leaves no timer behind either way. */
+/**
+ * Wait `ms`, or less if `signal` aborts first; leaves no timer behind either way.
+ *
+ * @example
+ * await sleep(500, controller.signal);
+ */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {

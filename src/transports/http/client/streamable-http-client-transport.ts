@@ -6,10 +6,12 @@ import { ConnectionClosedError } from '../../../core/errors.js';
 import { Inbox } from '../../../core/inbox.js';
 import { isRequestId, type JsonRpcMessage, type RequestId } from '../../../core/jsonrpc.js';
 import type { SendOptions, Transport } from '../../../core/transport.js';
-import { HttpTransportError, SessionExpiredError } from './errors.js';
+import { HttpTransportError, type SessionExpiredError } from './errors.js';
 import { discard, isObject, mediaType, readBoundedText, tryParseJson } from './http-body.js';
+import { HttpSession } from './http-session.js';
 import { reconnectPolicy, type StreamableHttpClientOptions } from './options.js';
-import { followStream, type StreamHost } from './stream-follower.js';
+import { StandaloneStream } from './standalone-stream.js';
+import { followStream, type StreamSettings } from './stream-follower.js';
 
 /** One outbound request whose answer is still expected on an HTTP response. */
 interface OutboundRequest {
@@ -18,8 +20,8 @@ interface OutboundRequest {
   answered: boolean;
 }
 
-const ACCEPT_POST = 'application/json, text/event-stream';
 const ERROR_BODY_LIMIT = 64 * 1024;
+const CLOSED = 'The Streamable HTTP transport is closed';
 
 /**
  * Streamable HTTP client transport.
@@ -49,9 +51,6 @@ const ERROR_BODY_LIMIT = 64 * 1024;
  * await client.close(); // also DELETEs the session
  */
 export class StreamableHttpClientTransport implements Transport {
-  readonly url: URL;
-  /** The session id the server assigned at initialization, if any. */
-  sessionId: string | undefined;
   lastError: unknown;
   /** Set by the engine: the answer to request `id` can no longer arrive. */
   onrequestlost: ((id: RequestId, cause?: unknown) => void) | undefined;
@@ -61,12 +60,12 @@ export class StreamableHttpClientTransport implements Transport {
   onerror: ((error: unknown) => void) | undefined;
 
   private readonly inbox = new Inbox<unknown>();
+  private readonly http: HttpSession;
+  private readonly streams: StreamSettings;
+  private readonly standalone: StandaloneStream;
+  /** Every fetch or stream in flight, so that close() can end them all. */
   private readonly active = new Set<AbortController>();
   private readonly outbound = new Map<RequestId, OutboundRequest>();
-  private readonly host: StreamHost;
-  private version: string | undefined;
-  private standalone: AbortController | undefined;
-  private expired: SessionExpiredError | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -74,13 +73,22 @@ export class StreamableHttpClientTransport implements Transport {
     url: string | URL,
     private readonly options: StreamableHttpClientOptions = {},
   ) {
-    this.url = new URL(url);
-    this.host = {
+    this.http = new HttpSession(new URL(url), options, (error) => this.sessionExpired(error));
+    this.streams = {
       policy: reconnectPolicy(options.reconnect),
       maxEventSize: options.maxEventSize ?? 16 * 1024 * 1024,
-      reopen: (lastEventId, signal) => this.get(signal, lastEventId),
       onData: (data) => this.onEventData(data),
     };
+    this.standalone = new StandaloneStream(this.http, this.streams, (error) => this.report(error));
+  }
+
+  get url(): URL {
+    return this.http.url;
+  }
+
+  /** The session id the server assigned at initialization, if any. */
+  get sessionId(): string | undefined {
+    return this.http.id;
   }
 
   get writable(): boolean {
@@ -89,12 +97,12 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** The negotiated protocol version sent as `MCP-Protocol-Version` (detected from initialize). */
   get protocolVersion(): string | undefined {
-    return this.version;
+    return this.http.version;
   }
 
   /** Override the version header, for a caller that negotiated the version some other way. */
   setProtocolVersion(version: string | undefined): void {
-    this.version = version;
+    this.http.version = version;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
@@ -102,46 +110,47 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
-    if (this.closed) {
-      throw new ConnectionClosedError('The Streamable HTTP transport is closed', { cause: this.lastError });
-    }
+    if (this.closed) throw new ConnectionClosedError(CLOSED, { cause: this.lastError });
     const request = 'method' in message && 'id' in message ? message : undefined;
     const method = 'method' in message ? message.method : undefined;
     const initialize = method === 'initialize';
-    if (initialize) this.startNewSession();
-    else if (this.expired) throw this.expired;
+    if (initialize) {
+      this.http.reset();
+      this.standalone.stop();
+    } else if (this.http.expired) {
+      throw this.http.expired;
+    }
     if (method === 'notifications/cancelled' && 'params' in message)
       this.stopRequest(message.params?.requestId);
 
-    const controller = this.track(new AbortController());
-    const entry: OutboundRequest = { controller, initialize, answered: false };
+    const entry: OutboundRequest = {
+      controller: this.track(new AbortController()),
+      initialize,
+      answered: false,
+    };
     if (request) this.outbound.set(request.id, entry);
     let followed = false;
     try {
-      const session = initialize ? undefined : this.sessionId;
-      const headers = await this.headers(ACCEPT_POST, session, !initialize);
-      headers.set('content-type', 'application/json');
-      let response: Response;
+      let posted: Awaited<ReturnType<HttpSession['post']>>;
       try {
-        response = await this.fetch(
-          { method: 'POST', headers, body: JSON.stringify(message) },
-          controller.signal,
-        );
+        posted = await this.http.post(JSON.stringify(message), initialize, entry.controller.signal);
       } catch (error) {
-        throw this.sendFailed(error, controller.signal);
+        throw this.sendFailed(error, entry.controller.signal);
       }
+      const { response, session } = posted;
       if (!response.ok) return await this.refused(response, request?.id, session);
-      if (initialize) this.sessionId = response.headers.get('mcp-session-id') ?? undefined;
       if (!request) {
         // Notifications and responses are answered 202 (some servers send a body anyway: ignored).
         await discard(response);
-        if (method === 'notifications/initialized') this.openStandalone();
+        if (method === 'notifications/initialized' && this.options.openGetStream !== false) {
+          this.standalone.open();
+        }
         return;
       }
       const type = mediaType(response);
       if (type === 'text/event-stream' && response.body) {
         followed = true;
-        void this.followRequest(request.id, entry, response);
+        void this.followRequest(request.id, entry, response, session);
       } else if (type === 'application/json') {
         await this.readJson(response);
       } else {
@@ -166,43 +175,9 @@ export class StreamableHttpClientTransport implements Transport {
     for (const controller of this.active) controller.abort();
     this.active.clear();
     this.outbound.clear();
-    this.standalone = undefined;
-    const session = this.expired ? undefined : this.sessionId;
-    if (session !== undefined) await this.deleteSession(session);
-  }
-
-  private async deleteSession(session: string): Promise<void> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.options.closeTimeoutMs ?? 2_000);
-    try {
-      const headers = await this.headers(ACCEPT_POST, session, true);
-      const response = await this.fetch({ method: 'DELETE', headers }, controller.signal);
-      await discard(response);
-      // 405: the server does not let clients end sessions. Nothing to do either way.
-      if (!response.ok && response.status !== 405) {
-        this.report(new HttpTransportError(`DELETE answered HTTP ${response.status}`, response.status));
-      }
-    } catch (error) {
-      this.report(error);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private fetch(init: RequestInit, signal: AbortSignal): Promise<Response> {
-    const fetchFn = this.options.fetch ?? globalThis.fetch;
-    return fetchFn(this.url, { ...this.options.requestInit, ...init, signal });
-  }
-
-  private async headers(accept: string, session: string | undefined, withVersion: boolean): Promise<Headers> {
-    const headers = new Headers(this.options.requestInit?.headers);
-    const extra =
-      typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
-    if (extra) new Headers(extra).forEach((value, key) => headers.set(key, value));
-    headers.set('accept', accept);
-    if (session !== undefined) headers.set('mcp-session-id', session);
-    if (withVersion && this.version !== undefined) headers.set('mcp-protocol-version', this.version);
-    return headers;
+    this.standalone.stop();
+    const failure = await this.http.delete(this.options.closeTimeoutMs ?? 2_000);
+    if (failure !== undefined) this.report(failure);
   }
 
   /** A non-2xx answer to a POST: the JSON-RPC error for the request if there is one, else a local error. */
@@ -216,7 +191,7 @@ export class StreamableHttpClientTransport implements Transport {
       this.deliver(body);
       return;
     }
-    if (response.status === 404 && session !== undefined) throw this.expire(session);
+    if (response.status === 404 && session !== undefined) throw this.http.expire(session);
     const detail = isObject(body) && isObject(body.error) ? String(body.error.message) : response.statusText;
     throw this.fail(
       new HttpTransportError(`HTTP ${response.status}${detail ? `: ${detail}` : ''}`, response.status),
@@ -232,14 +207,17 @@ export class StreamableHttpClientTransport implements Transport {
     for (const message of Array.isArray(body) ? body : [body]) this.deliver(message);
   }
 
-  private async followRequest(id: RequestId, entry: OutboundRequest, response: Response): Promise<void> {
-    const result = await followStream(
-      this.host,
-      response,
-      entry.controller.signal,
-      () => entry.answered,
-      true,
-    );
+  private async followRequest(
+    id: RequestId,
+    entry: OutboundRequest,
+    response: Response,
+    session: string | undefined,
+  ): Promise<void> {
+    // Resume within the session the request was made in, even if a new one started meanwhile.
+    const reopen = (lastEventId: string | undefined, signal: AbortSignal): Promise<Response> =>
+      this.http.get(signal, lastEventId, session);
+    const host = { ...this.streams, reopen };
+    const result = await followStream(host, response, entry.controller.signal, () => entry.answered, true);
     this.release(id, entry);
     if (!result.lost || this.closed) return;
     this.fail(result.cause);
@@ -247,53 +225,6 @@ export class StreamableHttpClientTransport implements Transport {
       this.onrequestlost?.(id, result.cause);
     } catch (error) {
       this.report(error);
-    }
-  }
-
-  /** GET an SSE stream (the standalone one, or a resumption). */
-  private async get(signal: AbortSignal, lastEventId?: string): Promise<Response> {
-    if (this.closed) throw new ConnectionClosedError('The Streamable HTTP transport is closed');
-    if (this.expired) throw this.expired;
-    const session = this.sessionId;
-    const headers = await this.headers('text/event-stream', session, true);
-    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
-    const response = await this.fetch({ method: 'GET', headers }, signal);
-    if (!response.ok) {
-      await discard(response);
-      if (response.status === 404 && session !== undefined) throw this.expire(session);
-      throw new HttpTransportError(`GET answered HTTP ${response.status}`, response.status);
-    }
-    const type = mediaType(response);
-    if (type !== 'text/event-stream' || !response.body) {
-      await discard(response);
-      throw new HttpTransportError(
-        `GET answered ${type ?? 'no content type'}, not an SSE stream`,
-        response.status,
-      );
-    }
-    return response;
-  }
-
-  private openStandalone(): void {
-    if (this.options.openGetStream === false || this.standalone || this.closed) return;
-    const controller = this.track(new AbortController());
-    this.standalone = controller;
-    void this.runStandalone(controller);
-  }
-
-  private async runStandalone(controller: AbortController): Promise<void> {
-    try {
-      const response = await this.get(controller.signal);
-      const result = await followStream(this.host, response, controller.signal, () => false, false);
-      if (result.lost) this.report(result.cause);
-    } catch (error) {
-      // The server offers no GET stream (405) or refused it: not fatal, there is just none.
-      if (!controller.signal.aborted && !(error instanceof HttpTransportError && error.status === 405)) {
-        this.report(error);
-      }
-    } finally {
-      this.active.delete(controller);
-      if (this.standalone === controller) this.standalone = undefined;
     }
   }
 
@@ -311,39 +242,21 @@ export class StreamableHttpClientTransport implements Transport {
         entry.answered = true;
         const result = message.result;
         if (entry.initialize && isObject(result) && typeof result.protocolVersion === 'string') {
-          this.version = result.protocolVersion;
+          this.http.version = result.protocolVersion;
         }
       }
     }
     this.inbox.push(message);
   }
 
-  /** A new `initialize` starts a new session: forget the old one and its GET stream. */
-  private startNewSession(): void {
-    this.expired = undefined;
-    this.sessionId = undefined;
-    this.version = undefined;
-    this.stopStandalone();
-  }
-
-  private stopStandalone(): void {
-    this.standalone?.abort();
-    this.standalone = undefined;
-  }
-
-  private expire(session: string): SessionExpiredError {
-    if (this.sessionId !== session) return new SessionExpiredError(session);
-    const error = new SessionExpiredError(session);
-    this.expired = error;
-    this.sessionId = undefined;
+  private sessionExpired(error: SessionExpiredError): void {
     this.lastError = error;
-    this.stopStandalone();
+    this.standalone.stop();
     try {
       this.onsessionexpired?.(error);
     } catch (hookError) {
       this.report(hookError);
     }
-    return error;
   }
 
   /** The caller gave up on `id` (`notifications/cancelled` is on its way): stop reading for it. */
@@ -357,8 +270,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   private sendFailed(error: unknown, signal: AbortSignal): unknown {
     if (!signal.aborted) return this.fail(error);
-    const why = this.closed ? 'The Streamable HTTP transport is closed' : 'The request was cancelled';
-    return new ConnectionClosedError(why, { cause: error });
+    return new ConnectionClosedError(this.closed ? CLOSED : 'The request was cancelled', { cause: error });
   }
 
   private track(controller: AbortController): AbortController {

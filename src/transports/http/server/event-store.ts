@@ -94,7 +94,10 @@ export class InMemoryEventStore implements EventStore {
     return `${streamId}_${seq}`;
   }
 
-  replayEventsAfter(lastEventId: string, send: (eventId: string, message: JsonRpcMessage) => void): string | undefined {
+  replayEventsAfter(
+    lastEventId: string,
+    send: (eventId: string, message: JsonRpcMessage) => void,
+  ): string | undefined {
     const cut = lastEventId.lastIndexOf('_');
     if (cut <= 0) return undefined;
     const streamId = lastEventId.slice(0, cut);

@@ -63,7 +63,8 @@ const ALLOW_STATEFUL = 'GET, POST, DELETE';
  */
 export function createHttpHandler(target: Connectable, options: HttpHandlerOptions = {}): HttpHandler {
   const core = new HttpHandlerCore(target, options);
-  const handler = ((request: Request, extra?: HttpRequestExtra) => core.handle(request, extra)) as HttpHandler;
+  const handler = ((request: Request, extra?: HttpRequestExtra) =>
+    core.handle(request, extra)) as HttpHandler;
   handler.close = (closeOptions) => core.close(closeOptions?.deadlineMs ?? 5_000);
   Object.defineProperty(handler, 'sessionCount', { get: () => core.manager.total });
   return handler;
@@ -82,14 +83,27 @@ class HttpHandlerCore {
   ) {
     this.logger = options.logger ?? silent;
     this.stateful = options.sessions !== false;
-    const store = options.eventStore === false || !this.stateful ? undefined : (options.eventStore ?? new InMemoryEventStore());
+    const store =
+      options.eventStore === false || !this.stateful
+        ? undefined
+        : (options.eventStore ?? new InMemoryEventStore());
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
     const keepAlive = keepAliveMs > 0 ? new KeepAlive(keepAliveMs) : undefined;
-    this.manager = new SessionManager(target, options, store, keepAlive, this.logger, options.retryMs ?? DEFAULT_RETRY_MS);
+    this.manager = new SessionManager(
+      target,
+      options,
+      store,
+      keepAlive,
+      this.logger,
+      options.retryMs ?? DEFAULT_RETRY_MS,
+    );
     this.policy =
       options.dnsRebindingProtection === false
         ? undefined
-        : new HostOriginPolicy(options.allowedHosts ?? LOOPBACK_HOSTS, options.allowedOrigins ?? LOOPBACK_HOSTS);
+        : new HostOriginPolicy(
+            options.allowedHosts ?? LOOPBACK_HOSTS,
+            options.allowedOrigins ?? LOOPBACK_HOSTS,
+          );
   }
 
   async handle(request: Request, extra: HttpRequestExtra | undefined): Promise<Response> {
@@ -138,10 +152,16 @@ class HttpHandlerCore {
       return httpError(415, ErrorCode.InvalidRequest, 'Content-Type must be application/json');
     }
     const accepts = parseAccept(request.headers.get('accept'));
-    const acceptable = this.options.strictAccept ? accepts.jsonListed && accepts.sseListed : accepts.json || accepts.sse;
+    const acceptable = this.options.strictAccept
+      ? accepts.jsonListed && accepts.sseListed
+      : accepts.json || accepts.sse;
     if (!acceptable) {
       discardBody(request);
-      return httpError(406, ErrorCode.InvalidRequest, 'Accept must list application/json and text/event-stream');
+      return httpError(
+        406,
+        ErrorCode.InvalidRequest,
+        'Accept must list application/json and text/event-stream',
+      );
     }
     const text = await readBody(request, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     if (text instanceof Response) return text;
@@ -151,13 +171,19 @@ class HttpHandlerCore {
     } catch {
       return httpError(400, ErrorCode.ParseError, 'Parse error');
     }
-    if (Array.isArray(value)) return httpError(400, ErrorCode.InvalidRequest, 'Batch requests are not supported');
+    if (Array.isArray(value))
+      return httpError(400, ErrorCode.InvalidRequest, 'Batch requests are not supported');
     const classified = classifyMessage(value);
     if (classified.kind === 'invalid') {
       const reply = classified.reply;
-      return httpError(400, reply?.error.code ?? ErrorCode.InvalidRequest, reply?.error.message ?? 'Invalid message', {
-        id: reply?.id ?? null,
-      });
+      return httpError(
+        400,
+        reply?.error.code ?? ErrorCode.InvalidRequest,
+        reply?.error.message ?? 'Invalid message',
+        {
+          id: reply?.id ?? null,
+        },
+      );
     }
     const message = classified.message;
     const isInitialize = classified.kind === 'request' && classified.message.method === 'initialize';
@@ -192,17 +218,32 @@ class HttpHandlerCore {
     }
     const id = classified.message.id;
     if (transport.hasRequest(id)) {
-      return httpError(409, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in flight`, { id });
+      return httpError(
+        409,
+        ErrorCode.InvalidRequest,
+        `Request id ${JSON.stringify(id)} is already in flight`,
+        { id },
+      );
     }
     const eager = this.options.postResponse === 'sse';
-    return transport.request(classified.message, info, { json: accepts.json, sse: accepts.sse, eager }, request.signal);
+    return transport.request(
+      classified.message,
+      info,
+      { json: accepts.json, sse: accepts.sse, eager },
+      request.signal,
+    );
   }
 
   private async get(request: Request): Promise<Response> {
     if (!this.stateful || this.options.enableGetStream === false) {
-      return httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: this server offers no GET stream', {
-        allow: this.stateful ? 'POST, DELETE' : 'POST',
-      });
+      return httpError(
+        405,
+        ErrorCode.InvalidRequest,
+        'Method not allowed: this server offers no GET stream',
+        {
+          allow: this.stateful ? 'POST, DELETE' : 'POST',
+        },
+      );
     }
     const accepts = parseAccept(request.headers.get('accept'));
     if (!(this.options.strictAccept ? accepts.sseListed : accepts.sse)) {
@@ -213,14 +254,20 @@ class HttpHandlerCore {
     const lastEventId = request.headers.get('last-event-id');
     if (lastEventId !== null && this.manager.store) return found.resume(lastEventId, request.signal);
     if (found.standalone?.open) {
-      return httpError(409, ErrorCode.InvalidRequest, 'Conflict: a GET stream is already open for this session');
+      return httpError(
+        409,
+        ErrorCode.InvalidRequest,
+        'Conflict: a GET stream is already open for this session',
+      );
     }
     return found.openStandalone(request.signal);
   }
 
   private async delete(request: Request): Promise<Response> {
     if (!this.stateful) {
-      return httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: stateless server', { allow: 'POST' });
+      return httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: stateless server', {
+        allow: 'POST',
+      });
     }
     const found = this.session(request);
     if (found instanceof Response) return found;

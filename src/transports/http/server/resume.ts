@@ -74,7 +74,12 @@ export async function resumeStream(
   return sseResponse(writer.body, sessionId);
 }
 
-async function catchUp(store: EventStore, writer: SseWriter, after: string, written: Set<string>): Promise<void> {
+async function catchUp(
+  store: EventStore,
+  writer: SseWriter,
+  after: string,
+  written: Set<string>,
+): Promise<void> {
   try {
     await store.replayEventsAfter(after, (id, message) => {
       if (written.has(id)) return;

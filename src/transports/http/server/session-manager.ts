@@ -5,7 +5,12 @@
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { Connectable } from '../../../server/server.js';
 import type { EventStore } from './event-store.js';
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_SESSIONS, type HttpHandlerOptions, type SessionEndReason } from './options.js';
+import {
+  DEFAULT_IDLE_MS,
+  DEFAULT_MAX_SESSIONS,
+  type HttpHandlerOptions,
+  type SessionEndReason,
+} from './options.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
 import type { KeepAlive } from './sse-writer.js';
 

@@ -162,7 +162,8 @@ export class HttpServerTransport implements Transport, SseWriterOwner {
 
   /** @internal Find the live request stream with this stream id. */
   streamById(streamId: string): RequestStream | undefined {
-    if (this.requests) for (const stream of this.requests.values()) if (stream.streamId === streamId) return stream;
+    if (this.requests)
+      for (const stream of this.requests.values()) if (stream.streamId === streamId) return stream;
     return undefined;
   }
 
@@ -254,13 +255,18 @@ export class HttpServerTransport implements Transport, SseWriterOwner {
   forget(streamId: string): void {
     try {
       const done = this.host.store?.forgetStream?.(streamId);
-      if (done instanceof Promise) done.catch((error: unknown) => this.host.logger.debug('forgetStream failed', error));
+      if (done instanceof Promise)
+        done.catch((error: unknown) => this.host.logger.debug('forgetStream failed', error));
     } catch (error) {
       this.host.logger.debug('forgetStream failed', error);
     }
   }
 
-  private toRequestStream(stream: RequestStream, message: JsonRpcMessage, isResponse: boolean): Promise<void> {
+  private toRequestStream(
+    stream: RequestStream,
+    message: JsonRpcMessage,
+    isResponse: boolean,
+  ): Promise<void> {
     if (stream.respond) {
       if (isResponse && stream.jsonAllowed) {
         this.answerJson(stream, message);
@@ -275,7 +281,8 @@ export class HttpServerTransport implements Transport, SseWriterOwner {
     } else if (stream.writer === undefined && stream.streamId === undefined) {
       // The client left before the stream could be resumed: nobody can receive this.
       if (isResponse) this.endRequestStream(stream);
-      if ('id' in message && !isResponse) return Promise.reject(new ConnectionClosedError('The client left this request'));
+      if ('id' in message && !isResponse)
+        return Promise.reject(new ConnectionClosedError('The client left this request'));
       this.host.logger.debug('dropped a message: the client left its request stream', message);
       return RESOLVED;
     }
@@ -299,7 +306,12 @@ export class HttpServerTransport implements Transport, SseWriterOwner {
     );
   }
 
-  private emit(stream: RequestStream, eventId: string | undefined, data: string, message: JsonRpcMessage): void {
+  private emit(
+    stream: RequestStream,
+    eventId: string | undefined,
+    data: string,
+    message: JsonRpcMessage,
+  ): void {
     const writer = stream.writer;
     writer?.event(eventId, data);
     if ('method' in message) return;

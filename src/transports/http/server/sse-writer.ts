@@ -54,7 +54,8 @@ export class SseWriter {
 
   /** A JSON-RPC message as an SSE event (with an id when the stream is resumable). */
   event(id: string | undefined, data: string): void {
-    const text = id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`;
+    const text =
+      id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`;
     if (this.held) this.held.push([id, text]);
     else this.write(text);
   }

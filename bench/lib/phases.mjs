@@ -1,0 +1,140 @@
+// One function per benchmark phase. Each runs ONE server once (the runner interleaves servers
+// and repetitions) and returns named measurements. Every window is bounded in calls and time.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HttpSession, HttpTarget } from './http-driver.mjs';
+import { HttpServerProcess } from './http-server-process.mjs';
+import { memory } from './proc.mjs';
+import { StdioDriver } from './stdio-driver.mjs';
+import { runWindow, warmUp } from './window.mjs';
+
+/** Window sizes: calls (upper bound) and time cap in ms. */
+export const WINDOWS = {
+  warm: { total: 4_000, maxMs: 1_500 },
+  sequential: { total: 20_000, maxMs: 2_500 },
+  inFlight: { total: 400_000, maxMs: 3_000 },
+  sampling: { total: 200_000, maxMs: 2_500 },
+  httpSequential: { total: 20_000, maxMs: 2_500 },
+  httpConcurrent: { total: 200_000, maxMs: 3_000 },
+  httpSampling: { total: 100_000, maxMs: 2_500 },
+};
+
+export function scaleWindows(factor) {
+  for (const window of Object.values(WINDOWS)) {
+    window.total = Math.max(100, Math.round(window.total * factor));
+    window.maxMs = Math.max(200, Math.round(window.maxMs * factor));
+  }
+}
+
+function flatten(prefix, window) {
+  return {
+    [`${prefix}.rate`]: window.rate,
+    [`${prefix}.p50`]: window.p50,
+    [`${prefix}.p99`]: window.p99,
+    [`${prefix}.cpu`]: window.cpuPerCall,
+    [`${prefix}.calls`]: window.calls,
+  };
+}
+
+/** stdio: sequential echo, 64 echo in flight, 64 wait_sampling in flight, then peak RSS. */
+export async function stdioPhase(file) {
+  const driver = await StdioDriver.start(file);
+  try {
+    const pid = driver.pid;
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.echo() });
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.sampling() });
+    const sequential = await runWindow({ ...WINDOWS.sequential, concurrency: 1, pid, call: () => driver.echo() });
+    const inFlight = await runWindow({ ...WINDOWS.inFlight, concurrency: 64, pid, call: () => driver.echo() });
+    const sampling = await runWindow({ ...WINDOWS.sampling, concurrency: 64, pid, call: () => driver.sampling() });
+    const { hwm } = memory(pid);
+    return {
+      ...flatten('stdio.seq', sequential),
+      ...flatten('stdio.c64', inFlight),
+      ...flatten('stdio.samp64', sampling),
+      'stdio.hwm': hwm,
+    };
+  } finally {
+    await driver.stop();
+  }
+}
+
+/** Spawn → initialize answer, `count` fresh processes. Returns every sample. */
+export async function spawnPhase(file, count) {
+  const samples = [];
+  for (let i = 0; i < count; i++) {
+    const driver = await StdioDriver.start(file);
+    samples.push(driver.spawnToInitializeMs);
+    await driver.stop();
+  }
+  return { 'spawn.ms': samples };
+}
+
+async function openSessions(target, count, parallel = 16) {
+  const sessions = [];
+  let next = 0;
+  const opener = async () => {
+    while (next < count) {
+      next++;
+      sessions.push(await new HttpSession(target).open());
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, count) }, opener));
+  return sessions;
+}
+
+/**
+ * HTTP: echo at concurrency 1 and 64 (one client session per worker), and — with sessions —
+ * 64 wait_sampling calls in flight, each answered over the POST's SSE stream.
+ */
+export async function httpPhase(file, { stateless, prefix }) {
+  const server = await HttpServerProcess.start(file);
+  const target = new HttpTarget(server.port, 2 * 64 + 4);
+  try {
+    const pid = server.pid;
+    const sessions = await openSessions(target, 64);
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].echo() });
+    if (!stateless) await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].sampling() });
+    const c1 = await runWindow({ ...WINDOWS.httpSequential, concurrency: 1, pid, call: () => sessions[0].echo() });
+    const c64 = await runWindow({ ...WINDOWS.httpConcurrent, concurrency: 64, pid, call: (w) => sessions[w].echo() });
+    const result = { ...flatten(`${prefix}.c1`, c1), ...flatten(`${prefix}.c64`, c64) };
+    if (!stateless) {
+      const sampling = await runWindow({
+        ...WINDOWS.httpSampling,
+        concurrency: 64,
+        pid,
+        call: (w) => sessions[w].sampling(),
+      });
+      Object.assign(result, flatten(`${prefix}.samp64`, sampling));
+    }
+    await Promise.all(sessions.map((session) => session.close()));
+    return result;
+  } finally {
+    target.close();
+    await server.stop();
+  }
+}
+
+/**
+ * Memory per idle session: RSS growth after `count` more initialized sessions stay open,
+ * divided by `count`. A first batch of sessions warms the code paths and is part of the baseline.
+ */
+export async function sessionsPhase(file, { count = 2_000, warm = 100, settleMs = 1_000 } = {}) {
+  const server = await HttpServerProcess.start(file);
+  const target = new HttpTarget(server.port, 32);
+  try {
+    await openSessions(target, warm);
+    await sleep(settleMs);
+    const before = memory(server.pid).rss;
+    const sessions = await openSessions(target, count);
+    if (sessions.length !== count) throw new Error(`opened ${sessions.length} of ${count} sessions`);
+    const ids = new Set(sessions.map((session) => session.sessionId));
+    if (ids.size !== count || ids.has(undefined)) throw new Error('sessions without distinct ids');
+    await sleep(settleMs);
+    const after = memory(server.pid).rss;
+    // All sessions must still be alive (no eviction): one checked call on a few of them.
+    for (const session of [sessions[0], sessions[count >> 1], sessions[count - 1]]) await session.echo();
+    return { 'sessions.bytes': (after - before) / count };
+  } finally {
+    target.close();
+    await server.stop();
+  }
+}

@@ -1,0 +1,79 @@
+// The profiling pass: Keel's stdio, HTTP (sessions) and HTTP (stateless) servers run once each
+// with `--cpu-prof` under the same load as the measured windows; the profiles are summarised.
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { HttpSession, HttpTarget } from './http-driver.mjs';
+import { HttpServerProcess } from './http-server-process.mjs';
+import { WINDOWS } from './phases.mjs';
+import { summariseProfile } from './profile.mjs';
+import { StdioDriver } from './stdio-driver.mjs';
+import { runWindow, warmUp } from './window.mjs';
+
+function profileArgs(dir) {
+  mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=500'];
+}
+
+function onlyProfile(dir) {
+  const files = readdirSync(dir).filter((file) => file.endsWith('.cpuprofile'));
+  if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${dir}, found ${files.length}`);
+  return join(dir, files[0]);
+}
+
+async function profileStdio(file, dir) {
+  const driver = await StdioDriver.start(file, { nodeArgs: profileArgs(dir) });
+  try {
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.echo() });
+    await runWindow({ ...WINDOWS.inFlight, concurrency: 64, pid: driver.pid, call: () => driver.echo() });
+    await runWindow({ ...WINDOWS.sampling, concurrency: 64, pid: driver.pid, call: () => driver.sampling() });
+  } finally {
+    await driver.stop(15_000);
+  }
+}
+
+async function profileHttp(file, dir, stateless) {
+  const server = await HttpServerProcess.start(file, { nodeArgs: profileArgs(dir) });
+  const target = new HttpTarget(server.port, 2 * 64 + 4);
+  try {
+    const sessions = [];
+    for (let i = 0; i < 64; i++) sessions.push(await new HttpSession(target).open());
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].echo() });
+    const call = (w) => sessions[w].echo();
+    await runWindow({ ...WINDOWS.httpConcurrent, concurrency: 64, pid: server.pid, call });
+    if (!stateless) {
+      const sampling = (w) => sessions[w].sampling();
+      await runWindow({ ...WINDOWS.httpSampling, concurrency: 64, pid: server.pid, call: sampling });
+    }
+  } finally {
+    target.close();
+    await server.stop(15_000);
+  }
+}
+
+/** @returns {{ name: string, load: string, summary: ReturnType<typeof summariseProfile> }[]} */
+export async function profilePhase(keel, dir, root) {
+  const runs = [
+    {
+      name: 'stdio',
+      load: '64 echo calls in flight, then 64 wait_sampling calls in flight',
+      run: (d) => profileStdio(keel.stdio, d),
+    },
+    {
+      name: 'HTTP, sessions',
+      load: '64 sessions × 1 echo call in flight, then 64 wait_sampling calls in flight',
+      run: (d) => profileHttp(keel.http, d, false),
+    },
+    {
+      name: 'HTTP, stateless',
+      load: '64 clients × 1 echo call in flight',
+      run: (d) => profileHttp(keel.stateless, d, true),
+    },
+  ];
+  const out = [];
+  for (const [index, entry] of runs.entries()) {
+    const runDir = join(dir, String(index));
+    await entry.run(runDir);
+    out.push({ name: entry.name, load: entry.load, summary: summariseProfile(onlyProfile(runDir), root) });
+  }
+  return out;
+}

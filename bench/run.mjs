@@ -1,0 +1,177 @@
+// `npm run bench`: Keel vs the official SDK (1.x and v2) vs the bare-transport limit, measured in
+// one run, interleaved (A B C D A B C D ...), then a CPU-profile pass of Keel; writes BENCHMARKS.md.
+//
+// Environment: BENCH_REPS (default 3, at least 3 for a report), BENCH_SCALE (window size factor,
+// default 1), BENCH_ONLY (comma-separated phase names, for development), BENCH_OUT (report path).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { httpPhase, scaleWindows, sessionsPhase, spawnPhase, stdioPhase } from './lib/phases.mjs';
+import { machine } from './lib/proc.mjs';
+import { profilePhase } from './lib/profile-pass.mjs';
+import { writeReport } from './lib/report.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const bench = join(root, 'bench');
+const reps = Math.max(1, Number(process.env.BENCH_REPS ?? 3));
+const scale = Number(process.env.BENCH_SCALE ?? 1);
+if (scale !== 1) scaleWindows(scale);
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const started = performance.now();
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/** Keel's bench servers are exactly what the package scripts start: `node <file>`. */
+function scriptFile(name) {
+  const script = pkg.scripts?.[name];
+  const match = /^node (\S+)$/.exec(script ?? '');
+  if (!match) throw new Error(`package.json script ${name} must be exactly "node <file>", is ${JSON.stringify(script)}`);
+  return join(root, match[1]);
+}
+
+function versionOf(name) {
+  return JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
+const servers = [
+  {
+    key: 'keel',
+    label: `Keel ${pkg.version}`,
+    stdio: scriptFile('bench:stdio'),
+    http: scriptFile('bench:http'),
+    stateless: scriptFile('bench:http-stateless'),
+  },
+  {
+    key: 'sdk1',
+    label: `SDK 1.x (${versionOf('@modelcontextprotocol/sdk')})`,
+    stdio: join(bench, 'official/sdk1-stdio.mjs'),
+    http: join(bench, 'official/sdk1-http.mjs'),
+    stateless: join(bench, 'official/sdk1-http-stateless.mjs'),
+  },
+  {
+    key: 'sdk2',
+    label: `SDK v2 (server ${versionOf('@modelcontextprotocol/server')}, node ${versionOf('@modelcontextprotocol/node')})`,
+    stdio: join(bench, 'official/sdk2-stdio.mjs'),
+    http: join(bench, 'official/sdk2-http.mjs'),
+    stateless: join(bench, 'official/sdk2-http-stateless.mjs'),
+  },
+  {
+    key: 'bare',
+    label: 'Bare limit',
+    stdio: join(bench, 'bare/stdio.mjs'),
+    http: join(bench, 'bare/http-stateful.mjs'),
+    stateless: join(bench, 'bare/http-stateless.mjs'),
+  },
+];
+
+const entries = [
+  { key: 'keel', label: 'keel-mcp/server', specifier: 'keel-mcp/server' },
+  { key: 'sdk1', label: '@modelcontextprotocol/sdk/server/mcp.js', specifier: '@modelcontextprotocol/sdk/server/mcp.js' },
+  { key: 'sdk2', label: '@modelcontextprotocol/server', specifier: '@modelcontextprotocol/server' },
+];
+
+// results[metric][serverKey]: a single value lands at its repetition's index (so per-repetition
+// ratios pair values of the same round); a list of samples (spawn, import) is appended.
+const results = {};
+const errors = [];
+const loads = [];
+function record(serverKey, values, rep) {
+  for (const [metric, value] of Object.entries(values)) {
+    const perServer = (results[metric] ??= {});
+    const list = (perServer[serverKey] ??= []);
+    if (Array.isArray(value)) list.push(...value);
+    else list[rep - 1] = value;
+  }
+}
+
+function log(message) {
+  const seconds = ((performance.now() - started) / 1000).toFixed(0).padStart(4);
+  process.stderr.write(`[bench ${seconds}s] ${message}\n`);
+}
+
+async function interleaved(name, run) {
+  if (only && !only.has(name)) return;
+  loads.push({ phase: name, load: loadavg()[0] });
+  for (let rep = 1; rep <= reps; rep++) {
+    for (const server of servers) {
+      const t0 = performance.now();
+      try {
+        const values = await run(server, rep);
+        if (values) record(server.key, values, rep);
+        log(`${name} rep ${rep}/${reps} ${server.key} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      } catch (error) {
+        errors.push({ phase: name, server: server.key, rep, message: String(error?.message ?? error) });
+        log(`${name} rep ${rep}/${reps} ${server.key} FAILED: ${error?.message ?? error}`);
+      }
+    }
+  }
+}
+
+function probe(script, specifier) {
+  return JSON.parse(execFileSync(process.execPath, [join(bench, 'lib', script), specifier], { cwd: root }).toString());
+}
+
+log(`${reps} repetitions, window scale ${scale}`);
+await interleaved('stdio', (server) => stdioPhase(server.stdio));
+await interleaved('http', (server) => httpPhase(server.http, { stateless: false, prefix: 'http' }));
+await interleaved('stateless', (server) => httpPhase(server.stateless, { stateless: true, prefix: 'stateless' }));
+await interleaved('sessions', (server) => sessionsPhase(server.http));
+await interleaved('spawn', (server) => spawnPhase(server.stdio, 3));
+
+const modules = {};
+if (!only || only.has('import')) {
+  loads.push({ phase: 'import', load: loadavg()[0] });
+  for (let rep = 1; rep <= reps; rep++) {
+    for (const entry of entries) {
+      try {
+        const samples = [];
+        for (let i = 0; i < 3; i++) samples.push(probe('import-probe.mjs', entry.specifier).ms);
+        record(entry.key, { 'import.ms': samples }, rep);
+      } catch (error) {
+        errors.push({ phase: 'import', server: entry.key, rep, message: String(error?.message ?? error) });
+      }
+    }
+  }
+  for (const entry of entries) {
+    try {
+      modules[entry.key] = probe('graph-probe.mjs', entry.specifier);
+    } catch (error) {
+      errors.push({ phase: 'module graph', server: entry.key, rep: 1, message: String(error?.message ?? error) });
+    }
+  }
+  log('import time and module graph done');
+}
+
+let profiles = [];
+if (!only || only.has('profile')) {
+  const profileDir = join(bench, '.work', 'profiles');
+  rmSync(profileDir, { recursive: true, force: true });
+  mkdirSync(profileDir, { recursive: true });
+  loads.push({ phase: 'profile', load: loadavg()[0] });
+  try {
+    profiles = await profilePhase(servers[0], profileDir, root);
+    log('profile pass done');
+  } catch (error) {
+    errors.push({ phase: 'profile', server: 'keel', rep: 1, message: String(error?.message ?? error) });
+    log(`profile pass FAILED: ${error?.message ?? error}`);
+  }
+}
+loads.push({ phase: 'end', load: loadavg()[0] });
+
+const out = process.env.BENCH_OUT ?? join(root, 'BENCHMARKS.md');
+const info = {
+  ...machine(),
+  cores: availableParallelism(),
+  node: process.version,
+  reps,
+  scale,
+  durationS: (performance.now() - started) / 1000,
+  date: new Date().toISOString(),
+  loads,
+};
+mkdirSync(join(bench, '.work'), { recursive: true });
+writeFileSync(join(bench, '.work', 'results.json'), JSON.stringify({ info, results, errors, modules, profiles }, null, 2));
+writeReport(out, { info, servers, entries, results, errors, modules, profiles });
+log(`wrote ${out}${errors.length ? ` (${errors.length} failures)` : ''}`);

@@ -1,0 +1,6 @@
+/**
+ * Keel's Streamable HTTP bench server with sessions (`npm run bench:http`), default limits.
+ */
+import { startBenchHttp } from './keel-http-serve.js';
+
+await startBenchHttp({});

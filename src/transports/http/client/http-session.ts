@@ -1,0 +1,132 @@
+/**
+ * The HTTP side of one MCP endpoint: every `fetch` the client transport makes, with the headers
+ * the spec asks for, and the session those headers carry (id, negotiated version, expiry).
+ */
+import { HttpTransportError, SessionExpiredError } from './errors.js';
+import { discard, mediaType } from './http-body.js';
+import type { StreamableHttpClientOptions } from './options.js';
+
+const ACCEPT_POST = 'application/json, text/event-stream';
+
+/**
+ * Session state and requests for one endpoint. A 404 to a request that carried the session id
+ * marks the session expired ({@link expire}); only a new `initialize` ({@link reset}) clears that.
+ *
+ * @example
+ * const http = new HttpSession(new URL('http://127.0.0.1:3000/mcp'), {}, (e) => console.error(e.message));
+ * const { response } = await http.post(JSON.stringify(initializeRequest), true, signal);
+ */
+export class HttpSession {
+  /** `Mcp-Session-Id` assigned by the initialize response. */
+  id: string | undefined;
+  /** The negotiated protocol version, sent as `MCP-Protocol-Version`. */
+  version: string | undefined;
+  /** Set once the server said the session is gone. */
+  expired: SessionExpiredError | undefined;
+
+  constructor(
+    readonly url: URL,
+    private readonly options: StreamableHttpClientOptions,
+    private readonly onExpired: (error: SessionExpiredError) => void,
+  ) {}
+
+  /** A new `initialize` starts a new session: it goes without the old id and version. */
+  reset(): void {
+    this.id = undefined;
+    this.version = undefined;
+    this.expired = undefined;
+  }
+
+  /**
+   * POST one serialized message. Returns the response and the session id the POST carried (to
+   * tell "our session is gone" from other 404s).
+   */
+  async post(
+    body: string,
+    initialize: boolean,
+    signal: AbortSignal,
+  ): Promise<{ response: Response; session: string | undefined }> {
+    const session = initialize ? undefined : this.id;
+    const headers = await this.headers(ACCEPT_POST, session, !initialize);
+    headers.set('content-type', 'application/json');
+    const response = await this.fetch({ method: 'POST', headers, body }, signal);
+    if (initialize && response.ok) this.id = response.headers.get('mcp-session-id') ?? undefined;
+    return { response, session };
+  }
+
+  /**
+   * GET an SSE stream: the standalone one, or a resumption from `lastEventId`. A resumption names
+   * the session its stream belongs to, which may no longer be the current one. Resolves only with
+   * a 2xx `text/event-stream` response; otherwise throws an {@link HttpTransportError} (a
+   * {@link SessionExpiredError} for a 404 on a session id).
+   */
+  async get(signal: AbortSignal, lastEventId?: string, session = this.id): Promise<Response> {
+    if (this.expired && (session === undefined || session === this.expired.sessionId)) throw this.expired;
+    const headers = await this.headers('text/event-stream', session, true);
+    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
+    const response = await this.fetch({ method: 'GET', headers }, signal);
+    if (!response.ok) {
+      await discard(response);
+      if (response.status === 404 && session !== undefined) throw this.expire(session);
+      throw new HttpTransportError(`GET answered HTTP ${response.status}`, response.status);
+    }
+    const type = mediaType(response);
+    if (type !== 'text/event-stream' || !response.body) {
+      await discard(response);
+      throw new HttpTransportError(
+        `GET answered ${type ?? 'no content type'}, not an SSE stream`,
+        response.status,
+      );
+    }
+    return response;
+  }
+
+  /**
+   * End the session on the server (DELETE), bounded by `timeoutMs`. Best effort: resolves with
+   * what went wrong, if anything worth reporting (405 "not allowed" is not).
+   */
+  async delete(timeoutMs: number): Promise<unknown> {
+    const session = this.expired ? undefined : this.id;
+    if (session === undefined) return undefined;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const headers = await this.headers(ACCEPT_POST, session, true);
+      const response = await this.fetch({ method: 'DELETE', headers }, controller.signal);
+      await discard(response);
+      if (response.ok || response.status === 405) return undefined;
+      return new HttpTransportError(`DELETE answered HTTP ${response.status}`, response.status);
+    } catch (error) {
+      return error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The server answered 404 to a request carrying `session`. */
+  expire(session: string): SessionExpiredError {
+    // A 404 for a session we already replaced says nothing about the current one.
+    if (this.id !== session) return new SessionExpiredError(session);
+    const error = new SessionExpiredError(session);
+    this.expired = error;
+    this.id = undefined;
+    this.onExpired(error);
+    return error;
+  }
+
+  private fetch(init: RequestInit, signal: AbortSignal): Promise<Response> {
+    const fetchFn = this.options.fetch ?? globalThis.fetch;
+    return fetchFn(this.url, { ...this.options.requestInit, ...init, signal });
+  }
+
+  private async headers(accept: string, session: string | undefined, withVersion: boolean): Promise<Headers> {
+    const headers = new Headers(this.options.requestInit?.headers);
+    const extra =
+      typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
+    if (extra) new Headers(extra).forEach((value, key) => headers.set(key, value));
+    headers.set('accept', accept);
+    if (session !== undefined) headers.set('mcp-session-id', session);
+    if (withVersion && this.version !== undefined) headers.set('mcp-protocol-version', this.version);
+    return headers;
+  }
+}

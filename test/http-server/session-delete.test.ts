@@ -1,0 +1,97 @@
+/**
+ * Scenario 19: a session DELETE while two handlers are blocked on a back-channel request aborts
+ * both, ends both POST streams, and the session id answers 404 afterwards.
+ */
+import { expect, test } from 'vitest';
+import { ConnectionClosedError } from '../../src/core/errors.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { callTool, openSession, ping, post, SseReader, startHarness } from './support/harness.js';
+
+useProcessGuard();
+
+test.each([
+  { terminator: 'one -32000 terminator each', answerOnClose: true },
+  { terminator: 'no response at all', answerOnClose: false },
+])(
+  'DELETE aborts blocked handlers, ends their streams ($terminator), later requests get 404',
+  async ({ answerOnClose }) => {
+    const h = await startHarness({ connection: { answerOnClose } });
+    try {
+      const sessionId = await openSession(h.url);
+      const a = await post(h.url, callTool(1, 'block', { key: 'a' }), { sessionId });
+      const b = await post(h.url, callTool(2, 'block', { key: 'b' }), { sessionId });
+      expect(a.headers.get('content-type')).toBe('text/event-stream');
+      expect(b.headers.get('content-type')).toBe('text/event-stream');
+      const streamA = new SseReader(a);
+      const streamB = new SseReader(b);
+      // Each handler's elicitation goes on its own POST stream.
+      expect((await within(streamA.nextMessage(), 5_000, 'elicitation on A'))?.method).toBe(
+        'elicitation/create',
+      );
+      expect((await within(streamB.nextMessage(), 5_000, 'elicitation on B'))?.method).toBe(
+        'elicitation/create',
+      );
+      expect(h.serving.handler.sessionCount).toBe(1);
+
+      const deleted = await fetch(h.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+      expect(deleted.status).toBe(200);
+
+      const reasons = await within(
+        Promise.all([
+          h.probes.for(h.probes.aborted, 'a').promise,
+          h.probes.for(h.probes.aborted, 'b').promise,
+        ]),
+        5_000,
+        'handler aborts',
+      );
+      for (const reason of reasons) expect(reason).toBeInstanceOf(ConnectionClosedError);
+
+      // Both streams end; each carries at most one terminator, never a result.
+      for (const [stream, id] of [
+        [streamA, 1],
+        [streamB, 2],
+      ] as const) {
+        const rest = await within(stream.rest(), 5_000, 'stream end');
+        expect(rest.length).toBe(answerOnClose ? 1 : 0);
+        for (const message of rest) {
+          expect(message.id).toBe(id);
+          expect(message).not.toHaveProperty('result');
+          expect((message.error as { code: number }).code).toBe(-32000);
+        }
+      }
+
+      expect((await post(h.url, { jsonrpc: '2.0', id: 9, method: 'ping' }, { sessionId })).status).toBe(404);
+      const get = await fetch(h.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId },
+      });
+      expect(get.status).toBe(404);
+      expect(((await get.json()) as { error: { code: number } }).error.code).toBe(-32600);
+      const again = await fetch(h.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+      expect(again.status).toBe(404);
+      await again.body?.cancel();
+
+      expect(h.serving.handler.sessionCount).toBe(0);
+      expect(h.server.sessions.size).toBe(0);
+      const next = await openSession(h.url);
+      expect(next).not.toBe(sessionId);
+      expect(await ping(h.url, next)).toMatchObject({ result: {} });
+      expect(h.serving.handler.sessionCount).toBe(1);
+    } finally {
+      await h.close();
+    }
+  },
+);
+
+test('DELETE of an idle session ends it and reports why', async () => {
+  const ended: string[] = [];
+  const h = await startHarness({ onSessionEnd: (id, reason) => ended.push(`${id}:${reason}`) });
+  try {
+    const sessionId = await openSession(h.url);
+    const deleted = await fetch(h.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+    expect(deleted.status).toBe(200);
+    expect(ended).toEqual([`${sessionId}:deleted`]);
+    expect(h.serving.handler.sessionCount).toBe(0);
+  } finally {
+    await h.close();
+  }
+});
