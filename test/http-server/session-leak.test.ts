@@ -14,7 +14,7 @@ useProcessGuard();
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const script = fileURLToPath(new URL('./fixtures/leak-check.mjs', import.meta.url));
+const script = fileURLToPath(new URL('./fixtures/leak-check.js', import.meta.url));
 
 interface LeakReport {
   sessions: number;

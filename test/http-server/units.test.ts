@@ -20,7 +20,7 @@ function replay(
   const ns: unknown[] = [];
   const stream = store.replayEventsAfter(after, (id, message) => {
     ids.push(id);
-    ns.push((message as { params: { n: number } }).params.n);
+    ns.push((message as unknown as { params: { n: number } }).params.n);
   });
   return { stream, ids, ns };
 }

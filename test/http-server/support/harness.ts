@@ -62,7 +62,7 @@ export function createTestServer(probes: Probes): Server {
     try {
       switch (params.name) {
         case 'echo':
-          return text(`echo ${String(args.text ?? '')}`);
+          return text(`echo ${typeof args.text === 'string' ? args.text : ''}`);
         case 'log-then-echo':
           await ctx.notify('notifications/message', { level: 'info', data: 'working' });
           return text('logged');
