@@ -24,7 +24,28 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js'],
+    // Plain scripts (runners, bench drivers, fixtures) are not in the TypeScript project.
+    files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        AbortController: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        performance: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+      },
+    },
   },
 );

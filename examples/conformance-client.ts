@@ -5,7 +5,9 @@
  * scenario expects and exits 0, or exits 1 with the reason on stderr. stdout stays empty.
  */
 import { McpClient, type McpClientOptions } from '../src/client/index.js';
-import { StreamableHttpClientTransport } from '../src/transports/http/index.js';
+// The client half only: the suite starts ~26 clients at once on the same machine, and sse-retry is
+// timed, so this process loads no server code it does not need.
+import { StreamableHttpClientTransport } from '../src/transports/http/client/index.js';
 
 interface Scenario {
   options?: McpClientOptions;

@@ -14,35 +14,48 @@ function profileArgs(dir) {
   return ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=500'];
 }
 
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Runs `fn` and remembers the time range it covered. */
+async function timed(ranges, fn) {
+  const from = nowUs();
+  await fn();
+  ranges.push([from, nowUs()]);
+}
+
 function onlyProfile(dir) {
   const files = readdirSync(dir).filter((file) => file.endsWith('.cpuprofile'));
   if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${dir}, found ${files.length}`);
   return join(dir, files[0]);
 }
 
-async function profileStdio(file, dir) {
+async function profileStdio(file, dir, ranges) {
   const driver = await StdioDriver.start(file, { nodeArgs: profileArgs(dir) });
   try {
     await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.echo() });
-    await runWindow({ ...WINDOWS.inFlight, concurrency: 64, pid: driver.pid, call: () => driver.echo() });
-    await runWindow({ ...WINDOWS.sampling, concurrency: 64, pid: driver.pid, call: () => driver.sampling() });
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.sampling() });
+    const pid = driver.pid;
+    await timed(ranges, () => runWindow({ ...WINDOWS.inFlight, concurrency: 64, pid, call: () => driver.echo() }));
+    await timed(ranges, () => runWindow({ ...WINDOWS.sampling, concurrency: 64, pid, call: () => driver.sampling() }));
   } finally {
     await driver.stop(15_000);
   }
 }
 
-async function profileHttp(file, dir, stateless) {
+async function profileHttp(file, dir, stateless, ranges) {
   const server = await HttpServerProcess.start(file, { nodeArgs: profileArgs(dir) });
   const target = new HttpTarget(server.port, 2 * 64 + 4);
   try {
     const sessions = [];
     for (let i = 0; i < 64; i++) sessions.push(await new HttpSession(target).open());
-    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].echo() });
     const call = (w) => sessions[w].echo();
-    await runWindow({ ...WINDOWS.httpConcurrent, concurrency: 64, pid: server.pid, call });
+    const sampling = (w) => sessions[w].sampling();
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call });
+    if (!stateless) await warmUp({ ...WINDOWS.warm, concurrency: 64, call: sampling });
+    const pid = server.pid;
+    await timed(ranges, () => runWindow({ ...WINDOWS.httpConcurrent, concurrency: 64, pid, call }));
     if (!stateless) {
-      const sampling = (w) => sessions[w].sampling();
-      await runWindow({ ...WINDOWS.httpSampling, concurrency: 64, pid: server.pid, call: sampling });
+      await timed(ranges, () => runWindow({ ...WINDOWS.httpSampling, concurrency: 64, pid, call: sampling }));
     }
   } finally {
     target.close();
@@ -56,24 +69,25 @@ export async function profilePhase(keel, dir, root) {
     {
       name: 'stdio',
       load: '64 echo calls in flight, then 64 wait_sampling calls in flight',
-      run: (d) => profileStdio(keel.stdio, d),
+      run: (d, r) => profileStdio(keel.stdio, d, r),
     },
     {
       name: 'HTTP, sessions',
       load: '64 sessions × 1 echo call in flight, then 64 wait_sampling calls in flight',
-      run: (d) => profileHttp(keel.http, d, false),
+      run: (d, r) => profileHttp(keel.http, d, false, r),
     },
     {
       name: 'HTTP, stateless',
       load: '64 clients × 1 echo call in flight',
-      run: (d) => profileHttp(keel.stateless, d, true),
+      run: (d, r) => profileHttp(keel.stateless, d, true, r),
     },
   ];
   const out = [];
   for (const [index, entry] of runs.entries()) {
     const runDir = join(dir, String(index));
-    await entry.run(runDir);
-    out.push({ name: entry.name, load: entry.load, summary: summariseProfile(onlyProfile(runDir), root) });
+    const ranges = [];
+    await entry.run(runDir, ranges);
+    out.push({ name: entry.name, load: entry.load, summary: summariseProfile(onlyProfile(runDir), root, { ranges }) });
   }
   return out;
 }

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { relative } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 
 const maps = new Map();
 function sourceMapFor(url) {
@@ -28,7 +28,9 @@ function locate(frame, root) {
   const map = sourceMapFor(url);
   const entry = map?.findEntry(lineNumber, columnNumber);
   if (entry && entry.originalSource) {
-    const source = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : entry.originalSource;
+    const source = entry.originalSource.startsWith('file:')
+      ? fileURLToPath(entry.originalSource)
+      : resolve(dirname(fileURLToPath(url)), entry.originalSource);
     const file = relative(root, source);
     return { file, where: `${file}:${entry.originalLine + 1}` };
   }
@@ -45,20 +47,44 @@ function area(file, name) {
     return `dependency ${match ? match[1] : '?'}`;
   }
   if (file.startsWith('src/') || file.startsWith('bench/')) return `Keel ${file.split('/').slice(0, 3).join('/')}`;
-  return file === '' ? 'V8 / native (builtins)' : 'other';
+  return file === '' ? 'native (V8 builtins, bindings, syscalls)' : 'other';
 }
 
 /**
- * @returns {{ totalMs: number, top: {name, where, area, ms, share}[], areas: {area, ms, share}[] }}
+ * Only samples inside `ranges` (monotonic-clock microseconds, the clock of both V8's profile
+ * timestamps and `process.hrtime`) count, so start-up and module loading stay out; without
+ * matching samples every sample counts.
+ *
+ * @returns {{ totalMs: number, windowed: boolean, top: {name, where, area, ms, share}[], areas: {area, ms, share}[] }}
  */
-export function summariseProfile(path, root, topN = 15) {
+export function summariseProfile(path, root, { topN = 15, ranges = [] } = {}) {
   const profile = JSON.parse(readFileSync(path, 'utf8'));
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const selfUs = new Map();
-  for (let i = 0; i < profile.samples.length; i++) {
-    const id = profile.samples[i];
-    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  }
+  const collect = (inRange) => {
+    const self = new Map();
+    let time = profile.startTime;
+    for (let i = 0; i < profile.samples.length; i++) {
+      const delta = profile.timeDeltas[i] ?? 0;
+      time += delta;
+      if (!inRange(time)) continue;
+      const id = profile.samples[i];
+      self.set(id, (self.get(id) ?? 0) + delta);
+    }
+    return self;
+  };
+  let selfUs = ranges.length ? collect((t) => ranges.some(([from, to]) => t >= from && t <= to)) : new Map();
+  const windowed = selfUs.size > 0;
+  if (!windowed) selfUs = collect(() => true);
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const located = new Map();
+  const place = (node) => {
+    if (!located.has(node.id)) located.set(node.id, locate(node.callFrame, root));
+    return located.get(node.id);
+  };
+  const isKeel = (file) => file.startsWith('src/') || file.startsWith('bench/servers/');
+  // Time below the innermost Keel frame (its own plus the Node/V8 work it called).
+  const keelCallers = new Map();
   const functions = new Map();
   const areas = new Map();
   let total = 0;
@@ -66,7 +92,13 @@ export function summariseProfile(path, root, topN = 15) {
     const node = byId.get(id);
     const name = node.callFrame.functionName || '(anonymous)';
     if (name === '(idle)') continue;
-    const { file, where } = locate(node.callFrame, root);
+    const { file, where } = place(node);
+    let caller = node;
+    while (caller && !isKeel(place(caller).file)) caller = byId.get(parent.get(caller.id));
+    const callerKey = caller
+      ? `${caller.callFrame.functionName || '(anonymous)'} ${place(caller).where}`
+      : '(no Keel frame on the stack: I/O callbacks, GC, start-up)';
+    keelCallers.set(callerKey, (keelCallers.get(callerKey) ?? 0) + us);
     const key = `${name} ${where}`;
     const entry = functions.get(key) ?? { name, where, area: area(file, name), us: 0 };
     entry.us += us;
@@ -81,5 +113,9 @@ export function summariseProfile(path, root, topN = 15) {
   const areaList = [...areas]
     .sort((a, b) => b[1] - a[1])
     .map(([name, us]) => ({ area: name, ms: us / 1000, share: us / total }));
-  return { totalMs: total / 1000, top, areas: areaList };
+  const callers = [...keelCallers]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, topN)
+    .map(([key, us]) => ({ key, ms: us / 1000, share: us / total }));
+  return { totalMs: total / 1000, windowed, top, areas: areaList, callers };
 }

@@ -113,7 +113,10 @@ function table(header, rows) {
 function profileText(profiles) {
   const parts = [];
   for (const { name, load, summary: s } of profiles) {
-    parts.push(`### ${name}\n\nLoad: ${load}. ${s.totalMs.toFixed(0)} ms of non-idle samples.\n`);
+    parts.push(
+      `### ${name}\n\nLoad: ${load}. ${s.totalMs.toFixed(0)} ms of non-idle samples` +
+        `${s.windowed ? ' inside the measured windows (start-up and warm-up excluded)' : ' (whole run)'}.\n`,
+    );
     parts.push(
       table(
         ['area', 'self time', 'share'],
@@ -125,6 +128,14 @@ function profileText(profiles) {
       table(
         ['function', 'where', 'self time', 'share'],
         s.top.map((f) => [`\`${f.name}\``, f.where ? `\`${f.where}\`` : '', `${f.ms.toFixed(0)} ms`, `${(f.share * 100).toFixed(1)} %`]),
+      ),
+    );
+    parts.push('');
+    parts.push('Time under the innermost Keel function on the stack (its own code plus the Node.js/V8 work it called):\n');
+    parts.push(
+      table(
+        ['innermost Keel frame', 'time', 'share'],
+        s.callers.slice(0, 10).map((c) => [`\`${c.key}\``, `${c.ms.toFixed(0)} ms`, `${(c.share * 100).toFixed(1)} %`]),
       ),
     );
     parts.push('');
@@ -140,7 +151,15 @@ function topKeel(profile, n = 4) {
     .map((a) => `${a.area} ${(a.share * 100).toFixed(0)} %`)
     .join(', ');
   const fns = keel.map((f) => `\`${f.name}\` (${f.where}, ${(f.share * 100).toFixed(1)} %)`).join(', ');
-  return `profile (${profile.name}): ${areas}; top Keel functions: ${fns || 'none in the top 15'}`;
+  const callers = profile.summary.callers
+    .filter((c) => !c.key.startsWith('('))
+    .slice(0, 3)
+    .map((c) => `\`${c.key}\` ${(c.share * 100).toFixed(0)} %`)
+    .join(', ');
+  return (
+    `profile (${profile.name}): ${areas}; top Keel functions by self time: ${fns || 'none in the top 15'}; ` +
+    `most time under: ${callers}`
+  );
 }
 
 export function writeReport(path, { info, servers, entries, results, errors, modules, profiles }) {

@@ -12,6 +12,7 @@ import type { ClientCapabilities, ServerCapabilities } from '../core/types/capab
 import type { Implementation } from '../core/types/common.js';
 import type { Root } from '../core/types/roots.js';
 import { Client } from './client.js';
+import { deriveCapabilities, wantsAppliedDefaults } from './client-capabilities.js';
 import { ClientEmitter, type McpClientEventName, type McpClientListener } from './client-events.js';
 import { elicitationRequestHandler, type ElicitationOptions } from './elicitation.js';
 import type { JsonSchemaValidator } from './json-schema-validator.js';
@@ -56,6 +57,12 @@ export interface McpClientOptions {
 /** Options of `connect`: bound the handshake. */
 export type ConnectOptions = Pick<RequestOptions, 'signal' | 'timeoutMs'>;
 
+/**
+ * Lifecycle, server→client handlers and events; extended by `McpClient`, which is what to use.
+ *
+ * @example
+ * class MyClient extends McpClientBase { hello() { return this.lowLevel.request('hello/world'); } }
+ */
 export class McpClientBase {
   /** The low-level client this one drives (escape hatch for custom methods). */
   readonly lowLevel: Client;
@@ -78,7 +85,10 @@ export class McpClientBase {
     this.events = new ClientEmitter((error, event) => logger?.error(`${event} listener failed`, error));
     this.outputSchemas = new OutputSchemaCache(options.outputValidator);
     if (options.sampling) this.sampling = toSamplingOptions(options.sampling);
-    if (options.elicitation) this.elicitation = { ...options.elicitation };
+    if (options.elicitation) {
+      this.elicitation = { ...options.elicitation };
+      if (wantsAppliedDefaults(options.capabilities)) this.elicitation.applyDefaults ??= true;
+    }
     if (options.roots)
       this.roots = typeof options.roots === 'function' ? options.roots : checkRoots(options.roots);
 
@@ -180,6 +190,7 @@ export class McpClientBase {
     this.assertCanDeclare('elicitation', !options.form || current?.form !== undefined);
     this.assertCanDeclare('elicitation', !options.url || current?.url !== undefined);
     this.elicitation = { ...options };
+    if (wantsAppliedDefaults(this.options.capabilities)) this.elicitation.applyDefaults ??= true;
   }
 
   /**
@@ -208,24 +219,8 @@ export class McpClientBase {
   }
 
   private deriveCapabilities(): ClientCapabilities {
-    const { sampling, elicitation, roots, ...rest } = this.options.capabilities ?? {};
-    const capabilities: ClientCapabilities = { ...rest };
-    if (this.sampling) {
-      const declared: NonNullable<ClientCapabilities['sampling']> = { ...sampling };
-      if (this.sampling.tools) declared.tools = {};
-      if (this.sampling.context) declared.context = {};
-      capabilities.sampling = declared;
-    }
-    if (this.elicitation) {
-      const fromCapabilities = elicitation?.form as { applyDefaults?: unknown } | undefined;
-      if (fromCapabilities?.applyDefaults === true) this.elicitation.applyDefaults ??= true;
-      const declared: NonNullable<ClientCapabilities['elicitation']> = {};
-      if (this.elicitation.form) declared.form = {};
-      if (this.elicitation.url) declared.url = {};
-      if (declared.form || declared.url) capabilities.elicitation = declared;
-    }
-    if (this.roots) capabilities.roots = { ...roots, listChanged: true };
-    return capabilities;
+    const { sampling, elicitation, roots } = this;
+    return deriveCapabilities({ sampling, elicitation, roots }, this.options.capabilities);
   }
 }
 
