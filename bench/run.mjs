@@ -27,7 +27,10 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 function scriptFile(name) {
   const script = pkg.scripts?.[name];
   const match = /^node (\S+)$/.exec(script ?? '');
-  if (!match) throw new Error(`package.json script ${name} must be exactly "node <file>", is ${JSON.stringify(script)}`);
+  if (!match)
+    throw new Error(
+      `package.json script ${name} must be exactly "node <file>", is ${JSON.stringify(script)}`,
+    );
   return join(root, match[1]);
 }
 
@@ -68,7 +71,11 @@ const servers = [
 
 const entries = [
   { key: 'keel', label: 'keel-mcp/server', specifier: 'keel-mcp/server' },
-  { key: 'sdk1', label: '@modelcontextprotocol/sdk/server/mcp.js', specifier: '@modelcontextprotocol/sdk/server/mcp.js' },
+  {
+    key: 'sdk1',
+    label: '@modelcontextprotocol/sdk/server/mcp.js',
+    specifier: '@modelcontextprotocol/sdk/server/mcp.js',
+  },
   { key: 'sdk2', label: '@modelcontextprotocol/server', specifier: '@modelcontextprotocol/server' },
 ];
 
@@ -110,13 +117,17 @@ async function interleaved(name, run) {
 }
 
 function probe(script, specifier) {
-  return JSON.parse(execFileSync(process.execPath, [join(bench, 'lib', script), specifier], { cwd: root }).toString());
+  return JSON.parse(
+    execFileSync(process.execPath, [join(bench, 'lib', script), specifier], { cwd: root }).toString(),
+  );
 }
 
 log(`${reps} repetitions, window scale ${scale}`);
 await interleaved('stdio', (server) => stdioPhase(server.stdio));
 await interleaved('http', (server) => httpPhase(server.http, { stateless: false, prefix: 'http' }));
-await interleaved('stateless', (server) => httpPhase(server.stateless, { stateless: true, prefix: 'stateless' }));
+await interleaved('stateless', (server) =>
+  httpPhase(server.stateless, { stateless: true, prefix: 'stateless' }),
+);
 await interleaved('sessions', (server) => sessionsPhase(server.http));
 await interleaved('spawn', (server) => spawnPhase(server.stdio, 3));
 
@@ -138,7 +149,12 @@ if (!only || only.has('import')) {
     try {
       modules[entry.key] = probe('graph-probe.mjs', entry.specifier);
     } catch (error) {
-      errors.push({ phase: 'module graph', server: entry.key, rep: 1, message: String(error?.message ?? error) });
+      errors.push({
+        phase: 'module graph',
+        server: entry.key,
+        rep: 1,
+        message: String(error?.message ?? error),
+      });
     }
   }
   log('import time and module graph done');
@@ -172,6 +188,9 @@ const info = {
   loads,
 };
 mkdirSync(join(bench, '.work'), { recursive: true });
-writeFileSync(join(bench, '.work', 'results.json'), JSON.stringify({ info, results, errors, modules, profiles }, null, 2));
-writeReport(out, { info, servers, entries, results, errors, modules, profiles });
+writeFileSync(
+  join(bench, '.work', 'results.json'),
+  JSON.stringify({ info, results, errors, modules, profiles }, null, 2),
+);
+await writeReport(out, { info, servers, entries, results, errors, modules, profiles });
 log(`wrote ${out}${errors.length ? ` (${errors.length} failures)` : ''}`);

@@ -36,7 +36,12 @@ export function startBareHttp({ stateless }) {
     let waiting;
     if (!stateless) {
       waiting = sessions.get(req.headers['mcp-session-id']);
-      if (!waiting) return json(res, 404, '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}');
+      if (!waiting)
+        return json(
+          res,
+          404,
+          '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}',
+        );
     }
     if (message.method === undefined) {
       // The client's answer to a sampling request: finish the held stream of the tool call.

@@ -20,9 +20,16 @@ const contents = [...files].map((file) => readFileSync(file));
 const bytes = contents.reduce((sum, buffer) => sum + buffer.length, 0);
 const packages = new Set();
 for (const file of files) {
-  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file.split('node_modules/').length > 2 ? file.slice(file.lastIndexOf('node_modules/')) : file);
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(
+    file.split('node_modules/').length > 2 ? file.slice(file.lastIndexOf('node_modules/')) : file,
+  );
   if (match) packages.add(match[1]);
 }
 process.stdout.write(
-  JSON.stringify({ files: files.size, bytes, gzip: gzipSync(Buffer.concat(contents)).length, packages: [...packages].sort() }),
+  JSON.stringify({
+    files: files.size,
+    bytes,
+    gzip: gzipSync(Buffer.concat(contents)).length,
+    packages: [...packages].sort(),
+  }),
 );

@@ -94,7 +94,9 @@ export class HttpTarget {
             try {
               if (!type.startsWith('text/event-stream') && text !== '') messages.push(JSON.parse(text));
             } catch (error) {
-              reject(new Error(`bad JSON answer (${res.statusCode}): ${text.slice(0, 200)}`, { cause: error }));
+              reject(
+                new Error(`bad JSON answer (${res.statusCode}): ${text.slice(0, 200)}`, { cause: error }),
+              );
               return;
             }
             Promise.all(followUps).then(
@@ -121,7 +123,9 @@ export class HttpSession {
 
   async open() {
     const id = this.nextId++;
-    const answer = await this.target.post(initializeRequest(id), { 'mcp-protocol-version': PROTOCOL_VERSION });
+    const answer = await this.target.post(initializeRequest(id), {
+      'mcp-protocol-version': PROTOCOL_VERSION,
+    });
     if (answer.status !== 200 || answer.messages.length !== 1) {
       throw new Error(`initialize: HTTP ${answer.status} ${JSON.stringify(answer.messages).slice(0, 200)}`);
     }

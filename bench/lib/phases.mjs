@@ -42,9 +42,24 @@ export async function stdioPhase(file) {
     const pid = driver.pid;
     await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.echo() });
     await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.sampling() });
-    const sequential = await runWindow({ ...WINDOWS.sequential, concurrency: 1, pid, call: () => driver.echo() });
-    const inFlight = await runWindow({ ...WINDOWS.inFlight, concurrency: 64, pid, call: () => driver.echo() });
-    const sampling = await runWindow({ ...WINDOWS.sampling, concurrency: 64, pid, call: () => driver.sampling() });
+    const sequential = await runWindow({
+      ...WINDOWS.sequential,
+      concurrency: 1,
+      pid,
+      call: () => driver.echo(),
+    });
+    const inFlight = await runWindow({
+      ...WINDOWS.inFlight,
+      concurrency: 64,
+      pid,
+      call: () => driver.echo(),
+    });
+    const sampling = await runWindow({
+      ...WINDOWS.sampling,
+      concurrency: 64,
+      pid,
+      call: () => driver.sampling(),
+    });
     const { hwm } = memory(pid);
     return {
       ...flatten('stdio.seq', sequential),
@@ -93,8 +108,18 @@ export async function httpPhase(file, { stateless, prefix }) {
     const sessions = await openSessions(target, 64);
     await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].echo() });
     if (!stateless) await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].sampling() });
-    const c1 = await runWindow({ ...WINDOWS.httpSequential, concurrency: 1, pid, call: () => sessions[0].echo() });
-    const c64 = await runWindow({ ...WINDOWS.httpConcurrent, concurrency: 64, pid, call: (w) => sessions[w].echo() });
+    const c1 = await runWindow({
+      ...WINDOWS.httpSequential,
+      concurrency: 1,
+      pid,
+      call: () => sessions[0].echo(),
+    });
+    const c64 = await runWindow({
+      ...WINDOWS.httpConcurrent,
+      concurrency: 64,
+      pid,
+      call: (w) => sessions[w].echo(),
+    });
     const result = { ...flatten(`${prefix}.c1`, c1), ...flatten(`${prefix}.c64`, c64) };
     if (!stateless) {
       const sampling = await runWindow({

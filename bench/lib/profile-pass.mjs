@@ -35,8 +35,12 @@ async function profileStdio(file, dir, ranges) {
     await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.echo() });
     await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => driver.sampling() });
     const pid = driver.pid;
-    await timed(ranges, () => runWindow({ ...WINDOWS.inFlight, concurrency: 64, pid, call: () => driver.echo() }));
-    await timed(ranges, () => runWindow({ ...WINDOWS.sampling, concurrency: 64, pid, call: () => driver.sampling() }));
+    await timed(ranges, () =>
+      runWindow({ ...WINDOWS.inFlight, concurrency: 64, pid, call: () => driver.echo() }),
+    );
+    await timed(ranges, () =>
+      runWindow({ ...WINDOWS.sampling, concurrency: 64, pid, call: () => driver.sampling() }),
+    );
   } finally {
     await driver.stop(15_000);
   }
@@ -87,7 +91,11 @@ export async function profilePhase(keel, dir, root) {
     const runDir = join(dir, String(index));
     const ranges = [];
     await entry.run(runDir, ranges);
-    out.push({ name: entry.name, load: entry.load, summary: summariseProfile(onlyProfile(runDir), root, { ranges }) });
+    out.push({
+      name: entry.name,
+      load: entry.load,
+      summary: summariseProfile(onlyProfile(runDir), root, { ranges }),
+    });
   }
   return out;
 }

@@ -46,7 +46,8 @@ function area(file, name) {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file.slice(file.lastIndexOf('node_modules/')));
     return `dependency ${match ? match[1] : '?'}`;
   }
-  if (file.startsWith('src/') || file.startsWith('bench/')) return `Keel ${file.split('/').slice(0, 3).join('/')}`;
+  if (file.startsWith('src/') || file.startsWith('bench/'))
+    return `Keel ${file.split('/').slice(0, 3).join('/')}`;
   return file === '' ? 'native (V8 builtins, bindings, syscalls)' : 'other';
 }
 

@@ -97,15 +97,28 @@ const CPU_ROWS = [
 
 const TARGETS = [
   { name: 'stdio, 64 in flight: server CPU per call', metric: 'stdio.c64.cpu', limit: 1.6, profile: 'stdio' },
-  { name: 'HTTP with sessions, c=64: server CPU per call', metric: 'http.c64.cpu', limit: 2.0, profile: 'HTTP, sessions' },
-  { name: 'HTTP stateless, c=64: server CPU per call', metric: 'stateless.c64.cpu', limit: 2.5, profile: 'HTTP, stateless' },
+  {
+    name: 'HTTP with sessions, c=64: server CPU per call',
+    metric: 'http.c64.cpu',
+    limit: 2.0,
+    profile: 'HTTP, sessions',
+  },
+  {
+    name: 'HTTP stateless, c=64: server CPU per call',
+    metric: 'stateless.c64.cpu',
+    limit: 2.5,
+    profile: 'HTTP, stateless',
+  },
   { name: 'memory per idle HTTP session', metric: 'sessions.bytes', absolute: 8 * 1024, profile: undefined },
   { name: 'spawn → initialize answer', metric: 'spawn.ms', limit: 1.5, profile: undefined },
   { name: 'peak RSS of the stdio server', metric: 'stdio.hwm', limit: 1.3, profile: undefined },
 ];
 
 function table(header, rows) {
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`];
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
+  ];
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
   return lines.join('\n');
 }
@@ -127,15 +140,24 @@ function profileText(profiles) {
     parts.push(
       table(
         ['function', 'where', 'self time', 'share'],
-        s.top.map((f) => [`\`${f.name}\``, f.where ? `\`${f.where}\`` : '', `${f.ms.toFixed(0)} ms`, `${(f.share * 100).toFixed(1)} %`]),
+        s.top.map((f) => [
+          `\`${f.name}\``,
+          f.where ? `\`${f.where}\`` : '',
+          `${f.ms.toFixed(0)} ms`,
+          `${(f.share * 100).toFixed(1)} %`,
+        ]),
       ),
     );
     parts.push('');
-    parts.push('Time under the innermost Keel function on the stack (its own code plus the Node.js/V8 work it called):\n');
+    parts.push(
+      'Time under the innermost Keel function on the stack (its own code plus the Node.js/V8 work it called):\n',
+    );
     parts.push(
       table(
         ['innermost Keel frame', 'time', 'share'],
-        s.callers.slice(0, 10).map((c) => [`\`${c.key}\``, `${c.ms.toFixed(0)} ms`, `${(c.share * 100).toFixed(1)} %`]),
+        s.callers
+          .slice(0, 10)
+          .map((c) => [`\`${c.key}\``, `${c.ms.toFixed(0)} ms`, `${(c.share * 100).toFixed(1)} %`]),
       ),
     );
     parts.push('');
@@ -162,7 +184,18 @@ function topKeel(profile, n = 4) {
   );
 }
 
-export function writeReport(path, { info, servers, entries, results, errors, modules, profiles }) {
+/** Formats with the repository's prettier settings when prettier is installed (dev dependency). */
+async function formatted(markdown, path) {
+  try {
+    const prettier = await import('prettier');
+    const options = (await prettier.resolveConfig(path)) ?? {};
+    return await prettier.format(markdown, { ...options, parser: 'markdown' });
+  } catch {
+    return markdown;
+  }
+}
+
+export async function writeReport(path, { info, servers, entries, results, errors, modules, profiles }) {
   const keys = servers.map((s) => s.key);
   const out = [];
   out.push('# Benchmarks\n');
@@ -192,14 +225,27 @@ export function writeReport(path, { info, servers, entries, results, errors, mod
     if (target.absolute !== undefined) {
       const s = summary(keel ?? []);
       const met = s.n > 0 && s.median <= target.absolute;
-      targetRows.push([target.name, `≤ ${fmt.kb(target.absolute)} KB`, `${cell(keel, fmt.kb)} KB`, s.n ? (met ? 'met' : '**missed**') : 'not measured']);
-      if (s.n && !met) misses.push(`- ${target.name}: ${fmt.kb(s.median)} KB, ${((s.median / target.absolute - 1) * 100).toFixed(0)} % over the target.`);
+      targetRows.push([
+        target.name,
+        `≤ ${fmt.kb(target.absolute)} KB`,
+        `${cell(keel, fmt.kb)} KB`,
+        s.n ? (met ? 'met' : '**missed**') : 'not measured',
+      ]);
+      if (s.n && !met)
+        misses.push(
+          `- ${target.name}: ${fmt.kb(s.median)} KB, ${((s.median / target.absolute - 1) * 100).toFixed(0)} % over the target.`,
+        );
       continue;
     }
     const r = ratios(target.metric, keel, results[target.metric]?.bare);
     const s = summary(r);
     const met = s.n > 0 && s.median <= target.limit;
-    targetRows.push([target.name, `≤ ${target.limit}× bare`, s.n ? cell(r, fmt.ratio) : '—', s.n ? (met ? 'met' : '**missed**') : 'not measured']);
+    targetRows.push([
+      target.name,
+      `≤ ${target.limit}× bare`,
+      s.n ? cell(r, fmt.ratio) : '—',
+      s.n ? (met ? 'met' : '**missed**') : 'not measured',
+    ]);
     if (s.n && !met) {
       const profile = profiles.find((p) => p.name === target.profile);
       misses.push(
@@ -225,13 +271,17 @@ export function writeReport(path, { info, servers, entries, results, errors, mod
   out.push('');
 
   out.push('## Ratios\n');
-  out.push('Server CPU per call (and the process figures) divided by the bare limit, paired per repetition:\n');
+  out.push(
+    'Server CPU per call (and the process figures) divided by the bare limit, paired per repetition:\n',
+  );
   out.push(
     table(
       ['', ...servers.filter((s) => s.key !== 'bare').map((s) => `${s.label} ÷ bare`)],
       CPU_ROWS.map(([label, metric]) => [
         label,
-        ...servers.filter((s) => s.key !== 'bare').map((s) => cell(ratios(metric, results[metric]?.[s.key], results[metric]?.bare), fmt.ratio)),
+        ...servers
+          .filter((s) => s.key !== 'bare')
+          .map((s) => cell(ratios(metric, results[metric]?.[s.key], results[metric]?.bare), fmt.ratio)),
       ]),
     ),
   );
@@ -284,10 +334,10 @@ export function writeReport(path, { info, servers, entries, results, errors, mod
   out.push(
     [
       '- Every server runs the same two tools: `echo {text}` returns a text content equal to `text`; `wait_sampling {prompt}` sends `sampling/createMessage` related to the call and returns the sampled text. The load generator checks every answer (right id, right text; the sampled text is derived from the prompt).',
-      "- Keel: `McpServer` with zod input schemas, `serveStdio` / `serveHttp` with default options (sessions on, the default bounded event store, DNS-rebinding checks), started exactly as the package scripts `bench:stdio`, `bench:http`, `bench:http-stateless` (`node <file>`).",
-      '- SDK 1.x: `McpServer.registerTool` with zod; stdio via `StdioServerTransport`; HTTP with sessions = one McpServer + `StreamableHTTPServerTransport` per session in a map (the SDK example pattern), stateless = fresh server + transport per request. SDK v2: `McpServer.registerTool` with zod 4; stdio via `serveStdio`; HTTP via `NodeStreamableHTTPServerTransport` behind its README Host/Origin guards, per session / per request like 1.x. Sampling uses `relatedRequestId` so the request travels on the call\'s own stream (v2\'s `requestSampling` does not add it by itself).',
+      '- Keel: `McpServer` with zod input schemas, `serveStdio` / `serveHttp` with default options (sessions on, the default bounded event store, DNS-rebinding checks), started exactly as the package scripts `bench:stdio`, `bench:http`, `bench:http-stateless` (`node <file>`).',
+      "- SDK 1.x: `McpServer.registerTool` with zod; stdio via `StdioServerTransport`; HTTP with sessions = one McpServer + `StreamableHTTPServerTransport` per session in a map (the SDK example pattern), stateless = fresh server + transport per request. SDK v2: `McpServer.registerTool` with zod 4; stdio via `serveStdio`; HTTP via `NodeStreamableHTTPServerTransport` behind its README Host/Origin guards, per session / per request like 1.x. Sampling uses `relatedRequestId` so the request travels on the call's own stream (v2's `requestSampling` does not add it by itself).",
       '- Bare limit (`bench/bare/`): reads, `JSON.parse`s and writes hand-built answers (one write per answer); the HTTP one keeps a session map, checks the session id and holds the SSE stream for sampling. No validation at all — the cost of the transport itself.',
-      '- Clients: stdio — newline-delimited JSON over the child\'s pipes; HTTP — `node:http` with a keep-alive Agent, hand-built bodies, full legacy handshake per client (initialize, `notifications/initialized`, `Mcp-Session-Id` and `MCP-Protocol-Version` headers), JSON or SSE answers, sampling requests answered by POSTing the result back. Concurrency 64 means 64 clients (sessions) with one call in flight each; stdio 64 means 64 requests in flight on one connection.',
+      "- Clients: stdio — newline-delimited JSON over the child's pipes; HTTP — `node:http` with a keep-alive Agent, hand-built bodies, full legacy handshake per client (initialize, `notifications/initialized`, `Mcp-Session-Id` and `MCP-Protocol-Version` headers), JSON or SSE answers, sampling requests answered by POSTing the result back. Concurrency 64 means 64 clients (sessions) with one call in flight each; stdio 64 means 64 requests in flight on one connection.",
       '- Windows are sized by call count with a time cap; a warm-up precedes them. Server CPU per call = growth of utime+stime in `/proc/<pid>/stat` over the window ÷ calls answered. Memory per session = growth of VmRSS (`/proc/<pid>/status`) after 2,000 more initialized idle sessions (100 warm-up sessions first, 1 s settle before each reading; no forced GC, the same for every server) ÷ 2,000. Peak RSS = VmHWM of the stdio server after its windows. Spawn time = from `spawn()` to the initialize answer, `initialize` written at once.',
       '- No figure here is asserted in a test.',
     ].join('\n'),
@@ -295,8 +345,13 @@ export function writeReport(path, { info, servers, entries, results, errors, mod
   out.push('');
   if (errors.length) {
     out.push('## Failures\n');
-    out.push(table(['phase', 'server', 'rep', 'error'], errors.map((e) => [e.phase, e.server, String(e.rep), e.message.replace(/\|/g, '\\|').slice(0, 300)])));
+    out.push(
+      table(
+        ['phase', 'server', 'rep', 'error'],
+        errors.map((e) => [e.phase, e.server, String(e.rep), e.message.replace(/\|/g, '\\|').slice(0, 300)]),
+      ),
+    );
     out.push('');
   }
-  writeFileSync(path, out.join('\n'));
+  writeFileSync(path, await formatted(out.join('\n'), path));
 }

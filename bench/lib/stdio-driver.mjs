@@ -28,7 +28,11 @@ export class StdioDriver {
     });
     const driver = new StdioDriver(child);
     const answer = driver.send(1, initializeRequest(1));
-    const message = await withTimeout(answer, timeoutMs, () => `initialize timed out (${driver.stderrTail()})`);
+    const message = await withTimeout(
+      answer,
+      timeoutMs,
+      () => `initialize timed out (${driver.stderrTail()})`,
+    );
     driver.spawnToInitializeMs = performance.now() - t0;
     checkInitialize(message, 1);
     driver.child.stdin.write(INITIALIZED + '\n');
@@ -51,7 +55,9 @@ export class StdioDriver {
       this.stderr = (this.stderr + chunk).slice(-2000);
     });
     child.stdin.on('error', (error) => this.fail(error));
-    child.once('exit', (code, signal) => this.fail(new Error(`server exited (${code ?? signal}): ${this.stderrTail()}`)));
+    child.once('exit', (code, signal) =>
+      this.fail(new Error(`server exited (${code ?? signal}): ${this.stderrTail()}`)),
+    );
   }
 
   stderrTail() {

@@ -55,7 +55,11 @@ export function checkToolResult(message, id, text) {
 
 /** Throws unless `message` is a successful initialize result. */
 export function checkInitialize(message, id) {
-  if (message.id !== id || typeof message.result?.protocolVersion !== 'string' || !message.result.serverInfo) {
+  if (
+    message.id !== id ||
+    typeof message.result?.protocolVersion !== 'string' ||
+    !message.result.serverInfo
+  ) {
     throw new Error(`bad initialize answer: ${JSON.stringify(message).slice(0, 300)}`);
   }
   return message.result.protocolVersion;

@@ -55,6 +55,26 @@ describe('McpClient requests', () => {
     expect(cursors).toEqual([undefined, '3', ...walk, ...walk]);
   });
 
+  test('breaking out of tools() fetches no further page', async () => {
+    const { client, recorder } = await connected();
+    for await (const tool of client.tools()) if (tool.name === 'add') break;
+    expect(recorder.requests.filter((r) => r.method === 'tools/list')).toHaveLength(1);
+  });
+
+  test('a closed client can connect again over a new transport', async () => {
+    const { client, server, session } = await connected();
+    await client.close();
+    await within(session.closed);
+    const again = openPair(server);
+    track(async () => {
+      await client.close();
+      await within(again.session.closed);
+    });
+    await within(client.connect(again.clientTransport));
+    expect(client.isConnected).toBe(true);
+    await expect(client.ping()).resolves.toBeUndefined();
+  });
+
   test('a server error rejects with McpError carrying its code', async () => {
     const { client } = await connected();
     const error = await client.listTools({ cursor: 'nope' }).catch((e: unknown) => e);

@@ -126,7 +126,8 @@ describe.each([
     const result = await outcome(
       await post(h.url, pingBody, { sessionId, headers: { origin: 'http://evil.example.com' } }),
     );
-    expect(result).toMatchObject({ status: 403, body: { id: null, error: { code: -32600 } } });
+    expect(result).toMatchObject({ status: 403, body: { jsonrpc: '2.0', error: { code: -32600 } } });
+    expect(result.body).not.toHaveProperty('id');
     await expectStillServing();
   });
 

@@ -7,6 +7,58 @@ import { judge, readResults } from '../lib/results.mjs';
 import { formatVerdict } from '../lib/report.mjs';
 import { listScenarios, runSuite } from './suite.mjs';
 
+// Checks that measure wall-clock timing on the client side. The suite runs all 26 client scenarios
+// at once, so on a 2-core machine these can miss their window from CPU load alone (sse-retry wants
+// the reconnecting GET 450-700 ms after the stream closed; under load we saw 770-800 ms).
+const TIMING_CHECKS = { 'sse-retry': ['client-sse-retry-timing'] };
+const TIMING_RERUNS = 2;
+
+/**
+ * For a scenario whose only problems are timing checks, runs it again on its own (up to twice). A
+ * clean isolated run replaces the parallel result in `results`; the returned notes say so, with
+ * both measurements. A real timing bug (too early, or late when alone) still fails.
+ *
+ * @example
+ * const notes = await rerunTimingAlone(ctx, results, { args, netnsFlags });
+ */
+async function rerunTimingAlone(ctx, results, { args, netnsFlags }) {
+  const notes = [];
+  for (const [scenario, timingIds] of Object.entries(TIMING_CHECKS)) {
+    const parallel = results.get(scenario);
+    const problems = parallel ? [...parallel.failures, ...parallel.warnings] : [];
+    if (problems.length === 0 || !problems.every((check) => timingIds.includes(check.id))) continue;
+    const measured = problems.map((check) => `${check.id}: ${check.errorMessage}`).join('; ');
+    for (let attempt = 1; attempt <= TIMING_RERUNS; attempt += 1) {
+      const tag = `${ctx.stamp}-client-${scenario.replace(/\W/g, '_')}-alone${attempt}`;
+      const outputDir = join(ctx.resultsDir, tag);
+      const single = ['client', '--command', args[2], '--scenario', scenario];
+      await runSuite(ctx, ctx.tools.suite, single, {
+        outputDir,
+        logFile: join(ctx.logDir, `${tag}-suite.log`),
+        netnsFlags,
+      });
+      const alone = readResults(outputDir).get(scenario);
+      if (alone && alone.failure === 0 && alone.warning === 0 && alone.success > 0) {
+        results.set(scenario, alone);
+        notes.push({
+          cleared: true,
+          text:
+            `[client] NOTE: ${scenario} missed a timing window in the parallel run (${measured}); ` +
+            `run alone (attempt ${attempt}) it passed cleanly: ${outputDir}`,
+        });
+        break;
+      }
+      if (attempt === TIMING_RERUNS) {
+        notes.push({
+          cleared: false,
+          text: `[client] ${scenario}: timing problem in the parallel run (${measured}) and again when run alone: ${outputDir}`,
+        });
+      }
+    }
+  }
+  return notes;
+}
+
 /**
  * Runs the client suite and prints its report. Returns whether it passed.
  *
@@ -46,13 +98,16 @@ export async function runClientLane(ctx) {
     logFile: join(ctx.logDir, `${tag}-suite.log`),
     netnsFlags,
   });
+  const results = readResults(outputDir);
+  const notes = options.scenario ? [] : await rerunTimingAlone(ctx, results, { args, netnsFlags });
   const verdict = judge({
-    results: readResults(outputDir),
+    results,
     scenarios,
     // A single-scenario run is for details: judge it without the baseline.
     expected: options.scenario ? new Set() : ctx.baseline.client,
     allowWarnings: options.allowWarnings,
-    suiteExit: result.exit,
+    // The suite's exit 1 came from the timing check that the isolated re-run has since cleared.
+    suiteExit: notes.some((note) => note.cleared) && result.exit === 1 ? 0 : result.exit,
   });
   const selection = options.scenario ? `--scenario ${options.scenario}` : '--suite all';
   ctx.print(
@@ -61,6 +116,7 @@ export async function runClientLane(ctx) {
       verdict,
     ),
   );
+  for (const note of notes) ctx.print(note.text);
   ctx.print(
     `results (each scenario's client stdout.txt/stderr.txt are there): ${outputDir}\nsuite log: ${result.logFile}`,
   );

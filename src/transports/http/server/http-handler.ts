@@ -110,7 +110,7 @@ class HttpHandlerCore {
     try {
       if (this.closing) {
         discardBody(request);
-        return httpError(503, ErrorCode.ConnectionClosed, 'Server is shutting down');
+        return shuttingDown();
       }
       const refused = this.checkHostAndOrigin(request);
       if (refused) return refused;
@@ -169,10 +169,10 @@ class HttpHandlerCore {
     try {
       value = JSON.parse(text);
     } catch {
-      return httpError(400, ErrorCode.ParseError, 'Parse error');
+      return httpError(400, ErrorCode.ParseError, 'Parse error', { id: null });
     }
     if (Array.isArray(value))
-      return httpError(400, ErrorCode.InvalidRequest, 'Batch requests are not supported');
+      return httpError(400, ErrorCode.InvalidRequest, 'Batch requests are not supported', { id: null });
     const classified = classifyMessage(value);
     if (classified.kind === 'invalid') {
       const reply = classified.reply;
@@ -193,11 +193,14 @@ class HttpHandlerCore {
     let transport: HttpServerTransport;
     if (!this.stateful) {
       if (!isInitialize && !versionOk(request)) return unsupportedVersion(request);
-      transport = this.manager.createStateless();
+      const created = this.manager.createStateless();
+      if (!created) return shuttingDown();
+      transport = created;
     } else {
       const sessionId = request.headers.get(SESSION_HEADER);
       if (sessionId === null) {
         if (!isInitialize) return badRequest('Bad Request: Mcp-Session-Id header is required');
+        if (this.closing) return shuttingDown();
         const created = this.manager.create();
         if (!created) return httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later');
         transport = created;
@@ -295,6 +298,10 @@ function versionOk(request: Request): boolean {
 function unsupportedVersion(request: Request): Response {
   const version = request.headers.get('mcp-protocol-version');
   return badRequest(`Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}`);
+}
+
+function shuttingDown(): Response {
+  return httpError(503, ErrorCode.ConnectionClosed, 'Server is shutting down');
 }
 
 function hostOf(url: string): string | null {

@@ -92,7 +92,7 @@ export async function readBody(request: Request, limit: number): Promise<string 
   try {
     return decoder.decode(bytes);
   } catch {
-    return httpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8');
+    return httpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8', { id: null });
   }
 }
 

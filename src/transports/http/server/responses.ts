@@ -14,7 +14,9 @@ function headers(contentType: string | undefined, sessionId: string | undefined)
 }
 
 /**
- * An HTTP error whose body is a JSON-RPC error response (id `null` unless the request's id is known).
+ * An HTTP error whose body is a JSON-RPC error response. Refusals of the HTTP envelope (403, 404,
+ * 406, 415, ...) carry no `id`, as the transport spec describes; errors about the JSON-RPC
+ * message itself pass `id` (`null` when it could not be read, as JSON-RPC requires).
  *
  * @example
  * return httpError(415, ErrorCode.InvalidRequest, 'Content-Type must be application/json');
@@ -25,7 +27,10 @@ export function httpError(
   message: string,
   options?: { id?: RequestId | null; sessionId?: string; allow?: string },
 ): Response {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: options?.id ?? null, error: { code, message } });
+  const error = { code, message };
+  const body = JSON.stringify(
+    options?.id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id: options.id, error },
+  );
   const result = headers('application/json', options?.sessionId);
   if (options?.allow !== undefined) result.set('allow', options.allow);
   return new Response(body, { status, headers: result });

@@ -38,6 +38,7 @@ export class SessionManager implements TransportHost {
   private readonly generateId: () => string;
   private readonly connection: ConnectionOptions | undefined;
   private sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  private accepting = true;
   readonly retryMs: number;
 
   constructor(
@@ -73,8 +74,9 @@ export class SessionManager implements TransportHost {
     return transport;
   }
 
-  /** A new session, or undefined when the table is full and no session is idle. */
+  /** A new session, or undefined when shutting down or full with no idle session to evict. */
   create(): HttpServerTransport | undefined {
+    if (!this.accepting) return undefined;
     if (this.sessions.size >= this.max && !this.evictOne()) return undefined;
     const sessionId = this.generateId();
     if (!VISIBLE_ASCII.test(sessionId) || this.sessions.has(sessionId)) {
@@ -82,18 +84,29 @@ export class SessionManager implements TransportHost {
     }
     const transport = new HttpServerTransport(this, sessionId);
     this.sessions.set(sessionId, transport);
-    transport.session = this.target.connect(transport, this.connection);
+    this.attach(transport);
     this.scheduleSweep();
     this.notify(() => this.options.onSessionStart?.(sessionId));
     return transport;
   }
 
-  /** A connection for one stateless exchange; it closes itself after its response. */
-  createStateless(): HttpServerTransport {
+  /** A connection for one stateless exchange (it closes itself after its response). */
+  createStateless(): HttpServerTransport | undefined {
+    if (!this.accepting) return undefined;
     const transport = new HttpServerTransport(this, undefined);
     this.stateless.add(transport);
-    transport.session = this.target.connect(transport, this.connection);
+    this.attach(transport);
     return transport;
+  }
+
+  private attach(transport: HttpServerTransport): void {
+    try {
+      transport.session = this.target.connect(transport, this.connection);
+    } catch (error) {
+      this.forget(transport, 'closed');
+      void transport.close();
+      throw error;
+    }
   }
 
   /**
@@ -109,6 +122,7 @@ export class SessionManager implements TransportHost {
 
   /** End every session and stateless exchange; resolves within `deadlineMs`. */
   async shutdown(deadlineMs: number): Promise<void> {
+    this.accepting = false;
     this.stopSweep();
     const all = [...this.sessions.values(), ...this.stateless];
     const closing = Promise.all(all.map((transport) => this.terminate(transport, 'shutdown')));
