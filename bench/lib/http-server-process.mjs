@@ -26,11 +26,11 @@ function canConnect(port) {
 }
 
 export class HttpServerProcess {
-  static async start(file, { nodeArgs = [], timeoutMs = 15_000 } = {}) {
+  static async start(file, { nodeArgs = [], env = {}, timeoutMs = 15_000 } = {}) {
     const port = await freePort();
     const child = spawn(process.execPath, [...nodeArgs, file], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, PORT: String(port) },
+      env: { ...process.env, ...env, PORT: String(port) },
     });
     const server = new HttpServerProcess(child, port);
     const deadline = Date.now() + timeoutMs;

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpSession, HttpTarget } from './http-driver.mjs';
 import { HttpServerProcess } from './http-server-process.mjs';
+import { openInspector } from './inspector.mjs';
 import { memory } from './proc.mjs';
 import { StdioDriver } from './stdio-driver.mjs';
 import { runWindow, warmUp } from './window.mjs';
@@ -139,14 +140,22 @@ export async function httpPhase(file, { stateless, prefix }) {
 }
 
 /**
- * Memory per idle session: RSS growth after `count` more initialized sessions stay open,
- * divided by `count`. A first batch of sessions warms the code paths and is part of the baseline.
+ * Memory per idle session: growth of RSS (and of the V8 heap) after `count` more initialized
+ * sessions stay open, divided by `count`, each reading taken after a full GC forced from the
+ * outside through the inspector (see inspector.mjs). A first batch of sessions warms the code
+ * paths and is part of the baseline. The RSS growth without a forced GC is kept as well.
  */
-export async function sessionsPhase(file, { count = 2_000, warm = 100, settleMs = 1_000 } = {}) {
-  const server = await HttpServerProcess.start(file);
+export async function sessionsPhase(file, { count = 2_000, warm = 100, settleMs = 500 } = {}) {
+  const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --inspect-port=0`.trim();
+  const server = await HttpServerProcess.start(file, { env: { NODE_OPTIONS: nodeOptions } });
   const target = new HttpTarget(server.port, 32);
+  let inspector;
   try {
     await openSessions(target, warm);
+    inspector = await openInspector(server);
+    await sleep(settleMs);
+    const rawBefore = memory(server.pid).rss;
+    const heapBefore = await inspector.collectGarbage();
     await sleep(settleMs);
     const before = memory(server.pid).rss;
     const sessions = await openSessions(target, count);
@@ -154,11 +163,19 @@ export async function sessionsPhase(file, { count = 2_000, warm = 100, settleMs 
     const ids = new Set(sessions.map((session) => session.sessionId));
     if (ids.size !== count || ids.has(undefined)) throw new Error('sessions without distinct ids');
     await sleep(settleMs);
+    const rawAfter = memory(server.pid).rss;
+    const heapAfter = await inspector.collectGarbage();
+    await sleep(settleMs);
     const after = memory(server.pid).rss;
     // All sessions must still be alive (no eviction): one checked call on a few of them.
     for (const session of [sessions[0], sessions[count >> 1], sessions[count - 1]]) await session.echo();
-    return { 'sessions.bytes': (after - before) / count };
+    return {
+      'sessions.bytes': (after - before) / count,
+      'sessions.heap': (heapAfter - heapBefore) / count,
+      'sessions.rawBytes': (rawAfter - rawBefore) / count,
+    };
   } finally {
+    inspector?.close();
     target.close();
     await server.stop();
   }

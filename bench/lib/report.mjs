@@ -79,7 +79,9 @@ const ROWS = [
   ['p99 latency, ms', 'stateless.c64.p99', fmt.ms],
   ['server CPU per call, µs', 'stateless.c64.cpu', fmt.us],
   ['HTTP with sessions — memory'],
-  ['RSS per idle initialized session (2,000 sessions), KB', 'sessions.bytes', fmt.kb],
+  ['RSS per idle initialized session (2,000 sessions, after full GC), KB', 'sessions.bytes', fmt.kb],
+  ['V8 heap per idle session (after full GC), KB', 'sessions.heap', fmt.kb],
+  ['RSS per idle session without forced GC (garbage of the handshakes included), KB', 'sessions.rawBytes', fmt.kb],
 ];
 
 const CPU_ROWS = [
@@ -338,7 +340,7 @@ export async function writeReport(path, { info, servers, entries, results, error
       "- SDK 1.x: `McpServer.registerTool` with zod; stdio via `StdioServerTransport`; HTTP with sessions = one McpServer + `StreamableHTTPServerTransport` per session in a map (the SDK example pattern), stateless = fresh server + transport per request. SDK v2: `McpServer.registerTool` with zod 4; stdio via `serveStdio`; HTTP via `NodeStreamableHTTPServerTransport` behind its README Host/Origin guards, per session / per request like 1.x. Sampling uses `relatedRequestId` so the request travels on the call's own stream (v2's `requestSampling` does not add it by itself).",
       '- Bare limit (`bench/bare/`): reads, `JSON.parse`s and writes hand-built answers (one write per answer); the HTTP one keeps a session map, checks the session id and holds the SSE stream for sampling. No validation at all — the cost of the transport itself.',
       "- Clients: stdio — newline-delimited JSON over the child's pipes; HTTP — `node:http` with a keep-alive Agent, hand-built bodies, full legacy handshake per client (initialize, `notifications/initialized`, `Mcp-Session-Id` and `MCP-Protocol-Version` headers), JSON or SSE answers, sampling requests answered by POSTing the result back. Concurrency 64 means 64 clients (sessions) with one call in flight each; stdio 64 means 64 requests in flight on one connection.",
-      '- Windows are sized by call count with a time cap; a warm-up precedes them. Server CPU per call = growth of utime+stime in `/proc/<pid>/stat` over the window ÷ calls answered. Memory per session = growth of VmRSS (`/proc/<pid>/status`) after 2,000 more initialized idle sessions (100 warm-up sessions first, 1 s settle before each reading; no forced GC, the same for every server) ÷ 2,000. Peak RSS = VmHWM of the stdio server after its windows. Spawn time = from `spawn()` to the initialize answer, `initialize` written at once.',
+      '- Windows are sized by call count with a time cap; a warm-up precedes them. Server CPU per call = growth of utime+stime in `/proc/<pid>/stat` over the window ÷ calls answered. Memory per session = growth of VmRSS (`/proc/<pid>/status`) after 2,000 more initialized idle sessions ÷ 2,000 (100 warm-up sessions first); each reading follows a full GC forced from outside the server (SIGUSR1 opens the inspector — the servers run with `NODE_OPTIONS=--inspect-port=0` in this phase only, which opens nothing by itself — and `HeapProfiler.collectGarbage` is sent), so every server is treated the same and none carries a hook; the heap growth comes from `Runtime.getHeapUsage`. Peak RSS = VmHWM of the stdio server after its windows. Spawn time = from `spawn()` to the initialize answer, `initialize` written at once.',
       '- No figure here is asserted in a test.',
     ].join('\n'),
   );

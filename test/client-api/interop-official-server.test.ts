@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 import { McpClient, type McpClientOptions } from '../../src/client/index.js';
 import type { Progress } from '../../src/core/engine/outbound.js';
+import { RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
 import { StdioClientTransport } from '../../src/transports/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
@@ -110,6 +111,20 @@ describe('McpClient ↔ official SDK server over stdio', () => {
     await client.callTool('add_tool');
     await within(changed);
     expect((await client.listAllTools()).map((t) => t.name)).toContain('extra');
+  });
+
+  test('a caller abort and a timeout cancel the call on the official server', async () => {
+    const { client } = await spawnOfficial();
+    const controller = new AbortController();
+    const aborted = client.callTool('wait', {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(within(aborted)).rejects.toBeInstanceOf(RequestAbortedError);
+    await expect(within(client.callTool('wait', {}, { timeoutMs: 50 }))).rejects.toBeInstanceOf(
+      RequestTimeoutError,
+    );
+    // Messages are handled in order on stdio, so both cancellations were seen before this call.
+    const count = await client.callTool('cancelled');
+    expect(count.content).toEqual([{ type: 'text', text: '2' }]);
   });
 
   test('a tool the client cannot answer for fails on the server side, not in the client', async () => {

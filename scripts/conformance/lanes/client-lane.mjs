@@ -19,9 +19,9 @@ const TIMING_RERUNS = 2;
  * both measurements. A real timing bug (too early, or late when alone) still fails.
  *
  * @example
- * const notes = await rerunTimingAlone(ctx, results, { args, netnsFlags });
+ * const notes = await rerunTimingAlone(ctx, results, { command: 'npm run --silent fixture:client' });
  */
-async function rerunTimingAlone(ctx, results, { args, netnsFlags }) {
+async function rerunTimingAlone(ctx, results, { command, netnsFlags }) {
   const notes = [];
   for (const [scenario, timingIds] of Object.entries(TIMING_CHECKS)) {
     const parallel = results.get(scenario);
@@ -31,7 +31,7 @@ async function rerunTimingAlone(ctx, results, { args, netnsFlags }) {
     for (let attempt = 1; attempt <= TIMING_RERUNS; attempt += 1) {
       const tag = `${ctx.stamp}-client-${scenario.replace(/\W/g, '_')}-alone${attempt}`;
       const outputDir = join(ctx.resultsDir, tag);
-      const single = ['client', '--command', args[2], '--scenario', scenario];
+      const single = ['client', '--command', command, '--scenario', scenario];
       await runSuite(ctx, ctx.tools.suite, single, {
         outputDir,
         logFile: join(ctx.logDir, `${tag}-suite.log`),
@@ -41,6 +41,7 @@ async function rerunTimingAlone(ctx, results, { args, netnsFlags }) {
       if (alone && alone.failure === 0 && alone.warning === 0 && alone.success > 0) {
         results.set(scenario, alone);
         notes.push({
+          scenario,
           cleared: true,
           text:
             `[client] NOTE: ${scenario} missed a timing window in the parallel run (${measured}); ` +
@@ -50,6 +51,7 @@ async function rerunTimingAlone(ctx, results, { args, netnsFlags }) {
       }
       if (attempt === TIMING_RERUNS) {
         notes.push({
+          scenario,
           cleared: false,
           text: `[client] ${scenario}: timing problem in the parallel run (${measured}) and again when run alone: ${outputDir}`,
         });
@@ -99,7 +101,9 @@ export async function runClientLane(ctx) {
     netnsFlags,
   });
   const results = readResults(outputDir);
-  const notes = options.scenario ? [] : await rerunTimingAlone(ctx, results, { args, netnsFlags });
+  const notes = options.scenario
+    ? []
+    : await rerunTimingAlone(ctx, results, { command: options.clientCommand, netnsFlags });
   const verdict = judge({
     results,
     scenarios,
@@ -122,10 +126,13 @@ export async function runClientLane(ctx) {
   );
   const { success, failure, warning } = verdict.judgedTotals;
   const excused = verdict.expectedScenarios;
+  const rerun = notes.filter((note) => note.cleared).map((note) => note.scenario);
   return {
     ok: verdict.ok,
     summaries: [
-      `client: ${success} passed, ${failure} failed, ${warning} warnings (+${excused} expected-failure scenarios) → ${verdict.ok ? 'PASS' : 'FAIL'}`,
+      `client: ${success} passed, ${failure} failed, ${warning} warnings (+${excused} expected-failure scenarios)` +
+        (rerun.length > 0 ? ` [timing re-run alone: ${rerun.join(', ')}]` : '') +
+        ` → ${verdict.ok ? 'PASS' : 'FAIL'}`,
     ],
   };
 }
