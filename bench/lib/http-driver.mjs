@@ -67,7 +67,10 @@ export class HttpTarget {
                     data = '';
                     if (typeof message.method === 'string' && message.id !== undefined) {
                       if (!onServerRequest) throw new Error(`unexpected server request ${message.method}`);
-                      followUps.push(onServerRequest(message));
+                      const followUp = onServerRequest(message);
+                      // Handled at once; its failure still fails this call through Promise.all.
+                      followUp.catch(() => {});
+                      followUps.push(followUp);
                     } else {
                       messages.push(message);
                     }

@@ -5,21 +5,25 @@
  */
 import type { Logger } from '../../../core/engine/connection.js';
 import { ErrorCode } from '../../../core/errors.js';
-import { classifyMessage } from '../../../core/jsonrpc.js';
-import { isSupportedVersion } from '../../../core/protocol-version.js';
-import type { MessageInfo } from '../../../core/transport.js';
 import type { Connectable } from '../../../server/server.js';
 import { InMemoryEventStore } from './event-store.js';
+import { handlePost } from './handle-post.js';
 import { HostOriginPolicy } from './host-origin-policy.js';
 import {
   DEFAULT_KEEP_ALIVE_MS,
-  DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RETRY_MS,
   LOOPBACK_HOSTS,
   type HttpHandlerOptions,
 } from './options.js';
-import { discardBody, isJsonContentType, parseAccept, readBody } from './request-checks.js';
-import { badRequest, emptyResponse, httpError, SESSION_HEADER, sessionNotFound } from './responses.js';
+import { discardBody, parseAccept, unsupportedVersion, versionOk } from './request-checks.js';
+import {
+  badRequest,
+  emptyResponse,
+  httpError,
+  SESSION_HEADER,
+  sessionNotFound,
+  shuttingDown,
+} from './responses.js';
 import { SessionManager } from './session-manager.js';
 import type { HttpServerTransport } from './session-transport.js';
 import { KeepAlive } from './sse-writer.js';
@@ -73,13 +77,13 @@ export function createHttpHandler(target: Connectable, options: HttpHandlerOptio
 class HttpHandlerCore {
   readonly manager: SessionManager;
   private readonly policy: HostOriginPolicy | undefined;
-  private readonly stateful: boolean;
   private readonly logger: Logger;
-  private closing: Promise<void> | undefined;
+  readonly stateful: boolean;
+  private closed: Promise<void> | undefined;
 
   constructor(
     target: Connectable,
-    private readonly options: HttpHandlerOptions,
+    readonly options: HttpHandlerOptions,
   ) {
     this.logger = options.logger ?? silent;
     this.stateful = options.sessions !== false;
@@ -108,7 +112,7 @@ class HttpHandlerCore {
 
   async handle(request: Request, extra: HttpRequestExtra | undefined): Promise<Response> {
     try {
-      if (this.closing) {
+      if (this.closed) {
         discardBody(request);
         return shuttingDown();
       }
@@ -116,7 +120,7 @@ class HttpHandlerCore {
       if (refused) return refused;
       switch (request.method) {
         case 'POST':
-          return await this.post(request, extra);
+          return await handlePost(this, request, extra);
         case 'GET':
           return await this.get(request);
         case 'DELETE':
@@ -134,7 +138,11 @@ class HttpHandlerCore {
   }
 
   close(deadlineMs: number): Promise<void> {
-    return (this.closing ??= this.manager.shutdown(deadlineMs));
+    return (this.closed ??= this.manager.shutdown(deadlineMs));
+  }
+
+  get closing(): boolean {
+    return this.closed !== undefined;
   }
 
   private checkHostAndOrigin(request: Request): Response | undefined {
@@ -144,97 +152,6 @@ class HttpHandlerCore {
     if (policy.hostAllowed(host) && policy.originAllowed(request.headers.get('origin'))) return undefined;
     discardBody(request);
     return httpError(403, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed');
-  }
-
-  private async post(request: Request, extra: HttpRequestExtra | undefined): Promise<Response> {
-    if (!isJsonContentType(request.headers.get('content-type'))) {
-      discardBody(request);
-      return httpError(415, ErrorCode.InvalidRequest, 'Content-Type must be application/json');
-    }
-    const accepts = parseAccept(request.headers.get('accept'));
-    const acceptable = this.options.strictAccept
-      ? accepts.jsonListed && accepts.sseListed
-      : accepts.json || accepts.sse;
-    if (!acceptable) {
-      discardBody(request);
-      return httpError(
-        406,
-        ErrorCode.InvalidRequest,
-        'Accept must list application/json and text/event-stream',
-      );
-    }
-    const text = await readBody(request, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-    if (text instanceof Response) return text;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return httpError(400, ErrorCode.ParseError, 'Parse error', { id: null });
-    }
-    if (Array.isArray(value))
-      return httpError(400, ErrorCode.InvalidRequest, 'Batch requests are not supported', { id: null });
-    const classified = classifyMessage(value);
-    if (classified.kind === 'invalid') {
-      const reply = classified.reply;
-      return httpError(
-        400,
-        reply?.error.code ?? ErrorCode.InvalidRequest,
-        reply?.error.message ?? 'Invalid message',
-        {
-          id: reply?.id ?? null,
-        },
-      );
-    }
-    const message = classified.message;
-    const isInitialize = classified.kind === 'request' && classified.message.method === 'initialize';
-
-    // Everything from the session lookup to handing the message over is synchronous, so a
-    // session cannot end in between.
-    let transport: HttpServerTransport;
-    if (!this.stateful) {
-      if (!isInitialize && !versionOk(request)) return unsupportedVersion(request);
-      const created = this.manager.createStateless();
-      if (!created) return shuttingDown();
-      transport = created;
-    } else {
-      const sessionId = request.headers.get(SESSION_HEADER);
-      if (sessionId === null) {
-        if (!isInitialize) return badRequest('Bad Request: Mcp-Session-Id header is required');
-        if (this.closing) return shuttingDown();
-        const created = this.manager.create();
-        if (!created) return httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later');
-        transport = created;
-      } else {
-        const found = this.manager.get(sessionId);
-        if (!found) return sessionNotFound();
-        if (!isInitialize && !versionOk(request)) return unsupportedVersion(request);
-        transport = found;
-      }
-    }
-
-    const info: MessageInfo = { headers: request.headers };
-    if (extra?.authInfo !== undefined) info.authInfo = extra.authInfo;
-    if (classified.kind !== 'request') {
-      transport.accept(message, info);
-      if (!this.stateful) transport.endInput();
-      return emptyResponse(202);
-    }
-    const id = classified.message.id;
-    if (transport.hasRequest(id)) {
-      return httpError(
-        409,
-        ErrorCode.InvalidRequest,
-        `Request id ${JSON.stringify(id)} is already in flight`,
-        { id },
-      );
-    }
-    const eager = this.options.postResponse === 'sse';
-    return transport.request(
-      classified.message,
-      info,
-      { json: accepts.json, sse: accepts.sse, eager },
-      request.signal,
-    );
   }
 
   private async get(request: Request): Promise<Response> {
@@ -287,21 +204,6 @@ class HttpHandlerCore {
     if (!versionOk(request)) return unsupportedVersion(request);
     return found;
   }
-}
-
-/** Any supported revision is accepted, not only the negotiated one; a missing header is fine. */
-function versionOk(request: Request): boolean {
-  const version = request.headers.get('mcp-protocol-version');
-  return version === null || isSupportedVersion(version);
-}
-
-function unsupportedVersion(request: Request): Response {
-  const version = request.headers.get('mcp-protocol-version');
-  return badRequest(`Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}`);
-}
-
-function shuttingDown(): Response {
-  return httpError(503, ErrorCode.ConnectionClosed, 'Server is shutting down');
 }
 
 function hostOf(url: string): string | null {

@@ -2,7 +2,8 @@
  * Checks on the HTTP envelope of a request: media types and the bounded body read.
  */
 import { ErrorCode } from '../../../core/errors.js';
-import { httpError } from './responses.js';
+import { isSupportedVersion } from '../../../core/protocol-version.js';
+import { badRequest, httpError } from './responses.js';
 
 /** What an `Accept` header allows. `*Listed` = named explicitly (what strict mode asks for). */
 export interface Accepts {
@@ -112,3 +113,21 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
 }
 
 function ignore(): void {}
+
+/**
+ * Any supported revision is accepted, not only the negotiated one (clients and the conformance
+ * suite send others); a missing header is fine (the spec says to assume 2025-03-26).
+ *
+ * @example
+ * if (!versionOk(request)) return unsupportedVersion(request);
+ */
+export function versionOk(request: Request): boolean {
+  const version = request.headers.get('mcp-protocol-version');
+  return version === null || isSupportedVersion(version);
+}
+
+/** 400 for an unsupported `MCP-Protocol-Version`. */
+export function unsupportedVersion(request: Request): Response {
+  const version = request.headers.get('mcp-protocol-version');
+  return badRequest(`Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}`);
+}

@@ -46,6 +46,11 @@ export function sessionNotFound(): Response {
   return httpError(404, ErrorCode.InvalidRequest, 'Session not found');
 }
 
+/** 503 during shutdown. */
+export function shuttingDown(): Response {
+  return httpError(503, ErrorCode.ConnectionClosed, 'Server is shutting down');
+}
+
 /** A JSON-RPC message as an `application/json` body. */
 export function jsonResponse(body: string, sessionId: string | undefined): Response {
   return new Response(body, { status: 200, headers: headers('application/json', sessionId) });

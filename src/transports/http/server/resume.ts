@@ -6,6 +6,7 @@ import type { EventStore } from './event-store.js';
 import { badRequest, sessionNotFound, sseResponse } from './responses.js';
 import type { HttpServerTransport } from './session-transport.js';
 import type { SseWriter } from './sse-writer.js';
+import { forgetStream } from './stream-events.js';
 
 /**
  * Resume the stream `lastEventId` belongs to. Only a stream of this session is ever replayed.
@@ -52,7 +53,7 @@ export async function resumeStream(
     const retained = transport.retained;
     const at = retained?.indexOf(streamId) ?? -1;
     if (at >= 0) retained!.splice(at, 1);
-    transport.forget(streamId);
+    forgetStream(transport.host, streamId);
     return sseResponse(writer.body, sessionId);
   }
 
