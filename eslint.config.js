@@ -40,6 +40,7 @@ export default tseslint.config(
         URL: 'readonly',
         fetch: 'readonly',
         AbortController: 'readonly',
+        AbortSignal: 'readonly',
         TextDecoder: 'readonly',
         TextEncoder: 'readonly',
         performance: 'readonly',

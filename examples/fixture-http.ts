@@ -11,6 +11,9 @@ const serving = await serveHttp(createFixtureServer(), {
   port,
   host: '127.0.0.1',
   path: '/mcp',
+  // The suite's server-sse-streams-functional check wants every POST answered as a stream; the
+  // default ('auto') answers handlers that emit nothing first with plain JSON, which it only notes.
+  postResponse: 'sse',
   logger: {
     debug() {},
     error: (message, detail) => console.error(`[fixture-http] ${message}`, detail ?? ''),

@@ -30,9 +30,22 @@ export interface McpClientEvents {
   close: undefined;
 }
 
+/**
+ * The name of an {@link McpClientEvents} event.
+ *
+ * @example
+ * const events: McpClientEventName[] = ['toolsChanged', 'resourcesChanged', 'promptsChanged'];
+ * for (const event of events) client.on(event, () => console.error(`${event}: refresh the cache`));
+ */
 export type McpClientEventName = keyof McpClientEvents;
 
-/** A listener for event `E`. */
+/**
+ * A listener for event `E`.
+ *
+ * @example
+ * const onLog: McpClientListener<'log'> = ({ level, data }) => console.error(`[${level}]`, data);
+ * client.on('log', onLog);
+ */
 export type McpClientListener<E extends McpClientEventName> = (payload: McpClientEvents[E]) => void;
 
 /**

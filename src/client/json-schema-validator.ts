@@ -5,7 +5,12 @@
  */
 import type { JsonObject } from '../core/jsonrpc.js';
 
-/** Validates one value; returns the issues found (empty when valid). */
+/**
+ * Validates one value; returns the issues found (empty when valid).
+ *
+ * @example
+ * const positive: CompiledSchema = (value) => (typeof value === 'number' && value > 0 ? [] : ['/: must be > 0']);
+ */
 export type CompiledSchema = (value: unknown) => string[];
 
 /**

@@ -54,7 +54,12 @@ export interface McpClientOptions {
   outputValidator?: JsonSchemaValidator;
 }
 
-/** Options of `connect`: bound the handshake. */
+/**
+ * Options of `connect`: bound the handshake.
+ *
+ * @example
+ * await client.connect(transport, { timeoutMs: 10_000, signal: AbortSignal.timeout(15_000) });
+ */
 export type ConnectOptions = Pick<RequestOptions, 'signal' | 'timeoutMs'>;
 
 /**

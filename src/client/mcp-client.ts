@@ -22,7 +22,13 @@ import { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp
 import { collect, paginate, type PaginateOptions } from './pagination.js';
 import { checkCallToolResult, checkCompleteResult, requireArray } from './result-checks.js';
 
-/** Per-call options: cancellation, timeout, progress. */
+/**
+ * Per-call options: cancellation, timeout, progress.
+ *
+ * @example
+ * const options: CallOptions = { signal: controller.signal, timeoutMs: 5_000, maxTotalTimeoutMs: 60_000 };
+ * await client.readResource('file:///notes.txt', options);
+ */
 export type CallOptions = Omit<RequestOptions, 'relatedRequestId'>;
 
 /**
@@ -36,7 +42,13 @@ export interface CallToolOptions extends CallOptions {
   meta?: Meta;
 }
 
-/** `CallToolResult` with a typed `structuredContent`. */
+/**
+ * `CallToolResult` with a typed `structuredContent`.
+ *
+ * @example
+ * const result: TypedCallToolResult<{ tempC: number }> = await client.callTool('forecast', { city: 'Oslo' });
+ * console.log(result.structuredContent?.tempC);
+ */
 export type TypedCallToolResult<S extends JsonObject = JsonObject> = CallToolResult & {
   structuredContent?: S;
 };

@@ -18,6 +18,12 @@ export interface PaginateOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Default page limit of the listing helpers (`client.tools()`, `listAllTools()`, ...).
+ *
+ * @example
+ * for await (const tool of client.tools({ maxPages: DEFAULT_MAX_PAGES / 100 })) console.log(tool.name);
+ */
 export const DEFAULT_MAX_PAGES = 10_000;
 
 /**

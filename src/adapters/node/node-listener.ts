@@ -14,7 +14,13 @@ export interface NodeListenerOptions {
   authInfo?: (req: IncomingMessage) => unknown;
 }
 
-/** A fetch-style handler: Keel's {@link HttpHandler} or any `(Request) => Promise<Response>`. */
+/**
+ * A fetch-style handler: Keel's {@link HttpHandler} or any `(Request) => Promise<Response>`.
+ *
+ * @example
+ * const health: FetchHandler = async () => new Response('ok');
+ * createServer(toNodeListener(health)).listen(8080, '127.0.0.1');
+ */
 export type FetchHandler = HttpHandler | ((request: Request, extra?: HttpRequestExtra) => Promise<Response>);
 
 /** Bytes buffered from the request before Node stops reading the socket. */
