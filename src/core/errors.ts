@@ -39,6 +39,12 @@ export const ErrorCode = {
   RequestCancelled: -32800,
 } as const;
 
+/**
+ * One of the values of {@link ErrorCode}.
+ *
+ * @example
+ * const code: ErrorCodeValue = ErrorCode.MethodNotFound; // -32601
+ */
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 const httpStatusByCode: Record<number, number> = {
@@ -195,6 +201,10 @@ export class CancelledByPeerError extends LocalError {
 /**
  * Turn anything a handler threw into the JSON-RPC error to send. Internal details of non-MCP
  * errors are kept to the message.
+ *
+ * @example
+ * toWireError(new McpError(ErrorCode.InvalidParams, 'bad city')); // { code: -32602, message: 'bad city' }
+ * toWireError(new Error('disk full')); // { code: -32603, message: 'disk full' }
  */
 export function toWireError(error: unknown): { code: number; message: string; data?: unknown } {
   if (error instanceof McpError) return error.toJSON();

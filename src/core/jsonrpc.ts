@@ -6,10 +6,20 @@
  */
 import { ErrorCode } from './errors.js';
 
-/** A request id. `0` and `""` are valid ids; `null` is not. */
+/**
+ * A request id. `0` and `""` are valid ids; `null` is not.
+ *
+ * @example
+ * const ids: RequestId[] = [0, '', 42, 'req-7'];
+ */
 export type RequestId = string | number;
 
-/** Params/results are JSON objects; `_meta` is reserved on all of them. */
+/**
+ * Params/results are JSON objects; `_meta` is reserved on all of them.
+ *
+ * @example
+ * const params: JsonObject = { name: 'forecast', arguments: { city: 'Oslo' }, _meta: { progressToken: 1 } };
+ */
 export type JsonObject = { [key: string]: unknown };
 
 /**
@@ -43,7 +53,12 @@ export interface JsonRpcResultResponse {
   result: JsonObject;
 }
 
-/** The `error` member of an error response. */
+/**
+ * The `error` member of an error response.
+ *
+ * @example
+ * const error: JsonRpcErrorObject = { code: -32601, message: 'Method not found: foo' };
+ */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
@@ -62,12 +77,29 @@ export interface JsonRpcErrorResponse {
   error: JsonRpcErrorObject;
 }
 
+/**
+ * A response: a result or an error.
+ *
+ * @example
+ * const ok = (r: JsonRpcResponse): boolean => 'result' in r;
+ */
 export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
+/**
+ * Any JSON-RPC message a transport carries.
+ *
+ * @example
+ * const message: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
+ * await transport.send(message);
+ */
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
 /**
  * What {@link classifyMessage} found. `invalid` carries the error response to send back (or
  * `undefined` when nothing may be answered, e.g. a broken notification).
+ *
+ * @example
+ * const c: Classified = classifyMessage({ jsonrpc: '2.0', id: 1, method: 'ping' });
+ * if (c.kind === 'request') console.log(c.message.method); // 'ping'
  */
 export type Classified =
   | { kind: 'request'; message: JsonRpcRequest }
@@ -75,7 +107,13 @@ export type Classified =
   | { kind: 'response'; message: JsonRpcResponse }
   | { kind: 'invalid'; reply: JsonRpcErrorResponse | undefined };
 
-/** True for a valid JSON-RPC id: a string or a finite number. */
+/**
+ * True for a valid JSON-RPC id: a string or a finite number.
+ *
+ * @example
+ * isRequestId(0); // true
+ * isRequestId(null); // false
+ */
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
@@ -149,6 +187,11 @@ export function classifyMessage(value: unknown): Classified {
     : { kind: 'notification', message: value as unknown as JsonRpcNotification };
 }
 
-/** Parse error reply for a line/body that is not JSON. */
+/**
+ * Parse error reply for a line/body that is not JSON.
+ *
+ * @example
+ * parseErrorReply(); // { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }
+ */
 export const parseErrorReply = (): JsonRpcErrorResponse =>
   errorResponse(null, ErrorCode.ParseError, 'Parse error');

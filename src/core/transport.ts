@@ -5,7 +5,12 @@
  */
 import type { JsonRpcErrorResponse, JsonRpcMessage, RequestId } from './jsonrpc.js';
 
-/** Routing hints for {@link Transport.send}. */
+/**
+ * Routing hints for {@link Transport.send}.
+ *
+ * @example
+ * await transport.send({ jsonrpc: '2.0', id: 7, result: {} }, { relatedRequestId: 7 });
+ */
 export interface SendOptions {
   /**
    * The inbound request this message belongs to (a response, or a notification/request a handler

@@ -17,7 +17,13 @@ import type { ServerSession } from './server-session.js';
  */
 export type ElicitFormRequest<S extends SchemaInput> = { message: string; schema: S; _meta?: Meta };
 
-/** What an accepted form yields: the schema's output type, or plain values for raw JSON Schema. */
+/**
+ * What an accepted form yields: the schema's output type, or plain values for raw JSON Schema.
+ *
+ * @example
+ * const schema = z.object({ unit: z.enum(['C', 'F']) });
+ * const content: ElicitContent<typeof schema> = { unit: 'C' };
+ */
 export type ElicitContent<S> =
   S extends StandardSchema<any, any> ? InferOutput<S> : { [key: string]: ElicitValue };
 
@@ -37,6 +43,10 @@ export type ElicitUrlRequest = { message: string; url: string; elicitationId?: s
 /**
  * A URL-mode answer. `accept` means the user agreed to open the URL, not that the flow finished;
  * call `complete()` when it has, to send `notifications/elicitation/complete` to that client.
+ *
+ * @example
+ * const outcome = await ctx.elicitUrl({ message: 'Sign in to continue', url: 'https://example.com/login' });
+ * if (outcome.action === 'accept') onLoginFinished(() => void outcome.complete());
  */
 export type ElicitUrlOutcome = {
   action: ElicitResult['action'];

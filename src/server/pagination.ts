@@ -5,7 +5,12 @@
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 
-/** Default page size of `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list`. */
+/**
+ * Default page size of `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list`.
+ *
+ * @example
+ * new McpServer({ name: 'big', version: '1.0.0' }, { pageSize: DEFAULT_PAGE_SIZE / 2 });
+ */
 export const DEFAULT_PAGE_SIZE = 100;
 
 function encodeCursor(list: string, offset: number): string {

@@ -8,7 +8,13 @@ import type { RegisteredHandle } from './registry.js';
 import type { Completer } from './resource-types.js';
 import type { ToolContext } from './tool-context.js';
 
-/** Prompt arguments: a Standard Schema of an object of strings, or an explicit list. */
+/**
+ * Prompt arguments: a Standard Schema of an object of strings, or an explicit list.
+ *
+ * @example
+ * const typed: PromptArgsInput = z.object({ who: z.string() });
+ * const listed: PromptArgsInput = [{ name: 'who', description: 'Whom to greet', required: true }];
+ */
 export type PromptArgsInput = StandardSchema<any, any> | readonly PromptArgument[];
 
 /**
@@ -26,11 +32,21 @@ export interface PromptConfig<A extends PromptArgsInput | undefined> {
   _meta?: Meta;
 }
 
-/** What the handler receives. */
+/**
+ * What the handler receives.
+ *
+ * @example
+ * const args: PromptArgs<undefined> = { who: 'Ada' }; // list-declared arguments arrive as strings
+ */
 export type PromptArgs<A> =
   A extends StandardSchema<any, any> ? InferOutput<A> : { [name: string]: string | undefined };
 
-/** A handler returns a full result, a list of messages, or a string (one user text message). */
+/**
+ * A handler returns a full result, a list of messages, or a string (one user text message).
+ *
+ * @example
+ * const reply: PromptReturn = [{ role: 'user', content: { type: 'text', text: 'Review this code' } }];
+ */
 export type PromptReturn = GetPromptResult | PromptMessage[] | string;
 
 /** @example const handler: PromptHandler<undefined> = () => 'Say hello'; */
@@ -39,11 +55,24 @@ export type PromptHandler<A> = (
   ctx: ToolContext,
 ) => PromptReturn | Promise<PromptReturn>;
 
+/**
+ * What `RegisteredPrompt.update()` may change. The arguments are fixed at registration.
+ *
+ * @example
+ * const update: PromptUpdate<undefined> = { description: 'Greets warmly', handler: () => 'Say a warm hello' };
+ * greet.update(update);
+ */
 export type PromptUpdate<A> = Partial<
   Pick<PromptConfig<any>, 'title' | 'description' | 'icons' | '_meta'>
 > & {
   handler?: PromptHandler<A>;
 };
 
-/** The handle `prompt()` returns. */
+/**
+ * The handle `prompt()` returns.
+ *
+ * @example
+ * const greet = server.prompt('greet', { description: 'Greet someone' }, () => 'Say hello');
+ * greet.remove(); // clients get notifications/prompts/list_changed
+ */
 export type RegisteredPrompt<A = unknown> = RegisteredHandle<PromptUpdate<A>>;

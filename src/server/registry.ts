@@ -5,7 +5,16 @@
  */
 import type { ListChangedNotifier, ListKind } from './list-changed.js';
 
-/** A registered item's handle. */
+/**
+ * A registered item's handle.
+ *
+ * @example
+ * const beta = server.tool('beta', { description: 'Beta feature' }, () => 'hi');
+ * beta.disable(); // hidden from tools/list; calls fail as for an unknown tool
+ * beta.enable();
+ * beta.update({ description: 'Now stable' });
+ * beta.remove(); // the name is free again
+ */
 export interface RegisteredHandle<Update> {
   readonly name: string;
   readonly enabled: boolean;

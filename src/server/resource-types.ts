@@ -24,7 +24,13 @@ export interface ResourceConfig {
   _meta?: Meta;
 }
 
-/** A reader returns a full result, or a string (one text item with the resource's `mimeType`). */
+/**
+ * A reader returns a full result, or a string (one text item with the resource's `mimeType`).
+ *
+ * @example
+ * const asText: ResourceReturn = 'hello';
+ * const asBlob: ResourceReturn = { contents: [{ uri: 'file:///logo.png', mimeType: 'image/png', blob: base64 }] };
+ */
 export type ResourceReturn = ReadResourceResult | string;
 
 /** @example const read: ResourceReader = (uri) => `contents of ${uri}`; */
@@ -63,10 +69,34 @@ export interface TemplateOptions {
   list?: (ctx: ToolContext) => Resource[] | Promise<Resource[]>;
 }
 
+/**
+ * What `RegisteredResource.update()` may change (the URI is fixed).
+ *
+ * @example
+ * readme.update({ description: 'Updated docs', read: () => '# Hello again' });
+ */
 export type ResourceUpdate = Partial<ResourceConfig> & { read?: ResourceReader };
+/**
+ * What `RegisteredTemplate.update()` may change (the URI template is fixed).
+ *
+ * @example
+ * users.update({ mimeType: 'application/json', read: (_uri, { id }) => JSON.stringify({ id, v: 2 }) });
+ */
 export type TemplateUpdate = Partial<ResourceConfig> & { read?: TemplateReader };
 
-/** Handle of a static resource; its `name` is the resource URI. */
+/**
+ * Handle of a static resource; its `name` is the resource URI.
+ *
+ * @example
+ * const readme = server.resource('readme', 'file:///readme.md', {}, () => '# Hello');
+ * readme.disable(); // clients get notifications/resources/list_changed
+ */
 export type RegisteredResource = RegisteredHandle<ResourceUpdate>;
-/** Handle of a resource template. */
+/**
+ * Handle of a resource template.
+ *
+ * @example
+ * const users = server.resourceTemplate('user', 'users://{id}', {}, (_uri, { id }) => `user ${String(id)}`);
+ * users.remove();
+ */
 export type RegisteredTemplate = RegisteredHandle<TemplateUpdate>;

@@ -10,7 +10,13 @@ import type { JsonObject } from '../core/jsonrpc.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import { ServerSession } from './server-session.js';
 
-/** `serverInfo` / `clientInfo`. */
+/**
+ * `serverInfo` / `clientInfo`.
+ *
+ * @example
+ * const info: Implementation = { name: 'weather', version: '1.0.0', title: 'Weather', websiteUrl: 'https://example.com' };
+ * new McpServer(info);
+ */
 export interface Implementation {
   name: string;
   version: string;
@@ -135,7 +141,14 @@ export class Server implements Connectable {
   }
 }
 
-/** The error for a method this server does not serve. */
+/**
+ * The error for a method this server does not serve.
+ *
+ * @example
+ * server.setRequestHandler('resources/list', () => {
+ *   throw methodNotFound('resources/list'); // -32601
+ * });
+ */
 export function methodNotFound(method: string): McpError {
   return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 }

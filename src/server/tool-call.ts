@@ -14,7 +14,13 @@ import type { CallToolResult } from '../core/types/tools.js';
 import type { ToolContext } from './tool-context.js';
 import type { ToolEntry } from './tool-registry.js';
 
-/** A tool execution error result. */
+/**
+ * A tool execution error result (`isError: true`): the model sees the message and can react.
+ *
+ * @example
+ * server.tool('divide', { description: 'a / b', input: z.object({ a: z.number(), b: z.number() }) },
+ *   ({ a, b }) => (b === 0 ? toolError('Cannot divide by zero') : String(a / b)));
+ */
 export function toolError(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }

@@ -36,12 +36,23 @@ import type { SchemaInput } from '../core/schema/compile-schema.js';
 import { logParams, shouldLog } from './logging.js';
 import type { ServerSession } from './server-session.js';
 
-/** How back-channel requests reach the client (legacy: a nested request; modern: an input round). */
+/**
+ * How back-channel requests reach the client (legacy: a nested request; modern: an input round).
+ *
+ * @example
+ * // A channel that answers every roots/list itself (tests):
+ * const channel: InputChannel = { request: async () => ({ roots: [] }) };
+ */
 export interface InputChannel {
   request(method: string, params: JsonObject, options?: BackChannelOptions): Promise<JsonObject>;
 }
 
-/** Options of a back-channel call. The call is always tied to the handler's own signal as well. */
+/**
+ * Options of a back-channel call. The call is always tied to the handler's own signal as well.
+ *
+ * @example
+ * const { roots } = await ctx.listRoots({ timeoutMs: 5_000 });
+ */
 export type BackChannelOptions = Pick<RequestOptions, 'signal' | 'timeoutMs' | 'maxTotalTimeoutMs'>;
 
 /** What the context needs from the McpServer. */
@@ -187,5 +198,14 @@ export class ToolContext {
   }
 }
 
-/** The same context, under the name resource and prompt handlers use. */
+/**
+ * The same context, under the name resource and prompt handlers use.
+ *
+ * @example
+ * const read = async (uri: string, ctx: HandlerContext) => {
+ *   await ctx.log('debug', `reading ${uri}`);
+ *   return 'contents';
+ * };
+ * server.resource('notes', 'file:///notes.txt', {}, read);
+ */
 export type HandlerContext = ToolContext;

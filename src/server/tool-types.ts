@@ -27,16 +27,32 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
   _meta?: Meta;
 }
 
-/** What the handler receives: the input schema's output type, or a plain object for raw schemas. */
+/**
+ * What the handler receives: the input schema's output type, or a plain object for raw schemas.
+ *
+ * @example
+ * const input = z.object({ city: z.string() });
+ * const args: ToolArgs<typeof input> = { city: 'Oslo' };
+ */
 export type ToolArgs<I> = I extends StandardSchema<any, any> ? InferOutput<I> : { [key: string]: unknown };
 
-/** The structured value a handler with an output schema may return. */
+/**
+ * The structured value a handler with an output schema may return.
+ *
+ * @example
+ * const output = z.object({ tempC: z.number() });
+ * const value: ToolStructured<typeof output> = { tempC: 21 };
+ */
 export type ToolStructured<O> =
   O extends StandardSchema<any, any> ? InferInput<O> : { [key: string]: unknown };
 
 /**
  * A handler returns a string (one text block), a full `CallToolResult`, or — with an output
  * schema — the structured value itself.
+ *
+ * @example
+ * const text: ToolReturn<undefined> = 'done';
+ * const full: ToolReturn<undefined> = { content: [{ type: 'text', text: 'done' }], isError: false };
  */
 export type ToolReturn<O> = string | CallToolResult | (O extends undefined ? never : ToolStructured<O>);
 
@@ -49,7 +65,13 @@ export type ToolHandler<I, O> = (
   ctx: ToolContext,
 ) => ToolReturn<O> | Promise<ToolReturn<O>>;
 
-/** What `RegisteredTool.update()` may change. Schemas are fixed at registration (they type the handler). */
+/**
+ * What `RegisteredTool.update()` may change. Schemas are fixed at registration (they type the handler).
+ *
+ * @example
+ * const tool = server.tool('status', { description: 'Status' }, () => 'ok');
+ * tool.update({ annotations: { readOnlyHint: true }, handler: () => 'still ok' });
+ */
 export type ToolUpdate<I, O> = Partial<
   Pick<ToolConfig<any, any>, 'title' | 'description' | 'annotations' | 'icons' | '_meta'>
 > & {

@@ -10,7 +10,13 @@
  */
 import UriTemplateLite from 'uri-template-lite';
 
-/** Variables a URI matched: a string per variable, or a list for exploded/list variables. */
+/**
+ * Variables a URI matched: a string per variable, or a list for exploded/list variables.
+ *
+ * @example
+ * const vars: TemplateVariables | undefined = new UriTemplate('users://{id}{?tag*}').match('users://7?tag=a&tag=b');
+ * // { id: '7', tag: ['a', 'b'] }
+ */
 export type TemplateVariables = { [name: string]: string | string[] };
 
 type Compiled = { match(uri: string): TemplateVariables | null; expand(v: object): string };

@@ -3,6 +3,8 @@
  * running; GET + Last-Event-ID replays what that stream missed (and nothing of other streams).
  */
 import { expect, test } from 'vitest';
+import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
+import { InMemoryEventStore, type EventStore } from '../../src/transports/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, openSession, ping, post, SseReader, startHarness } from './support/harness.js';
 
@@ -14,48 +16,73 @@ function resume(url: string, sessionId: string, lastEventId: string): Promise<Re
   });
 }
 
-test('a dropped POST stream keeps its handler running and is replayed on resume', async () => {
-  const h = await startHarness();
-  try {
-    const sessionId = await openSession(h.url);
-    const drop = new AbortController();
-    const a = await post(h.url, callTool(1, 'gated', { key: 'a' }), { sessionId, signal: drop.signal });
-    const b = await post(h.url, callTool(2, 'gated', { key: 'b' }), { sessionId });
-    const streamA = new SseReader(a);
-    const streamB = new SseReader(b);
-
-    const priming = await within(streamA.next(), 5_000, 'priming event');
-    expect(priming?.data).toBe('');
-    expect(priming?.id).toBeTruthy();
-    expect(streamA.retry).toBe(1_000);
-    const before = await within(streamA.next(), 5_000, 'first event');
-    expect(JSON.parse(before!.data)).toMatchObject({ params: { data: 'before gate' } });
-    expect((await within(streamB.nextMessage()))?.params).toMatchObject({ data: 'before gate' });
-
-    drop.abort(); // the client's TCP connection goes away mid-call
-    await streamA.cancel();
-    h.probes.for(h.probes.gates, 'a').resolve();
-    await within(h.probes.for(h.probes.finished, 'a').promise, 5_000, 'handler A finishing');
-    expect(h.probes.for(h.probes.aborted, 'a').settled).toBe(false);
-
-    const resumed = await resume(h.url, sessionId, before!.id!);
-    expect(resumed.status).toBe(200);
-    expect(resumed.headers.get('content-type')).toBe('text/event-stream');
-    const replayed = await within(new SseReader(resumed).rest(), 5_000, 'replay');
-    expect(replayed).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after gate' } },
-      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'gated a done' }] } },
-    ]);
-
-    // Stream B was untouched by the replay and still finishes on its own connection.
-    h.probes.for(h.probes.gates, 'b').resolve();
-    const restB = await within(streamB.rest());
-    expect(restB.map((m) => m.id ?? (m.params as { data: string }).data)).toEqual(['after gate', 2]);
-    expect(await ping(h.url, sessionId)).toMatchObject({ result: {} });
-  } finally {
-    await h.close();
+/** The in-memory store behind promises: exercises the asynchronous store paths. */
+class AsyncStore implements EventStore {
+  private readonly inner = new InMemoryEventStore();
+  async storeEvent(streamId: string, message: JsonRpcMessage | undefined): Promise<string> {
+    await Promise.resolve();
+    return this.inner.storeEvent(streamId, message);
   }
-});
+  async replayEventsAfter(
+    lastEventId: string,
+    send: (eventId: string, message: JsonRpcMessage) => void,
+  ): Promise<string | undefined> {
+    await Promise.resolve();
+    return this.inner.replayEventsAfter(lastEventId, send);
+  }
+  async forgetStream(streamId: string): Promise<void> {
+    this.inner.forgetStream(streamId);
+  }
+}
+
+test.each([
+  { store: 'in-memory', eventStore: undefined },
+  { store: 'asynchronous', eventStore: new AsyncStore() },
+])(
+  'a dropped POST stream keeps its handler running and is replayed on resume ($store store)',
+  async ({ eventStore }) => {
+    const h = await startHarness(eventStore ? { eventStore } : {});
+    try {
+      const sessionId = await openSession(h.url);
+      const drop = new AbortController();
+      const a = await post(h.url, callTool(1, 'gated', { key: 'a' }), { sessionId, signal: drop.signal });
+      const b = await post(h.url, callTool(2, 'gated', { key: 'b' }), { sessionId });
+      const streamA = new SseReader(a);
+      const streamB = new SseReader(b);
+
+      const priming = await within(streamA.next(), 5_000, 'priming event');
+      expect(priming?.data).toBe('');
+      expect(priming?.id).toBeTruthy();
+      expect(streamA.retry).toBe(1_000);
+      const before = await within(streamA.next(), 5_000, 'first event');
+      expect(JSON.parse(before!.data)).toMatchObject({ params: { data: 'before gate' } });
+      expect((await within(streamB.nextMessage()))?.params).toMatchObject({ data: 'before gate' });
+
+      drop.abort(); // the client's TCP connection goes away mid-call
+      await streamA.cancel();
+      h.probes.for(h.probes.gates, 'a').resolve();
+      await within(h.probes.for(h.probes.finished, 'a').promise, 5_000, 'handler A finishing');
+      expect(h.probes.for(h.probes.aborted, 'a').settled).toBe(false);
+
+      const resumed = await resume(h.url, sessionId, before!.id!);
+      expect(resumed.status).toBe(200);
+      expect(resumed.headers.get('content-type')).toBe('text/event-stream');
+      const replayed = await within(new SseReader(resumed).rest(), 5_000, 'replay');
+      expect(replayed).toEqual([
+        { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after gate' } },
+        { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'gated a done' }] } },
+      ]);
+
+      // Stream B was untouched by the replay and still finishes on its own connection.
+      h.probes.for(h.probes.gates, 'b').resolve();
+      const restB = await within(streamB.rest());
+      expect(restB.map((m) => m.id ?? (m.params as { data: string }).data)).toEqual(['after gate', 2]);
+      expect(await ping(h.url, sessionId)).toMatchObject({ result: {} });
+    } finally {
+      await h.close();
+    }
+  },
+);
 
 test('resuming from the priming event continues the live stream on the new connection', async () => {
   const h = await startHarness();

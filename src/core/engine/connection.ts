@@ -47,7 +47,13 @@ export type NotificationHandler = (
   method: string,
 ) => void | Promise<void>;
 
-/** Where the engine reports what it drops. Defaults to silence; never stdout. */
+/**
+ * Where the engine reports what it drops. Defaults to silence; never stdout.
+ *
+ * @example
+ * const logger: Logger = { debug() {}, error: (message, detail) => console.error(message, detail) };
+ * await serveStdio(server, { logger });
+ */
 export interface Logger {
   debug(message: string, detail?: unknown): void;
   error(message: string, detail?: unknown): void;

@@ -4,7 +4,13 @@
 import { RequestAbortedError, RequestTimeoutError } from '../errors.js';
 import type { JsonObject, RequestId } from '../jsonrpc.js';
 
-/** A `notifications/progress` payload as delivered to a caller's `onprogress`. */
+/**
+ * A `notifications/progress` payload as delivered to a caller's `onprogress`.
+ *
+ * @example
+ * const onprogress = ({ progress, total, message }: Progress) => console.error(`${progress}/${total ?? '?'} ${message ?? ''}`);
+ * await client.callTool('render', {}, { onprogress });
+ */
 export interface Progress {
   progress: number;
   total?: number;
@@ -32,7 +38,20 @@ export interface RequestOptions {
   relatedRequestId?: RequestId;
 }
 
+/**
+ * Default time an outbound request waits for its response (or the next progress) before it fails
+ * with `RequestTimeoutError`.
+ *
+ * @example
+ * await client.callTool('slow', {}, { timeoutMs: 2 * DEFAULT_TIMEOUT_MS });
+ */
 export const DEFAULT_TIMEOUT_MS = 60_000;
+/**
+ * Default hard cap on an outbound request's total time, however much progress arrives.
+ *
+ * @example
+ * new McpClient(info, { connection: { requestDefaults: { maxTotalTimeoutMs: DEFAULT_MAX_TOTAL_TIMEOUT_MS / 2 } } });
+ */
 export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
 
 /** How a pending request asks its connection to give it up (timeout or caller abort). */

@@ -8,7 +8,13 @@ import { formatIssues, isStandardSchema, type StandardSchema } from './standard-
 import { compileJsonSchema } from './json-validator.js';
 import { standardToJsonSchema, type JsonSchema, type SchemaSide } from './to-json-schema.js';
 
-/** What users may pass wherever Keel takes a schema. */
+/**
+ * What users may pass wherever Keel takes a schema.
+ *
+ * @example
+ * const fromZod: SchemaInput = z.object({ city: z.string() });
+ * const raw: SchemaInput = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+ */
 export type SchemaInput = StandardSchema<any, any> | JsonSchema;
 
 /** Outcome of validating a value. `value` is the library's output (defaults applied, transforms run). */

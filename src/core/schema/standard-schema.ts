@@ -43,10 +43,22 @@ export interface StandardSchema<Input = unknown, Output = Input> {
   };
 }
 
-/** The validated (output) type of a Standard Schema. */
+/**
+ * The validated (output) type of a Standard Schema.
+ *
+ * @example
+ * const city = z.object({ name: z.string().default('Oslo') });
+ * type City = InferOutput<typeof city>; // { name: string }
+ */
 export type InferOutput<S extends StandardSchema<any, any>> = NonNullable<S['~standard']['types']>['output'];
 
-/** The accepted (input) type of a Standard Schema. */
+/**
+ * The accepted (input) type of a Standard Schema.
+ *
+ * @example
+ * const city = z.object({ name: z.string().default('Oslo') });
+ * type CityInput = InferInput<typeof city>; // { name?: string | undefined }
+ */
 export type InferInput<S extends StandardSchema<any, any>> = NonNullable<S['~standard']['types']>['input'];
 
 /**
