@@ -1,7 +1,6 @@
 /**
  * The typed surface of `McpServer.resource()` and `resourceTemplate()`.
  */
-import type { Annotations, Icon, Meta } from '../core/types/common.js';
 import type { ReadResourceResult, Resource } from '../core/types/resources.js';
 import type { RegisteredHandle } from './registry.js';
 import type { ToolContext } from './tool-context.js';
@@ -13,16 +12,7 @@ import type { TemplateVariables } from './uri-template.js';
  * @example
  * const meta: ResourceConfig = { description: 'A static text', mimeType: 'text/plain' };
  */
-export interface ResourceConfig {
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  annotations?: Annotations;
-  /** Size in bytes, if known (resources only). */
-  size?: number;
-  icons?: Icon[];
-  _meta?: Meta;
-}
+export type ResourceConfig = Omit<Resource, 'uri' | 'name'>;
 
 /**
  * A reader returns a full result, or a string (one text item with the resource's `mimeType`).

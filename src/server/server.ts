@@ -8,23 +8,10 @@ import type { RequestContext } from '../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
+import type { Implementation } from '../core/types/common.js';
 import { ServerSession } from './server-session.js';
 
-/**
- * `serverInfo` / `clientInfo`.
- *
- * @example
- * const info: Implementation = { name: 'weather', version: '1.0.0', title: 'Weather', websiteUrl: 'https://example.com' };
- * new McpServer(info);
- */
-export interface Implementation {
-  name: string;
-  version: string;
-  title?: string;
-  description?: string;
-  websiteUrl?: string;
-  icons?: { src: string; mimeType?: string; sizes?: string[]; theme?: 'light' | 'dark' }[];
-}
+export type { Implementation } from '../core/types/common.js';
 
 /**
  * A request handler of the low-level server.
