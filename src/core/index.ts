@@ -4,3 +4,4 @@ export * from './transport.js';
 export { Inbox } from './inbox.js';
 export * from './engine/index.js';
 export * from './protocol-version.js';
+export * from './types/index.js';

@@ -105,7 +105,12 @@ describe.each(TARGETS)('McpClient ⇄ McpServer over $name', (target: Target) =>
     const enums = await within(client.callTool('test_elicitation_sep1330_enums', {}));
     if (!target.backChannel) {
       // Legacy-era stateless HTTP: no route back to the client — a clear tool error, never a hang.
-      expect([sampling, elicitation, defaults, enums].map((r) => r.isError)).toEqual([true, true, true, true]);
+      expect([sampling, elicitation, defaults, enums].map((r) => r.isError)).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
       expect(firstText(sampling)).toMatch(/sampling/);
       expect(firstText(elicitation)).toMatch(/elicitation/);
       expect([sampled, elicited]).toEqual([[], []]);
@@ -167,7 +172,10 @@ describe.each(TARGETS)('McpClient ⇄ McpServer over $name', (target: Target) =>
     );
     expect(arg2.completion.values).toEqual(['beta-two']);
     const id = await within(
-      client.complete({ ref: { type: 'ref/resource', uri: FIXTURE_TEMPLATE }, argument: { name: 'id', value: '1' } }),
+      client.complete({
+        ref: { type: 'ref/resource', uri: FIXTURE_TEMPLATE },
+        argument: { name: 'id', value: '1' },
+      }),
     );
     expect(id.completion.values).toEqual(['1', '123']);
   });
@@ -248,7 +256,12 @@ describe.each(TARGETS)('McpClient ⇄ McpServer over $name', (target: Target) =>
     await within(client.closed, 5_000, 'closed promise');
     expect(client.isConnected).toBe(false);
     expect(closeEvents).toBe(1);
-    const late = await within(client.ping().then(() => undefined, (e: unknown) => e));
+    const late = await within(
+      client.ping().then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     expect(late).toBeInstanceOf(LocalError);
     if (connected.serverSessions) expect(connected.serverSessions()).toBe(0);
   });

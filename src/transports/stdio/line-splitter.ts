@@ -3,12 +3,25 @@
  * ever held in memory.
  */
 
-/** Default cap on one stdio message (a line, without its newline): 4 MiB. */
+/**
+ * Default cap on one stdio message (a line, without its newline): 4 MiB.
+ *
+ * @example
+ * await serveStdio(server, { maxMessageBytes: 4 * DEFAULT_MAX_MESSAGE_BYTES });
+ */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 const NEWLINE = 10;
 
-/** Where a {@link LineSplitter} delivers what it found. */
+/**
+ * Where a {@link LineSplitter} delivers what it found.
+ *
+ * @example
+ * const sink: LineSink = {
+ *   line: (bytes) => console.error(new TextDecoder().decode(bytes)),
+ *   oversize: (max) => console.error(`line over ${max} bytes skipped`),
+ * };
+ */
 export interface LineSink {
   /** A complete line, without its `\n` (a trailing `\r` is left for the parser). */
   line(bytes: Uint8Array): void;

@@ -13,8 +13,19 @@ import { MessageReader } from './message-reader.js';
 import { MessageWriter } from './message-writer.js';
 import { terminateChild } from './terminate-child.js';
 
-/** Default wait for the child to exit after its stdin is closed, and after SIGTERM. */
+/**
+ * Default wait for the child to exit after its stdin is closed, before SIGTERM.
+ *
+ * @example
+ * new StdioClientTransport({ command: 'node', args: ['server.js'], closeGraceMs: DEFAULT_CLOSE_GRACE_MS * 5 });
+ */
 export const DEFAULT_CLOSE_GRACE_MS = 2_000;
+/**
+ * Default wait for the child to exit after SIGTERM, before SIGKILL.
+ *
+ * @example
+ * new StdioClientTransport({ command: 'node', args: ['server.js'], killGraceMs: DEFAULT_KILL_GRACE_MS / 2 });
+ */
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 // After the child exits (or closes its stdout) wait this long for the other half to arrive: the
 // last lines on stdout are still delivered, and the exit status becomes the `cause` of failures.

@@ -58,7 +58,13 @@ export const SEP1034_DEFAULTS = {
   verified: true,
 };
 
-export const SEP1330_FIELDS = ['untitledSingle', 'titledSingle', 'legacyEnum', 'untitledMulti', 'titledMulti'];
+export const SEP1330_FIELDS = [
+  'untitledSingle',
+  'titledSingle',
+  'legacyEnum',
+  'untitledMulti',
+  'titledMulti',
+];
 
 /**
  * The elicitation answer both e2e clients give: the username/email form is filled in, the

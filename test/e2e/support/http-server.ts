@@ -51,11 +51,7 @@ export async function hostHttp(
 }
 
 /** A raw JSON-RPC POST (no SDK in between), for checks on status codes. */
-export function rawPost(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<Response> {
+export function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: {

@@ -28,7 +28,13 @@ import { SessionManager } from './session-manager.js';
 import type { HttpServerTransport } from './session-transport.js';
 import { KeepAlive } from './sse-writer.js';
 
-/** Per-request facts a host framework can pass along (they reach handlers as `ctx.info`). */
+/**
+ * Per-request facts a host framework can pass along (they reach handlers as `ctx.info`).
+ *
+ * @example
+ * app.all('/mcp', (c) => handler(c.req.raw, { authInfo: c.get('user') })); // Hono
+ * // in a tool: ctx.info?.authInfo
+ */
 export interface HttpRequestExtra {
   /** Whatever your authentication middleware established (e.g. Express's `req.auth`). */
   authInfo?: unknown;

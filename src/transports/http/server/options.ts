@@ -4,7 +4,14 @@
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { EventStore } from './event-store.js';
 
-/** Why a session ended (passed to `onSessionEnd`). */
+/**
+ * Why a session ended (passed to `onSessionEnd`).
+ *
+ * @example
+ * createHttpHandler(server, {
+ *   onSessionEnd: (id: string, reason: SessionEndReason) => console.error(`session ${id} ended: ${reason}`),
+ * });
+ */
 export type SessionEndReason = 'deleted' | 'expired' | 'evicted' | 'shutdown' | 'closed';
 
 /**
@@ -91,11 +98,46 @@ export interface HttpHandlerOptions {
   logger?: Logger;
 }
 
-/** Loopback names accepted by default for `Host` and `Origin`. */
+/**
+ * Loopback names accepted by default for `Host` and `Origin`.
+ *
+ * @example
+ * createHttpHandler(server, { allowedHosts: [...LOOPBACK_HOSTS, 'mcp.example.com'] });
+ */
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
+/**
+ * Default `sessions.idleMs`: 30 minutes.
+ *
+ * @example
+ * createHttpHandler(server, { sessions: { idleMs: DEFAULT_IDLE_MS / 3 } });
+ */
 export const DEFAULT_IDLE_MS = 30 * 60_000;
+/**
+ * Default `sessions.max`: 10,000 live sessions.
+ *
+ * @example
+ * createHttpHandler(server, { sessions: { max: DEFAULT_MAX_SESSIONS / 10 } });
+ */
 export const DEFAULT_MAX_SESSIONS = 10_000;
+/**
+ * Default `maxBodyBytes`: 4 MiB; a larger POST body gets 413.
+ *
+ * @example
+ * createHttpHandler(server, { maxBodyBytes: 4 * DEFAULT_MAX_BODY_BYTES });
+ */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Default `retryMs`: the `retry:` sent with each resumable SSE stream's priming event.
+ *
+ * @example
+ * createHttpHandler(server, { retryMs: 2 * DEFAULT_RETRY_MS });
+ */
 export const DEFAULT_RETRY_MS = 1_000;
+/**
+ * Default `keepAliveMs`: interval of `: keep-alive` comments on open SSE streams.
+ *
+ * @example
+ * createHttpHandler(server, { keepAliveMs: DEFAULT_KEEP_ALIVE_MS * 2 }); // behind a proxy with a 60 s idle cut
+ */
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
