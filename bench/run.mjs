@@ -1,6 +1,7 @@
 // `npm run bench`: Keel vs the official SDK (1.x and v2) vs the bare-transport limit, measured in
 // one run, interleaved (A B C D A B C D ...), then a CPU-profile pass of Keel; writes BENCHMARKS.md.
 //
+// `--report-only` rewrites BENCHMARKS.md from the last run's bench/.work/results.json.
 // Environment: BENCH_REPS (default 3, at least 3 for a report), BENCH_SCALE (window size factor,
 // default 1), BENCH_ONLY (comma-separated phase names, for development), BENCH_OUT (report path).
 import { execFileSync } from 'node:child_process';
@@ -117,9 +118,17 @@ async function interleaved(name, run) {
 }
 
 function probe(script, specifier) {
-  return JSON.parse(
-    execFileSync(process.execPath, [join(bench, 'lib', script), specifier], { cwd: root }).toString(),
-  );
+  const args = [join(bench, 'lib', script), specifier];
+  return JSON.parse(execFileSync(process.execPath, args, { cwd: root, timeout: 60_000 }).toString());
+}
+
+// `node bench/run.mjs --report-only`: rewrite the report from the last run's results.json.
+if (process.argv.includes('--report-only')) {
+  const saved = JSON.parse(readFileSync(join(bench, '.work', 'results.json'), 'utf8'));
+  const out = process.env.BENCH_OUT ?? join(root, 'BENCHMARKS.md');
+  await writeReport(out, { ...saved, servers, entries });
+  log(`rewrote ${out} from bench/.work/results.json`);
+  process.exit(0);
 }
 
 log(`${reps} repetitions, window scale ${scale}`);

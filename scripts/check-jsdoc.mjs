@@ -7,7 +7,7 @@
  * exported from several entry points is reported once, at the place to fix it.
  *
  *   node scripts/check-jsdoc.mjs          # human-readable list; exit 1 if anything is missing
- *   node scripts/check-jsdoc.mjs --json   # { entryPoints, checked, missing: [...] }
+ *   node scripts/check-jsdoc.mjs --json   # { entryPoints, checked, exports: [...], missing: [...] }
  */
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +46,8 @@ function hasExample(declaration) {
 }
 
 /**
- * Check the public API. Returns what was checked and what lacks an `@example`.
+ * Check the public API. Returns every public export (name, kind, file, line, the entry points
+ * that export it, whether it has an example) and the list of those that lack an `@example`.
  *
  * @example
  * const { missing } = checkJsdoc();
@@ -91,12 +92,17 @@ export function checkJsdoc(root = ROOT) {
     }
   }
 
-  const all = [...seen.values()].map((item) => ({ ...item, entryPoints: [...item.entryPoints] }));
+  const all = [...seen.values()].map(({ ok, ...item }) => ({
+    ...item,
+    entryPoints: [...item.entryPoints],
+    hasExample: ok,
+  }));
   all.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   return {
     entryPoints: ENTRY_POINTS,
     checked: all.length,
-    missing: all.filter((item) => !item.ok).map(({ ok: _ok, ...item }) => item),
+    exports: all,
+    missing: all.filter((item) => !item.hasExample).map(({ hasExample: _h, ...item }) => item),
   };
 }
 

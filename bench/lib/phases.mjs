@@ -5,7 +5,7 @@ import { HttpSession, HttpTarget } from './http-driver.mjs';
 import { HttpServerProcess } from './http-server-process.mjs';
 import { openInspector } from './inspector.mjs';
 import { memory } from './proc.mjs';
-import { StdioDriver } from './stdio-driver.mjs';
+import { StdioDriver, withTimeout } from './stdio-driver.mjs';
 import { runWindow, warmUp } from './window.mjs';
 
 /** Window sizes: calls (upper bound) and time cap in ms. */
@@ -84,7 +84,8 @@ export async function spawnPhase(file, count) {
   return { 'spawn.ms': samples };
 }
 
-async function openSessions(target, count, parallel = 16) {
+/** Opens `count` client sessions, `parallel` handshakes at a time; bounded like a window. */
+export async function openSessions(target, count, parallel = 16) {
   const sessions = [];
   let next = 0;
   const opener = async () => {
@@ -93,7 +94,8 @@ async function openSessions(target, count, parallel = 16) {
       sessions.push(await new HttpSession(target).open());
     }
   };
-  await Promise.all(Array.from({ length: Math.min(parallel, count) }, opener));
+  const openers = Promise.all(Array.from({ length: Math.min(parallel, count) }, opener));
+  await withTimeout(openers, 60_000, `opening ${count} sessions took over 60 s`);
   return sessions;
 }
 
@@ -133,10 +135,21 @@ export async function httpPhase(file, { stateless, prefix }) {
     }
     await Promise.all(sessions.map((session) => session.close()));
     return result;
+  } catch (error) {
+    throw withServerState(error, server);
   } finally {
     target.close();
     await server.stop();
   }
+}
+
+/** Adds whether the server process is still alive and its last stderr lines to a failure. */
+function withServerState(error, server) {
+  const state = server.exitInfo ? `server exited (${server.exitInfo})` : 'server still running';
+  const tail = server.stderrTail();
+  return new Error(`${error?.message ?? error} [${state}${tail ? `; stderr: ${tail}` : ''}]`, {
+    cause: error,
+  });
 }
 
 /**
@@ -152,10 +165,10 @@ export async function sessionsPhase(file, { count = 2_000, warm = 100, settleMs 
   let inspector;
   try {
     await openSessions(target, warm);
-    inspector = await openInspector(server);
+    inspector = await withTimeout(openInspector(server), 10_000, 'inspector did not open');
     await sleep(settleMs);
     const rawBefore = memory(server.pid).rss;
-    const heapBefore = await inspector.collectGarbage();
+    const heapBefore = await withTimeout(inspector.collectGarbage(), 20_000, 'forced GC timed out');
     await sleep(settleMs);
     const before = memory(server.pid).rss;
     const sessions = await openSessions(target, count);
@@ -164,7 +177,7 @@ export async function sessionsPhase(file, { count = 2_000, warm = 100, settleMs 
     if (ids.size !== count || ids.has(undefined)) throw new Error('sessions without distinct ids');
     await sleep(settleMs);
     const rawAfter = memory(server.pid).rss;
-    const heapAfter = await inspector.collectGarbage();
+    const heapAfter = await withTimeout(inspector.collectGarbage(), 20_000, 'forced GC timed out');
     await sleep(settleMs);
     const after = memory(server.pid).rss;
     // All sessions must still be alive (no eviction): one checked call on a few of them.
@@ -174,6 +187,8 @@ export async function sessionsPhase(file, { count = 2_000, warm = 100, settleMs 
       'sessions.heap': (heapAfter - heapBefore) / count,
       'sessions.rawBytes': (rawAfter - rawBefore) / count,
     };
+  } catch (error) {
+    throw withServerState(error, server);
   } finally {
     inspector?.close();
     target.close();

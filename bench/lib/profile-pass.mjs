@@ -2,9 +2,9 @@
 // with `--cpu-prof` under the same load as the measured windows; the profiles are summarised.
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { HttpSession, HttpTarget } from './http-driver.mjs';
+import { HttpTarget } from './http-driver.mjs';
 import { HttpServerProcess } from './http-server-process.mjs';
-import { WINDOWS } from './phases.mjs';
+import { WINDOWS, openSessions } from './phases.mjs';
 import { summariseProfile } from './profile.mjs';
 import { StdioDriver } from './stdio-driver.mjs';
 import { runWindow, warmUp } from './window.mjs';
@@ -50,8 +50,7 @@ async function profileHttp(file, dir, stateless, ranges) {
   const server = await HttpServerProcess.start(file, { nodeArgs: profileArgs(dir) });
   const target = new HttpTarget(server.port, 2 * 64 + 4);
   try {
-    const sessions = [];
-    for (let i = 0; i < 64; i++) sessions.push(await new HttpSession(target).open());
+    const sessions = await openSessions(target, 64);
     const call = (w) => sessions[w].echo();
     const sampling = (w) => sessions[w].sampling();
     await warmUp({ ...WINDOWS.warm, concurrency: 64, call });

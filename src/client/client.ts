@@ -90,7 +90,10 @@ export class Client {
    */
   async connect(transport: Transport, options?: Pick<RequestOptions, 'signal' | 'timeoutMs'>): Promise<void> {
     if (this.connectionValue?.isOpen) throw new Error('Client is already connected');
-    const connection = new Connection(transport, this.options.connection);
+    // A client that goes away must not answer the server's open requests (elicitation, sampling)
+    // with a -32000 error: the server would take it for the user's refusal and carry on. The
+    // server learns of the end from the transport (EOF, DELETE) and aborts the handler instead.
+    const connection = new Connection(transport, { answerOnClose: false, ...this.options.connection });
     this.connectionValue = connection;
     connection.fallbackRequestHandler = (params, ctx) => {
       const handler = this.handlers.get(ctx.method);

@@ -192,7 +192,9 @@ export class ToolContext {
     const [head, tail] = capability.split('.') as [string, string | undefined];
     throw new McpError(
       ErrorCode.MissingRequiredClientCapability,
-      `The client did not declare the "${capability}" capability`,
+      this.session.protocolVersion === undefined
+        ? `No "${capability}" back-channel: this request came without a handshake on its connection (stateless HTTP), so the server cannot send requests to the client`
+        : `The client did not declare the "${capability}" capability`,
       { requiredCapabilities: { [head]: tail ? { [tail]: {} } : {} } },
     );
   }

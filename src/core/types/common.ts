@@ -4,13 +4,28 @@
  * engine's `JsonObject`.
  */
 
-/** `_meta`: reserved on requests, results, notifications and most objects. */
+/**
+ * `_meta`: reserved on requests, results, notifications and most objects.
+ *
+ * @example
+ * const meta: Meta = { 'example.com/trace-id': 'abc123' };
+ */
 export type Meta = { [key: string]: unknown };
 
-/** A progress token: unique among the sender's active requests. */
+/**
+ * A progress token: unique among the sender's active requests.
+ *
+ * @example
+ * const token: ProgressToken = 'import-42';
+ */
 export type ProgressToken = string | number;
 
-/** An opaque pagination cursor. */
+/**
+ * An opaque pagination cursor.
+ *
+ * @example
+ * const next: Cursor | undefined = (await client.listTools()).nextCursor;
+ */
 export type Cursor = string;
 
 /**
@@ -28,7 +43,12 @@ export type Icon = {
   theme?: 'light' | 'dark';
 };
 
-/** Who a piece of content is for. */
+/**
+ * Who a piece of content is for.
+ *
+ * @example
+ * const role: Role = 'assistant';
+ */
 export type Role = 'user' | 'assistant';
 
 /**
@@ -60,8 +80,20 @@ export type Implementation = {
   icons?: Icon[];
 };
 
-/** Params of a paginated list request. */
+/**
+ * Params of a paginated list request.
+ *
+ * @example
+ * const params: PaginatedParams = { cursor: page.nextCursor };
+ * await client.listTools(params);
+ */
 export type PaginatedParams = { cursor?: Cursor; _meta?: Meta };
 
-/** A page of a list result; `nextCursor` absent on the last page. */
+/**
+ * A page of a list result; `nextCursor` absent on the last page.
+ *
+ * @example
+ * const page: PaginatedResult = await client.listPrompts();
+ * if (page.nextCursor === undefined) console.log('last page');
+ */
 export type PaginatedResult = { nextCursor?: Cursor; _meta?: Meta };

@@ -3,7 +3,19 @@
  */
 import type { Meta } from './common.js';
 
+/**
+ * What to complete: an argument of this prompt.
+ *
+ * @example
+ * const ref: PromptReference = { type: 'ref/prompt', name: 'code-review' };
+ */
 export type PromptReference = { type: 'ref/prompt'; name: string; title?: string };
+/**
+ * What to complete: a variable of the resource template with this exact URI template.
+ *
+ * @example
+ * const ref: ResourceTemplateReference = { type: 'ref/resource', uri: 'users://{id}/profile' };
+ */
 export type ResourceTemplateReference = { type: 'ref/resource'; uri: string };
 
 /**
@@ -17,7 +29,12 @@ export type CompleteParams = {
   _meta?: Meta;
 };
 
-/** At most 100 values. */
+/**
+ * At most 100 values.
+ *
+ * @example
+ * const result: CompleteResult = { completion: { values: ['python'], total: 1, hasMore: false } };
+ */
 export type CompleteResult = {
   completion: { values: string[]; total?: number; hasMore?: boolean };
   _meta?: Meta;

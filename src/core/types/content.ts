@@ -31,7 +31,12 @@ export type TextResourceContents = { uri: string; mimeType?: string; text: strin
 /** @example const c: BlobResourceContents = { uri: 'test://b', mimeType: 'image/png', blob: base64 }; */
 export type BlobResourceContents = { uri: string; mimeType?: string; blob: string; _meta?: Meta };
 
-/** One item of `resources/read` `contents`. */
+/**
+ * One item of `resources/read` `contents`.
+ *
+ * @example
+ * const item: ResourceContents = { uri: 'file:///notes.txt', mimeType: 'text/plain', text: 'hi' };
+ */
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 
 /**
@@ -64,5 +69,13 @@ export type ResourceLink = {
   _meta?: Meta;
 };
 
-/** What tool results and prompt messages carry. */
+/**
+ * What tool results and prompt messages carry.
+ *
+ * @example
+ * const blocks: ContentBlock[] = [
+ *   { type: 'text', text: 'See the attached file' },
+ *   { type: 'resource_link', uri: 'file:///report.pdf', name: 'report.pdf', mimeType: 'application/pdf' },
+ * ];
+ */
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;

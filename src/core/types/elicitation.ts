@@ -3,6 +3,12 @@
  */
 import type { Meta } from './common.js';
 
+/**
+ * A string field of an elicitation form.
+ *
+ * @example
+ * const email: StringSchema = { type: 'string', title: 'Email', format: 'email', maxLength: 200 };
+ */
 export type StringSchema = {
   type: 'string';
   title?: string;
@@ -13,6 +19,12 @@ export type StringSchema = {
   default?: string;
 };
 
+/**
+ * A number or integer field of an elicitation form.
+ *
+ * @example
+ * const age: NumberSchema = { type: 'integer', minimum: 0, maximum: 150, default: 30 };
+ */
 export type NumberSchema = {
   type: 'number' | 'integer';
   title?: string;
@@ -22,8 +34,20 @@ export type NumberSchema = {
   default?: number;
 };
 
+/**
+ * A yes/no field of an elicitation form.
+ *
+ * @example
+ * const subscribe: BooleanSchema = { type: 'boolean', title: 'Subscribe to updates', default: false };
+ */
 export type BooleanSchema = { type: 'boolean'; title?: string; description?: string; default?: boolean };
 
+/**
+ * Pick one of some strings.
+ *
+ * @example
+ * const size: UntitledSingleSelectEnumSchema = { type: 'string', enum: ['S', 'M', 'L'], default: 'M' };
+ */
 export type UntitledSingleSelectEnumSchema = {
   type: 'string';
   title?: string;
@@ -32,6 +56,15 @@ export type UntitledSingleSelectEnumSchema = {
   default?: string;
 };
 
+/**
+ * Pick one value, each shown with its own title.
+ *
+ * @example
+ * const unit: TitledSingleSelectEnumSchema = {
+ *   type: 'string',
+ *   oneOf: [{ const: 'C', title: 'Celsius' }, { const: 'F', title: 'Fahrenheit' }],
+ * };
+ */
 export type TitledSingleSelectEnumSchema = {
   type: 'string';
   title?: string;
@@ -40,6 +73,12 @@ export type TitledSingleSelectEnumSchema = {
   default?: string;
 };
 
+/**
+ * Pick several of some strings.
+ *
+ * @example
+ * const tags: UntitledMultiSelectEnumSchema = { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, maxItems: 2 };
+ */
 export type UntitledMultiSelectEnumSchema = {
   type: 'array';
   title?: string;
@@ -50,6 +89,15 @@ export type UntitledMultiSelectEnumSchema = {
   default?: string[];
 };
 
+/**
+ * Pick several values, each shown with its own title.
+ *
+ * @example
+ * const days: TitledMultiSelectEnumSchema = {
+ *   type: 'array',
+ *   items: { anyOf: [{ const: 'sat', title: 'Saturday' }, { const: 'sun', title: 'Sunday' }] },
+ * };
+ */
 export type TitledMultiSelectEnumSchema = {
   type: 'array';
   title?: string;
@@ -60,7 +108,12 @@ export type TitledMultiSelectEnumSchema = {
   default?: string[];
 };
 
-/** Deprecated in the spec but still accepted: `enumNames` parallel to `enum`. */
+/**
+ * Deprecated in the spec but still accepted: `enumNames` parallel to `enum`.
+ *
+ * @example
+ * const unit: LegacyTitledEnumSchema = { type: 'string', enum: ['C', 'F'], enumNames: ['Celsius', 'Fahrenheit'] };
+ */
 export type LegacyTitledEnumSchema = {
   type: 'string';
   title?: string;
@@ -70,6 +123,12 @@ export type LegacyTitledEnumSchema = {
   default?: string;
 };
 
+/**
+ * Any of the enum field kinds.
+ *
+ * @example
+ * const choice: EnumSchema = { type: 'string', enum: ['yes', 'no'] };
+ */
 export type EnumSchema =
   | UntitledSingleSelectEnumSchema
   | TitledSingleSelectEnumSchema
@@ -77,7 +136,12 @@ export type EnumSchema =
   | TitledMultiSelectEnumSchema
   | LegacyTitledEnumSchema;
 
-/** One property of a form-mode `requestedSchema`: flat primitives only. */
+/**
+ * One property of a form-mode `requestedSchema`: flat primitives only.
+ *
+ * @example
+ * const field: PrimitiveSchemaDefinition = { type: 'string', title: 'Name', default: 'Ada' };
+ */
 export type PrimitiveSchemaDefinition = StringSchema | NumberSchema | BooleanSchema | EnumSchema;
 
 /**
@@ -91,7 +155,16 @@ export type ElicitRequestedSchema = {
   required?: string[];
 };
 
-/** Form mode params. */
+/**
+ * Form mode params.
+ *
+ * @example
+ * const params: ElicitFormParams = {
+ *   mode: 'form',
+ *   message: 'Your name?',
+ *   requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+ * };
+ */
 export type ElicitFormParams = {
   mode?: 'form';
   message: string;
@@ -99,7 +172,12 @@ export type ElicitFormParams = {
   _meta?: Meta;
 };
 
-/** URL mode params (2025-11-25). */
+/**
+ * URL mode params (2025-11-25).
+ *
+ * @example
+ * const params: ElicitUrlParams = { mode: 'url', message: 'Sign in', elicitationId: 'e1', url: 'https://example.com/login' };
+ */
 export type ElicitUrlParams = {
   mode: 'url';
   message: string;
@@ -108,9 +186,20 @@ export type ElicitUrlParams = {
   _meta?: Meta;
 };
 
+/**
+ * `elicitation/create` params, either mode.
+ *
+ * @example
+ * const isUrl = (params: ElicitParams): params is ElicitUrlParams => params.mode === 'url';
+ */
 export type ElicitParams = ElicitFormParams | ElicitUrlParams;
 
-/** A value the user may give: what form-mode primitives produce. */
+/**
+ * A value the user may give: what form-mode primitives produce.
+ *
+ * @example
+ * const values: ElicitValue[] = ['Ada', 36, true, ['a', 'b']];
+ */
 export type ElicitValue = string | number | boolean | string[];
 
 /**
@@ -123,5 +212,10 @@ export type ElicitResult = {
   _meta?: Meta;
 };
 
-/** `notifications/elicitation/complete` params (URL mode, 2025-11-25). */
+/**
+ * `notifications/elicitation/complete` params (URL mode, 2025-11-25).
+ *
+ * @example
+ * client.on('elicitationComplete', ({ elicitationId }: ElicitationCompleteParams) => retry(elicitationId));
+ */
 export type ElicitationCompleteParams = { elicitationId: string };

@@ -25,9 +25,20 @@ export type Prompt = {
 /** @example const m: PromptMessage = { role: 'user', content: { type: 'text', text: 'Hi' } }; */
 export type PromptMessage = { role: Role; content: ContentBlock };
 
+/**
+ * `prompts/list` result.
+ *
+ * @example
+ * const { prompts, nextCursor }: ListPromptsResult = await client.listPrompts();
+ */
 export type ListPromptsResult = PaginatedResult & { prompts: Prompt[] };
 
-/** `prompts/get` params: argument values are strings. */
+/**
+ * `prompts/get` params: argument values are strings.
+ *
+ * @example
+ * const params: GetPromptParams = { name: 'code-review', arguments: { language: 'go', code: 'x := 1' } };
+ */
 export type GetPromptParams = { name: string; arguments?: { [key: string]: string }; _meta?: Meta };
 
 /** @example const r: GetPromptResult = { messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }] }; */

@@ -39,10 +39,27 @@ export type ResourceTemplate = {
   _meta?: Meta;
 };
 
+/**
+ * `resources/list` result.
+ *
+ * @example
+ * const { resources, nextCursor }: ListResourcesResult = await client.listResources();
+ */
 export type ListResourcesResult = PaginatedResult & { resources: Resource[] };
+/**
+ * `resources/templates/list` result.
+ *
+ * @example
+ * const { resourceTemplates }: ListResourceTemplatesResult = await client.listResourceTemplates();
+ */
 export type ListResourceTemplatesResult = PaginatedResult & { resourceTemplates: ResourceTemplate[] };
 
-/** `resources/read`, `resources/subscribe`, `resources/unsubscribe` params. */
+/**
+ * `resources/read`, `resources/subscribe`, `resources/unsubscribe` params.
+ *
+ * @example
+ * const params: ResourceRequestParams = { uri: 'file:///project/README.md' };
+ */
 export type ResourceRequestParams = { uri: string; _meta?: Meta };
 
 /**
@@ -51,5 +68,10 @@ export type ResourceRequestParams = { uri: string; _meta?: Meta };
  */
 export type ReadResourceResult = { contents: ResourceContents[]; _meta?: Meta };
 
-/** `notifications/resources/updated` params. */
+/**
+ * `notifications/resources/updated` params.
+ *
+ * @example
+ * client.on('resourceUpdated', ({ uri }: ResourceUpdatedParams) => void client.readResource(uri));
+ */
 export type ResourceUpdatedParams = { uri: string; _meta?: Meta };

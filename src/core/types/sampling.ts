@@ -24,11 +24,23 @@ export type ToolResultContent = {
   _meta?: Meta;
 };
 
+/**
+ * What a sampling message carries (tool use and tool results need `sampling.tools`).
+ *
+ * @example
+ * const content: SamplingContent = { type: 'text', text: 'Summarize this' };
+ */
 export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
 
 /** @example const m: SamplingMessage = { role: 'user', content: { type: 'text', text: 'Hi' } }; */
 export type SamplingMessage = { role: Role; content: SamplingContent | SamplingContent[]; _meta?: Meta };
 
+/**
+ * Hints for the client's model choice; the client decides.
+ *
+ * @example
+ * const prefs: ModelPreferences = { hints: [{ name: 'claude' }], speedPriority: 0.8, costPriority: 0.5 };
+ */
 export type ModelPreferences = {
   hints?: { name?: string }[];
   costPriority?: number;
@@ -36,6 +48,12 @@ export type ModelPreferences = {
   intelligencePriority?: number;
 };
 
+/**
+ * Whether the model may, must or must not use the tools offered in sampling.
+ *
+ * @example
+ * const choice: ToolChoice = { mode: 'required' };
+ */
 export type ToolChoice = { mode?: 'auto' | 'required' | 'none' };
 
 /**

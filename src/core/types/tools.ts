@@ -26,7 +26,12 @@ export type ToolAnnotations = {
   openWorldHint?: boolean;
 };
 
-/** 2025-11-25 (experimental tasks). */
+/**
+ * 2025-11-25 (experimental tasks).
+ *
+ * @example
+ * server.tool('render', { description: 'Render a video', execution: { taskSupport: 'optional' } }, () => 'ok');
+ */
 export type ToolExecution = { taskSupport?: 'forbidden' | 'optional' | 'required' };
 
 /**
@@ -47,10 +52,21 @@ export type Tool = {
   _meta?: Meta;
 };
 
-/** `tools/list` result. */
+/**
+ * `tools/list` result.
+ *
+ * @example
+ * const { tools, nextCursor }: ListToolsResult = await client.listTools();
+ */
 export type ListToolsResult = PaginatedResult & { tools: Tool[] };
 
-/** `tools/call` params. */
+/**
+ * `tools/call` params.
+ *
+ * @example
+ * const params: CallToolParams = { name: 'forecast', arguments: { city: 'Oslo' } };
+ * await client.request('tools/call', params);
+ */
 export type CallToolParams = { name: string; arguments?: { [key: string]: unknown }; _meta?: Meta };
 
 /**

@@ -6,6 +6,7 @@
  * instead of silently skipping: legacy-era stateless HTTP has no route for server→client requests
  * and no stream for broadcasts, and a client abort there ends the exchange's connection.
  */
+import { existsSync } from 'node:fs';
 import { McpClient, type McpClientConnectOptions } from '../../../src/client/index.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/index.js';
@@ -26,11 +27,11 @@ export interface Connected {
   client: McpClient;
   probes: ProbeLog;
   /** Resolves once server broadcasts (list_changed) can reach the client. */
-  broadcastsReady(): Promise<void>;
+  broadcastsReady: () => Promise<void>;
   /** Live server-side sessions, where the test can see them (not across a process boundary). */
-  serverSessions?(): number;
+  serverSessions?: () => number;
   /** Close the client, then whatever hosts the server; bounded. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export interface Target {
@@ -89,6 +90,8 @@ const stdio: Target = {
   sessions: true,
   abortReason: 'CancelledByPeerError',
   async connect(kind, options) {
+    if (!existsSync(FIXTURE_STDIO))
+      throw new Error(`${FIXTURE_STDIO} is missing: run \`npm run build\` first`);
     const probes = new ProbeLog();
     const transport = new StdioClientTransport({
       command: process.execPath,

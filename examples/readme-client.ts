@@ -1,0 +1,24 @@
+import { McpClient } from '../src/client/index.js';
+import { StdioClientTransport } from '../src/transports/stdio/index.js';
+
+const transport = new StdioClientTransport({ command: 'node', args: ['dist/examples/readme-server.js'] });
+const client = await McpClient.connect(transport, { info: { name: 'readme-client', version: '1.0.0' } });
+
+try {
+  for await (const tool of client.tools()) console.log(`tool ${tool.name}: ${tool.description}`);
+
+  const result = await client.callTool<{ city: string; tempC: number }>(
+    'forecast',
+    { city: 'Oslo' },
+    { timeoutMs: 10_000, onprogress: ({ progress, total }) => console.log(`progress ${progress}/${total}`) },
+  );
+  console.log(`${result.structuredContent?.city}: ${result.structuredContent?.tempC} °C`);
+
+  const about = await client.readResource('weather://about');
+  console.log(about.contents[0]);
+
+  const prompt = await client.getPrompt('plan-trip', { city: 'Oslo' });
+  console.log(prompt.messages[0]?.content);
+} finally {
+  await client.close(); // closes the child's stdin; SIGTERM/SIGKILL only if it will not exit
+}
