@@ -68,8 +68,7 @@ export function checkJsdoc(root = ROOT) {
     const moduleSymbol = checker.getSymbolAtLocation(source);
     if (!moduleSymbol) continue; // an entry with no exports at all
     for (const exported of checker.getExportsOfModule(moduleSymbol)) {
-      const symbol =
-        exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       const declarations = (symbol.declarations ?? []).filter((d) => kindOf(d) !== undefined);
       if (declarations.length === 0) continue;
       const first = declarations[0];

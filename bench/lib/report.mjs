@@ -1,144 +1,7 @@
 // Writes BENCHMARKS.md from the collected measurements.
 import { writeFileSync } from 'node:fs';
+import { CPU_ROWS, ROWS, TARGETS, cell, fmt, ratios } from './report-spec.mjs';
 import { summary } from './stats.mjs';
-
-const SAMPLED = new Set(['spawn.ms', 'import.ms']);
-
-const fmt = {
-  rate: (v) => Math.round(v).toLocaleString('en-US'),
-  ms: (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)),
-  us: (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1)),
-  kb: (v) => (v / 1024).toFixed(2),
-  mb: (v) => (v / 1024 / 1024).toFixed(1),
-  ratio: (v) => `${v.toFixed(2)}×`,
-};
-
-/** `median (min–max)` of a list, or `—`. */
-function cell(values, format) {
-  const s = summary(values ?? []);
-  if (s.n === 0) return '—';
-  if (s.n === 1 || format(s.min) === format(s.max)) return format(s.median);
-  return `${format(s.median)} (${format(s.min)}–${format(s.max)})`;
-}
-
-/** Ratios a ÷ b: per repetition when both are per-repetition values, else of the medians. */
-function ratios(metric, a, b) {
-  if (!a || !b) return [];
-  if (SAMPLED.has(metric)) {
-    const ma = summary(a).median;
-    const mb = summary(b).median;
-    return [ma / mb];
-  }
-  const out = [];
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (Number.isFinite(a[i]) && Number.isFinite(b[i]) && b[i] > 0) out.push(a[i] / b[i]);
-  }
-  return out;
-}
-
-const ROWS = [
-  ['stdio — sequential `echo` (1 in flight)'],
-  ['calls/s', 'stdio.seq.rate', fmt.rate],
-  ['p50 latency, ms', 'stdio.seq.p50', fmt.ms],
-  ['p99 latency, ms', 'stdio.seq.p99', fmt.ms],
-  ['server CPU per call, µs', 'stdio.seq.cpu', fmt.us],
-  ['stdio — 64 `echo` calls in flight'],
-  ['calls/s', 'stdio.c64.rate', fmt.rate],
-  ['p99 latency, ms', 'stdio.c64.p99', fmt.ms],
-  ['server CPU per call, µs', 'stdio.c64.cpu', fmt.us],
-  ['stdio — 64 `wait_sampling` calls in flight (each answers a sampling request)'],
-  ['calls/s', 'stdio.samp64.rate', fmt.rate],
-  ['p99 latency, ms', 'stdio.samp64.p99', fmt.ms],
-  ['server CPU per call, µs', 'stdio.samp64.cpu', fmt.us],
-  ['stdio — process'],
-  ['spawn → initialize answer, ms', 'spawn.ms', fmt.ms],
-  ['peak RSS (VmHWM) after the stdio windows, MB', 'stdio.hwm', fmt.mb],
-  ['HTTP with sessions — `echo`, concurrency 1'],
-  ['req/s', 'http.c1.rate', fmt.rate],
-  ['p50 latency, ms', 'http.c1.p50', fmt.ms],
-  ['p99 latency, ms', 'http.c1.p99', fmt.ms],
-  ['server CPU per call, µs', 'http.c1.cpu', fmt.us],
-  ['HTTP with sessions — `echo`, concurrency 64 (64 sessions)'],
-  ['req/s', 'http.c64.rate', fmt.rate],
-  ['p50 latency, ms', 'http.c64.p50', fmt.ms],
-  ['p99 latency, ms', 'http.c64.p99', fmt.ms],
-  ['server CPU per call, µs', 'http.c64.cpu', fmt.us],
-  ['HTTP with sessions — `wait_sampling`, concurrency 64 (SSE answer + POSTed sampling result)'],
-  ['calls/s', 'http.samp64.rate', fmt.rate],
-  ['p50 latency, ms', 'http.samp64.p50', fmt.ms],
-  ['p99 latency, ms', 'http.samp64.p99', fmt.ms],
-  ['server CPU per call (both POSTs), µs', 'http.samp64.cpu', fmt.us],
-  ['HTTP stateless — `echo`, concurrency 1'],
-  ['req/s', 'stateless.c1.rate', fmt.rate],
-  ['p50 latency, ms', 'stateless.c1.p50', fmt.ms],
-  ['p99 latency, ms', 'stateless.c1.p99', fmt.ms],
-  ['server CPU per call, µs', 'stateless.c1.cpu', fmt.us],
-  ['HTTP stateless — `echo`, concurrency 64'],
-  ['req/s', 'stateless.c64.rate', fmt.rate],
-  ['p50 latency, ms', 'stateless.c64.p50', fmt.ms],
-  ['p99 latency, ms', 'stateless.c64.p99', fmt.ms],
-  ['server CPU per call, µs', 'stateless.c64.cpu', fmt.us],
-  ['HTTP with sessions — memory'],
-  ['RSS per idle initialized session (2,000 sessions, after full GC), KB', 'sessions.bytes', fmt.kb],
-  ['V8 heap per idle session (after full GC), KB', 'sessions.heap', fmt.kb],
-  [
-    'RSS per idle session without forced GC (garbage of the handshakes included), KB',
-    'sessions.rawBytes',
-    fmt.kb,
-  ],
-];
-
-const CPU_ROWS = [
-  ['stdio sequential', 'stdio.seq.cpu'],
-  ['stdio 64 in flight', 'stdio.c64.cpu'],
-  ['stdio 64 wait_sampling', 'stdio.samp64.cpu'],
-  ['HTTP sessions c=1', 'http.c1.cpu'],
-  ['HTTP sessions c=64', 'http.c64.cpu'],
-  ['HTTP sessions wait_sampling c=64', 'http.samp64.cpu'],
-  ['HTTP stateless c=1', 'stateless.c1.cpu'],
-  ['HTTP stateless c=64', 'stateless.c64.cpu'],
-  ['spawn → initialize', 'spawn.ms'],
-  ['peak RSS stdio', 'stdio.hwm'],
-];
-
-const TARGETS = [
-  { name: 'stdio, 64 in flight: server CPU per call', metric: 'stdio.c64.cpu', limit: 1.6, profile: 'stdio' },
-  {
-    name: 'HTTP with sessions, c=64: server CPU per call',
-    metric: 'http.c64.cpu',
-    limit: 2.0,
-    profile: 'HTTP, sessions',
-  },
-  {
-    name: 'HTTP stateless, c=64: server CPU per call',
-    metric: 'stateless.c64.cpu',
-    limit: 2.5,
-    profile: 'HTTP, stateless',
-  },
-  { name: 'memory per idle HTTP session', metric: 'sessions.bytes', absolute: 8 * 1024, profile: undefined },
-  {
-    name: 'spawn → initialize answer',
-    metric: 'spawn.ms',
-    limit: 1.5,
-    note: (results, modules) => {
-      const keel = modules.keel;
-      const ms = summary(results['import.ms']?.keel ?? []).median;
-      return keel && Number.isFinite(ms)
-        ? `Importing \`keel-mcp/server\` alone takes ${fmt.ms(ms)} ms (${keel.files} files; packages: ${keel.packages.join(', ') || 'none'}); the bare script imports nothing, and every SDK server (Keel's too) also loads zod for its tool schemas.`
-        : '';
-    },
-  },
-  {
-    name: 'peak RSS of the stdio server',
-    metric: 'stdio.hwm',
-    limit: 1.3,
-    note: (results) => {
-      const k = summary(results['stdio.hwm']?.keel ?? []).median;
-      const b = summary(results['stdio.hwm']?.bare ?? []).median;
-      return Number.isFinite(k) && Number.isFinite(b) ? `${fmt.mb(k - b)} MB above the bare script.` : '';
-    },
-  },
-];
 
 function table(header, rows) {
   const lines = [
@@ -367,6 +230,8 @@ export async function writeReport(path, { info, servers, entries, results, error
       '- Bare limit (`bench/bare/`): reads, `JSON.parse`s and writes hand-built answers (one write per answer); the HTTP one keeps a session map, checks the session id and holds the SSE stream for sampling. No validation at all — the cost of the transport itself.',
       "- Clients: stdio — newline-delimited JSON over the child's pipes; HTTP — `node:http` with a keep-alive Agent, hand-built bodies, full legacy handshake per client (initialize, `notifications/initialized`, `Mcp-Session-Id` and `MCP-Protocol-Version` headers), JSON or SSE answers, sampling requests answered by POSTing the result back. Concurrency 64 means 64 clients (sessions) with one call in flight each; stdio 64 means 64 requests in flight on one connection.",
       '- Windows are sized by call count with a time cap; a warm-up precedes them. Server CPU per call = growth of utime+stime in `/proc/<pid>/stat` over the window ÷ calls answered. Memory per session = growth of VmRSS (`/proc/<pid>/status`) after 2,000 more initialized idle sessions ÷ 2,000 (100 warm-up sessions first); each reading follows a full GC forced from outside the server (SIGUSR1 opens the inspector — the servers run with `NODE_OPTIONS=--inspect-port=0` in this phase only, which opens nothing by itself — and `HeapProfiler.collectGarbage` is sent), so every server is treated the same and none carries a hook; the heap growth comes from `Runtime.getHeapUsage`. Peak RSS = VmHWM of the stdio server after its windows. Spawn time = from `spawn()` to the initialize answer, `initialize` written at once.',
+      "- `wait_sampling` is measured over stdio and HTTP with sessions only: a stateless legacy server has no session through which the client's POSTed answer could reach the waiting call.",
+      '- Noise: client and server share the 2 cores. Sequential stdio figures swing between repetitions with how the scheduler places the two processes (a wake-up on the same core is cheaper); the per-repetition ratios are steadier than the absolute figures. Other work on the machine shows in the load averages above.',
       '- No figure here is asserted in a test.',
     ].join('\n'),
   );

@@ -51,7 +51,14 @@ test('the checker covers every package.json entry point', async () => {
   expect([...entryPoints].sort()).toEqual([...sources].sort());
   // The walk reaches the main API (a broken walk would find nothing and pass vacuously).
   const names = new Set(exports.map((e) => e.name));
-  for (const name of ['McpServer', 'McpClient', 'serveStdio', 'createHttpHandler', 'ErrorCode', 'Transport']) {
+  for (const name of [
+    'McpServer',
+    'McpClient',
+    'serveStdio',
+    'createHttpHandler',
+    'ErrorCode',
+    'Transport',
+  ]) {
     expect(names, name).toContain(name);
   }
 }, 60_000);

@@ -20,11 +20,16 @@ import {
 /** Stand-ins for the user code the snippets call. */
 export const llm = async (messages: SamplingMessage[], _maxTokens: number, _signal: AbortSignal) =>
   `You said ${messages.length} thing(s)`;
+/** Answers a form the way a user who takes the first option would. */
 export const showForm = async (_message: string, schema: ElicitRequestedSchema) =>
-  Object.fromEntries(Object.keys(schema.properties).map((key) => [key, 'date']));
+  Object.fromEntries(
+    Object.entries(schema.properties).map(([key, property]) => {
+      if ('enum' in property) return [key, property.enum[0] ?? ''];
+      return [key, property.type === 'boolean' ? false : property.type === 'string' ? 'text' : 0];
+    }),
+  );
 export const askConsent = async (_question: string): Promise<boolean> => true;
 export const refreshTools = async (): Promise<void> => {};
-export const log: string[] = [];
 
 export async function connectClient(transport: Transport): Promise<McpClient> {
   // #region client-connect
@@ -161,5 +166,3 @@ export async function errorKinds(client: McpClient): Promise<string> {
   // #endregion
   return 'handled';
 }
-
-export { log as recorded };

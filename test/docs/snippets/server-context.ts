@@ -24,7 +24,7 @@ export function contextBasics(server: McpServer): void {
         await ctx.log('info', `imported 10 photos from ${folder}`); // on this request's stream
         return 'done';
       } finally {
-        // Runs at once on cancel, disconnect, stdin EOF, session DELETE or shutdown.
+        // Runs at once on cancel, stdin EOF, session DELETE or expiry, or shutdown.
         if (ctx.signal.aborted) {
           const why = ctx.signal.reason instanceof CancelledByPeerError ? 'cancelled' : 'connection gone';
           console.error(`import stopped: ${why}`); // ConnectionClosedError means teardown

@@ -1,0 +1,62 @@
+/**
+ * The tools Keel's bench servers serve behave as the benchmark's load generator expects: `echo`
+ * returns its text, `wait_sampling` returns what the client sampled, and arguments are still
+ * validated (the benchmark must not measure a server that skips validation).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBenchServer } from '../../bench/servers/keel-tools.js';
+import { Client } from '../../src/client/client.js';
+import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+
+describe('bench server tools', () => {
+  useProcessGuard();
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  async function connected(): Promise<Client> {
+    const server = createBenchServer();
+    const [clientSide, serverSide] = createMemoryPair();
+    server.connect(serverSide);
+    const client = new Client({ name: 'bench-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    client.setRequestHandler('sampling/createMessage', (params: JsonObject) => {
+      const messages = params.messages as { content: { text: string } }[];
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: `sampled: ${messages[0]!.content.text}` },
+        model: 'm',
+      };
+    });
+    await within(client.connect(clientSide), 5_000, 'connect');
+    cleanups.push(async () => {
+      await client.close();
+      await server.close();
+    });
+    return client;
+  }
+
+  it('echo returns a text content equal to its input', async () => {
+    const client = await connected();
+    const result = await within(
+      client.request('tools/call', { name: 'echo', arguments: { text: 'hi there' } }),
+    );
+    expect(result).toEqual({ content: [{ type: 'text', text: 'hi there' }] });
+  });
+
+  it('wait_sampling asks the client and returns the sampled text', async () => {
+    const client = await connected();
+    const result = await within(
+      client.request('tools/call', { name: 'wait_sampling', arguments: { prompt: 'prompt 7' } }),
+    );
+    expect(result).toEqual({ content: [{ type: 'text', text: 'sampled: prompt 7' }] });
+  });
+
+  it('keeps validating arguments', async () => {
+    const client = await connected();
+    const result = await within(client.request('tools/call', { name: 'echo', arguments: { text: 5 } }));
+    expect(result.isError).toBe(true);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * The curl walkthrough of the README's Quick start, replayed with fetch against the same fixture
+ * server `npm start` serves (on port 0 instead of 3000): same methods, headers and bodies, in
+ * order, with the session id copied from the initialize answer as the reader is told to.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
+import { createFixtureServer } from '../../examples/fixture-server.js';
+import { useProcessGuard } from '../helpers/guard.js';
+import { ROOT } from './readme-blocks.mjs';
+
+useProcessGuard();
+
+const README_URL = 'http://127.0.0.1:3000/mcp';
+
+interface Curl {
+  method: string;
+  headers: [string, string][];
+  body: string | undefined;
+  url: string;
+}
+
+/** Split a shell command line into words ('single', "double" and bare words; no expansion). */
+function words(line: string): string[] {
+  const out: string[] = [];
+  for (const [, single, double, bare] of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) {
+    out.push(single ?? double ?? bare!);
+  }
+  return out;
+}
+
+function parseCurl(line: string): Curl {
+  const args = words(line);
+  expect(args[0]).toBe('curl');
+  const curl: Curl = { method: '', headers: [], body: undefined, url: '' };
+  for (let i = 1; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-X') curl.method = args[++i]!;
+    else if (arg === '-H') {
+      const header = args[++i]!;
+      const colon = header.indexOf(':');
+      curl.headers.push([header.slice(0, colon), header.slice(colon + 1).trim()]);
+    } else if (arg === '-d') curl.body = args[++i];
+    else if (arg.startsWith('http')) curl.url = arg;
+    else expect(['-s', '-si', '-i'], `unexpected curl option ${arg}`).toContain(arg);
+  }
+  curl.method ||= curl.body === undefined ? 'GET' : 'POST';
+  return curl;
+}
+
+/** The curl commands of the Quick start section, in reading order (code blocks and inline code). */
+function quickStartCommands(): { commands: Curl[]; answer: unknown } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('## Quick start');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const commands: Curl[] = [];
+  let answer: unknown;
+  for (const [, fence, lang, body, inline] of section.matchAll(
+    /(```(\w*)\n([\s\S]*?)\n```)|`(curl [^`]+)`/g,
+  )) {
+    if (inline) commands.push(parseCurl(inline));
+    else if (fence && lang === 'json') answer = JSON.parse(body!);
+    else if (fence && lang === 'sh') {
+      for (const line of body!.replace(/\\\n\s*/g, '').split('\n')) {
+        if (line.startsWith('curl ')) commands.push(parseCurl(line));
+      }
+    }
+  }
+  return { commands, answer };
+}
+
+let serving: HttpServing | undefined;
+afterEach(async () => {
+  await serving?.close({ deadlineMs: 2_000 });
+  serving = undefined;
+});
+
+test('the Quick start curl commands work against the fixture server, as the README says', async () => {
+  const { commands, answer } = quickStartCommands();
+  expect(commands.map((c) => c.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'DELETE']);
+  expect(commands.every((c) => c.url === README_URL)).toBe(true);
+
+  serving = await serveHttp(createFixtureServer(), { port: 0, host: '127.0.0.1', path: '/mcp' });
+  let session = '';
+  const send = (curl: Curl): Promise<Response> =>
+    fetch(serving!.url, {
+      method: curl.method,
+      headers: curl.headers.map(([name, value]) => [name, value.replace('$SESSION', session)]),
+      body: curl.body,
+      signal: AbortSignal.timeout(10_000),
+    });
+
+  const [initialize, initialized, call, progress, remove] = commands as [Curl, Curl, Curl, Curl, Curl];
+  const init = await send(initialize);
+  expect(init.status).toBe(200);
+  session = init.headers.get('mcp-session-id') ?? '';
+  expect(session).not.toBe('');
+  expect(await init.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+
+  const ack = await send(initialized);
+  expect(ack.status).toBe(202);
+  await ack.body?.cancel();
+
+  const result = await send(call);
+  expect(result.status).toBe(200);
+  expect(result.headers.get('content-type')).toContain('application/json');
+  expect(await result.json()).toEqual(answer);
+
+  const streamed = await send(progress);
+  expect(streamed.status).toBe(200);
+  expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+  const events = await streamed.text();
+  expect(events).toContain(`id: ${session}:`);
+  expect(events).toContain('"method":"notifications/progress","params":{"progressToken":"p1","progress":0');
+  expect(events).toContain(
+    '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Progress tool finished"}]}}',
+  );
+
+  const deleted = await send(remove);
+  expect(deleted.status).toBe(200);
+  await deleted.body?.cancel();
+  const after = await send(call);
+  expect(after.status).toBe(404);
+  await after.body?.cancel();
+});
