@@ -124,7 +124,7 @@ export const TARGETS = [
       const keel = modules.keel;
       const ms = summary(results['import.ms']?.keel ?? []).median;
       return keel && Number.isFinite(ms)
-        ? `Importing \`keel-mcp/server\` alone takes ${fmt.ms(ms)} ms (${keel.files} files; packages: ${keel.packages.join(', ') || 'none'}); the bare script imports nothing, and every SDK server (Keel's too) also loads zod for its tool schemas.`
+        ? `Importing \`keel-mcp/server\` alone takes ${fmt.ms(ms)} ms (${keel.files} files; packages: ${keel.packages.join(', ') || 'none'}); the bare script imports nothing; the official SDK servers also load zod for their tool schemas (Keel's uses raw JSON Schema).`
         : '';
     },
   },

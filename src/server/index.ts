@@ -56,12 +56,13 @@ export type {
 export { UriTemplate, type TemplateVariables } from './uri-template.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export { toolError } from './tool-call.js';
+// From the schema modules themselves, not core/schema/index.js: that one also re-exports the
+// ajv-based validator, which must only load when a schema needs it.
+export { registerJsonSchemaConverter, type JsonSchemaConverter } from '../core/schema/to-json-schema.js';
 export {
-  registerJsonSchemaConverter,
   isStandardSchema,
-  type JsonSchemaConverter,
-  type SchemaInput,
   type StandardSchema,
   type InferInput,
   type InferOutput,
-} from '../core/schema/index.js';
+} from '../core/schema/standard-schema.js';
+export type { SchemaInput } from '../core/schema/compile-schema.js';

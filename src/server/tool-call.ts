@@ -10,6 +10,7 @@
  */
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
+import type { Validation } from '../core/schema/compile-schema.js';
 import type { CallToolResult } from '../core/types/tools.js';
 import type { ToolContext } from './tool-context.js';
 import type { ToolEntry } from './tool-registry.js';
@@ -49,15 +50,18 @@ function shape(value: unknown): { result: CallToolResult; mirrored: boolean } {
   return { result: { content: [], structuredContent: value as JsonObject }, mirrored: true };
 }
 
-async function checkOutput(name: string, entry: ToolEntry, result: CallToolResult): Promise<void> {
-  if (!entry.output || result.isError) return;
-  if (result.structuredContent === undefined) {
-    throw new McpError(
-      ErrorCode.InternalError,
-      `Tool "${name}" has an output schema but returned no structuredContent`,
-    );
-  }
-  const checked = await entry.output.validate(result.structuredContent);
+/** Structured results SHOULD also be readable as text by clients that ignore structuredContent. */
+function mirrorText(result: CallToolResult, mirrored: boolean): CallToolResult {
+  if (mirrored) result.content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
+  return result;
+}
+
+function acceptOutput(
+  name: string,
+  result: CallToolResult,
+  mirrored: boolean,
+  checked: Validation<unknown>,
+): CallToolResult {
   if (!checked.ok) {
     throw new McpError(
       ErrorCode.InternalError,
@@ -65,32 +69,87 @@ async function checkOutput(name: string, entry: ToolEntry, result: CallToolResul
     );
   }
   result.structuredContent = checked.value as JsonObject;
+  return mirrorText(result, mirrored);
 }
 
-/** Run a tool and return the `tools/call` result. */
-export async function runTool(
+/** Shape what the handler returned and check it against the output schema, if any. */
+function complete(
+  name: string,
+  entry: ToolEntry,
+  returned: unknown,
+): CallToolResult | Promise<CallToolResult> {
+  const { result, mirrored } = shape(returned);
+  if (!entry.output || result.isError) return mirrorText(result, mirrored);
+  if (result.structuredContent === undefined) {
+    throw new McpError(
+      ErrorCode.InternalError,
+      `Tool "${name}" has an output schema but returned no structuredContent`,
+    );
+  }
+  const checked = entry.output.validate(result.structuredContent);
+  return checked instanceof Promise
+    ? checked.then((value) => acceptOutput(name, result, mirrored, value))
+    : acceptOutput(name, result, mirrored, checked);
+}
+
+function handlerFailed(name: string, error: unknown): CallToolResult {
+  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  return toolError(message || `Tool "${name}" failed`);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function invoke(
+  name: string,
+  entry: ToolEntry,
+  input: unknown,
+  ctx: ToolContext,
+): CallToolResult | Promise<CallToolResult> {
+  let returned: unknown;
+  try {
+    returned = entry.handler(input, ctx);
+  } catch (error) {
+    return handlerFailed(name, error);
+  }
+  if (isThenable(returned)) {
+    return Promise.resolve(returned).then(
+      (value) => complete(name, entry, value),
+      (error: unknown) => handlerFailed(name, error),
+    );
+  }
+  return complete(name, entry, returned);
+}
+
+function validated(
+  name: string,
+  entry: ToolEntry,
+  checked: Validation<unknown>,
+  ctx: ToolContext,
+): CallToolResult | Promise<CallToolResult> {
+  if (!checked.ok) return toolError(`Invalid arguments for tool "${name}": ${checked.message}`);
+  return invoke(name, entry, checked.value, ctx);
+}
+
+/**
+ * Run a tool and return the `tools/call` result. Synchronous end to end when the validator and
+ * the handler are: a tool that needs no `await` costs no promise.
+ */
+export function runTool(
   name: string,
   entry: ToolEntry,
   args: JsonObject,
   ctx: ToolContext,
-): Promise<JsonObject> {
-  let input: unknown = args;
-  if (entry.input) {
-    const checked = await entry.input.validate(args);
-    if (!checked.ok) return toolError(`Invalid arguments for tool "${name}": ${checked.message}`);
-    input = checked.value;
-  }
-  let returned: unknown;
-  try {
-    returned = await entry.handler(input, ctx);
-  } catch (error) {
-    if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    return toolError(message || `Tool "${name}" failed`);
-  }
-  const { result, mirrored } = shape(returned);
-  await checkOutput(name, entry, result);
-  // Structured results SHOULD also be readable as text by clients that ignore structuredContent.
-  if (mirrored) result.content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
-  return result;
+): JsonObject | Promise<JsonObject> {
+  if (!entry.input) return invoke(name, entry, args, ctx);
+  const checked = entry.input.validate(args);
+  return checked instanceof Promise
+    ? checked.then((value) => validated(name, entry, value, ctx))
+    : validated(name, entry, checked, ctx);
 }

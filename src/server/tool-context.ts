@@ -73,18 +73,16 @@ export interface ContextServices {
  * });
  */
 export class ToolContext {
-  private readonly channel: InputChannel;
-
   constructor(
     private readonly request: RequestContext,
     private readonly session: ServerSession,
     private readonly services: ContextServices,
-    channel?: InputChannel,
-  ) {
-    // Legacy era: a nested request, tied to this request's signal and routed with its id.
-    this.channel = channel ?? {
-      request: (method, params, options) => this.request.request(method, params, options),
-    };
+    private readonly inputChannel?: InputChannel,
+  ) {}
+
+  /** Legacy era (no channel given): a nested request, tied to this request's signal and routed with its id. */
+  private get channel(): InputChannel {
+    return this.inputChannel ?? this.request;
   }
 
   /** Aborts on peer cancel, connection close, or shutdown; the reason tells which. */

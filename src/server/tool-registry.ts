@@ -101,7 +101,8 @@ export class ToolRegistry {
     );
   }
 
-  async call(params: JsonObject, ctx: ToolContext): Promise<JsonObject> {
+  /** Synchronous when the tool is (see {@link runTool}); a bad request throws an McpError. */
+  call(params: JsonObject, ctx: ToolContext): JsonObject | Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string')
       throw new McpError(ErrorCode.InvalidParams, 'tools/call: name must be a string');

@@ -57,6 +57,20 @@ describe('bench server tools', () => {
   it('keeps validating arguments', async () => {
     const client = await connected();
     const result = await within(client.request('tools/call', { name: 'echo', arguments: { text: 5 } }));
-    expect(result.isError).toBe(true);
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'Invalid arguments for tool "echo": /text must be string' }],
+      isError: true,
+    });
+    const missing = await within(client.request('tools/call', { name: 'wait_sampling', arguments: {} }));
+    expect(missing.isError).toBe(true);
+  });
+
+  it('advertises the raw JSON Schemas it validates against', async () => {
+    const client = await connected();
+    const { tools } = (await within(client.request('tools/list', {}))) as { tools: JsonObject[] };
+    expect(tools.map((tool) => [tool.name, tool.inputSchema])).toEqual([
+      ['echo', { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }],
+      ['wait_sampling', { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] }],
+    ]);
   });
 });

@@ -94,6 +94,7 @@ const silent: Logger = { debug() {}, error() {} };
 type State = 'idle' | 'open' | 'draining' | 'closing' | 'closed';
 
 const noop = (): void => undefined;
+const NONE: InflightRequest[] = [];
 
 /**
  * One JSON-RPC connection over a {@link Transport}. Both servers and clients are built on it.
@@ -119,6 +120,8 @@ export class Connection implements PendingOwner, ContextHost {
   private closeError: ConnectionClosedError | undefined;
   private readError: unknown;
   private drainWaiter: (() => void) | undefined;
+  /** The last promise a fire-and-forget write got from the transport (see `post`). */
+  private lastSent: Promise<void> | undefined;
   private readonly logger: Logger;
   private resolveClosed!: () => void;
   /** Settles (never rejects) once teardown is complete. */
@@ -201,6 +204,31 @@ export class Connection implements PendingOwner, ContextHost {
    * local error (connection closed, timeout, abort).
    */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    return this.sendRequest(method, params, options, undefined);
+  }
+
+  /**
+   * @internal ContextHost: a request made by the handler of `parent`, routed with it and aborted
+   * with it (without an AbortSignal per request: the parent tells its nested requests itself).
+   */
+  requestFor(
+    parent: InflightRequest,
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<JsonObject> {
+    const routed: RequestOptions = options
+      ? { ...options, relatedRequestId: parent.id }
+      : { relatedRequestId: parent.id };
+    return this.sendRequest(method, params, routed, parent);
+  }
+
+  private sendRequest(
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions | undefined,
+    parent: InflightRequest | undefined,
+  ): Promise<JsonObject> {
     if (!this.isOpen) return Promise.reject(this.closedError());
     if (!this.transport.writable) {
       // Never offer a message to a dead transport: fail fast, with the transport's own error.
@@ -213,6 +241,7 @@ export class Connection implements PendingOwner, ContextHost {
     if (options?.signal?.aborted) {
       return Promise.reject(new RequestAbortedError({ cause: options.signal.reason }));
     }
+    if (parent?.aborted) return Promise.reject(new RequestAbortedError({ cause: parent.abortReason }));
     const id = this.nextId++;
     const merged = this.options.requestDefaults ? { ...this.options.requestDefaults, ...options } : options;
     let message: JsonRpcRequest;
@@ -227,7 +256,7 @@ export class Connection implements PendingOwner, ContextHost {
         params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
     }
     return new Promise<JsonObject>((resolve, reject) => {
-      const entry = new PendingRequest(id, method, this, resolve, reject, merged);
+      const entry = new PendingRequest(id, method, this, resolve, reject, merged, parent);
       this.pending.set(id, entry);
       const related = merged?.relatedRequestId;
       const failed = (error: unknown): void => {
@@ -313,7 +342,7 @@ export class Connection implements PendingOwner, ContextHost {
 
   private dispatch(value: unknown): void {
     if (value instanceof InboundFault) {
-      void this.write(value.reply);
+      this.post(value.reply);
       return;
     }
     const classified = classifyMessage(value);
@@ -328,7 +357,7 @@ export class Connection implements PendingOwner, ContextHost {
         this.onResponse(classified.message);
         return;
       default:
-        if (classified.reply) void this.write(classified.reply);
+        if (classified.reply) this.post(classified.reply);
         else this.logger.debug('dropped an invalid message', value);
     }
   }
@@ -337,7 +366,7 @@ export class Connection implements PendingOwner, ContextHost {
     if (this.state !== 'open') return;
     const handler = this.handlers.get(request.method) ?? this.fallbackRequestHandler;
     if (!handler) {
-      void this.write(
+      this.post(
         errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
         request.id,
       );
@@ -349,7 +378,7 @@ export class Connection implements PendingOwner, ContextHost {
     } catch (error) {
       // Without its transport facts (auth!) the request cannot be handled safely: answer it alone.
       this.logger.error(`transport messageInfo failed for ${request.method}`, error);
-      void this.write(errorResponse(request.id, ErrorCode.InternalError, 'Internal error'), request.id);
+      this.post(errorResponse(request.id, ErrorCode.InternalError, 'Internal error'), request.id);
       return;
     }
     const params = request.params ?? EMPTY;
@@ -399,7 +428,7 @@ export class Connection implements PendingOwner, ContextHost {
       error === undefined
         ? { jsonrpc: '2.0', id: entry.id, result: result ?? EMPTY }
         : { jsonrpc: '2.0', id: entry.id, error: toWireError(error) };
-    void this.write(message, entry.id);
+    this.post(message, entry.id);
   }
 
   private onNotification(notification: JsonRpcNotification): void {
@@ -458,6 +487,30 @@ export class Connection implements PendingOwner, ContextHost {
     else entry.reject(new McpError(response.error.code, response.error.message, response.error.data));
   }
 
+  /**
+   * Write without handing a promise back (answers, fault replies). Transports that batch return
+   * one promise for every message of a batch; its failure needs handling once, not per message.
+   */
+  private post(message: JsonRpcMessage, relatedRequestId?: RequestId): void {
+    if (this.state === 'closed' || !this.transport.writable) {
+      this.logger.debug('dropped a write: transport closed', message);
+      return;
+    }
+    try {
+      const sent = this.transport.send(
+        message,
+        relatedRequestId === undefined ? undefined : { relatedRequestId },
+      );
+      if (sent !== this.lastSent) {
+        this.lastSent = sent;
+        sent.then(undefined, this.onWriteFailed);
+      }
+    } catch (error) {
+      // A transport that throws instead of rejecting must not crash whoever wrote.
+      this.onWriteFailed(error);
+    }
+  }
+
   private write(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
     if (this.state === 'closed' || !this.transport.writable) {
       this.logger.debug('dropped a write: transport closed', message);
@@ -509,17 +562,21 @@ export class Connection implements PendingOwner, ContextHost {
       await this.drain(drainMs);
     }
     this.state = 'closing';
-    const error = this.closedError();
-
-    // Snapshots: aborting runs user code that may call back into this connection.
-    const inflight = [...this.inflight.values(), ...this.displaced];
-    this.inflight.clear();
-    this.displaced.clear();
-    for (const entry of inflight) entry.abort(error);
+    // The close error (a stack trace) is built only when something is there to fail: a stateless
+    // HTTP request closes a connection with nothing in flight, every time.
+    let inflight: InflightRequest[] = NONE;
+    if (this.inflight.size > 0 || this.displaced.size > 0) {
+      // Snapshots: aborting runs user code that may call back into this connection.
+      inflight = [...this.inflight.values(), ...this.displaced];
+      this.inflight.clear();
+      this.displaced.clear();
+      const error = this.closedError();
+      for (const entry of inflight) entry.abort(error);
+    }
 
     this.failPending();
 
-    if ((this.options.answerOnClose ?? true) && this.transport.writable) {
+    if (inflight.length > 0 && (this.options.answerOnClose ?? true) && this.transport.writable) {
       const writes: Promise<void>[] = [];
       const answeredIds = new Set<RequestId>();
       for (const entry of inflight) {
@@ -554,6 +611,7 @@ export class Connection implements PendingOwner, ContextHost {
 
   /** Reject every pending outbound request, from a snapshot (rejecting wakes code that may call back). */
   private failPending(): void {
+    if (this.pending.size === 0) return;
     const error = this.closedError();
     const pending = [...this.pending.values()];
     this.pending.clear();

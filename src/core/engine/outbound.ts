@@ -3,6 +3,7 @@
  */
 import { RequestAbortedError, RequestTimeoutError } from '../errors.js';
 import type { JsonObject, RequestId } from '../jsonrpc.js';
+import type { AbortWatcher, InflightRequest } from './inbound.js';
 
 /**
  * A `notifications/progress` payload as delivered to a caller's `onprogress`.
@@ -64,7 +65,7 @@ function onTimer(entry: PendingRequest): void {
 }
 
 /** One outbound request. Settles exactly once. */
-export class PendingRequest {
+export class PendingRequest implements AbortWatcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly startedAt: number;
   private readonly timeoutMs: number;
@@ -80,6 +81,8 @@ export class PendingRequest {
     private readonly resolveFn: (result: JsonObject) => void,
     private readonly rejectFn: (error: unknown) => void,
     private readonly options: RequestOptions | undefined,
+    /** The inbound request whose handler made this one: its abort aborts this request too. */
+    private readonly parent?: InflightRequest,
   ) {
     this.timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxTotalMs = options?.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
@@ -93,6 +96,12 @@ export class PendingRequest {
       this.abortListener = () => this.owner.abandon(this, new RequestAbortedError({ cause: signal.reason }));
       signal.addEventListener('abort', this.abortListener, { once: true });
     }
+    parent?.watch(this);
+  }
+
+  /** @internal AbortWatcher: the handler that made this request was aborted. */
+  parentAborted(reason: unknown): void {
+    this.owner.abandon(this, new RequestAbortedError({ cause: reason }));
   }
 
   /** The timer fired: either the idle timeout or the total cap. */
@@ -131,6 +140,7 @@ export class PendingRequest {
     this.timer = undefined;
     if (this.abortListener) this.options?.signal?.removeEventListener('abort', this.abortListener);
     this.abortListener = undefined;
+    this.parent?.unwatch(this);
     return true;
   }
 }

@@ -12,6 +12,12 @@ export interface ContextHost {
   readonly sessionId: string | undefined;
   sendRelated(entry: InflightRequest, method: string, params: JsonObject | undefined): Promise<void>;
   request(method: string, params: JsonObject | undefined, options?: RequestOptions): Promise<JsonObject>;
+  requestFor(
+    parent: InflightRequest,
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<JsonObject>;
 }
 
 /**
@@ -80,7 +86,11 @@ export class RequestContext {
   /** A nested request to the peer, cancelled with this request. */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
     if (this.ended) return Promise.reject(new ContextClosedError());
-    const signal = options?.signal ? AbortSignal.any([this.signal, options.signal]) : this.signal;
-    return this.host.request(method, params, { ...options, signal, relatedRequestId: this.entry.id });
+    if (options?.signal) {
+      const signal = AbortSignal.any([this.signal, options.signal]);
+      return this.host.request(method, params, { ...options, signal, relatedRequestId: this.entry.id });
+    }
+    // The common case needs no AbortController: the entry aborts its nested requests itself.
+    return this.host.requestFor(this.entry, method, params, options);
   }
 }

@@ -8,6 +8,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import Ajv2019Module from 'ajv/dist/2019.js';
 import AjvDraft7Module from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { schemaDialect, unsupportedDialect } from './compile-schema.js';
 import type { JsonSchema } from './to-json-schema.js';
 
 type AjvInstance = InstanceType<typeof AjvDraft7Module.default>;
@@ -22,20 +23,6 @@ const constructors: Record<string, () => AjvConstructor> = {
   'draft-07': () => pick(AjvDraft7Module),
 };
 const instances = new Map<string, AjvInstance>();
-
-const DIALECTS: Record<string, string> = {
-  'https://json-schema.org/draft/2020-12/schema': '2020-12',
-  'https://json-schema.org/draft/2019-09/schema': '2019-09',
-  'http://json-schema.org/draft-07/schema': 'draft-07',
-};
-
-/** The dialect of a schema, from its `$schema` (2020-12 when absent); undefined if unsupported. */
-export function schemaDialect(schema: JsonSchema): string | undefined {
-  const uri = schema.$schema;
-  if (uri === undefined) return '2020-12';
-  if (typeof uri !== 'string') return undefined;
-  return DIALECTS[uri.replace(/#$/, '')];
-}
 
 function ajvFor(dialect: string): AjvInstance {
   let ajv = instances.get(dialect);
@@ -66,9 +53,7 @@ export type JsonValidator = (value: unknown) => JsonValidation;
  */
 export function compileJsonSchema(schema: JsonSchema, what: string): JsonValidator {
   const dialect = schemaDialect(schema);
-  if (!dialect) {
-    throw new Error(`The ${what} schema uses an unsupported JSON Schema dialect: ${String(schema.$schema)}`);
-  }
+  if (!dialect) throw unsupportedDialect(schema, what);
   let validate: ReturnType<AjvInstance['compile']>;
   try {
     validate = ajvFor(dialect).compile(schema);

@@ -1,13 +1,13 @@
 /**
  * One stdio line → one inbound item: a parsed JSON value, an {@link InboundFault}, or nothing.
  */
+import { Buffer, isAscii, isUtf8 } from 'node:buffer';
 import { ErrorCode } from '../../core/errors.js';
 import { errorResponse, parseErrorReply } from '../../core/jsonrpc.js';
 import { InboundFault } from '../../core/transport.js';
 
-// Fatal: invalid UTF-8 must become a parse error, not U+FFFD silently smuggled into a message.
-const decoder = new TextDecoder('utf-8', { fatal: true });
 const CARRIAGE_RETURN = 13;
+const BYTE_ORDER_MARK = 0xfeff;
 
 /**
  * Decode and parse one line (without its `\n`). Returns `undefined` for a blank line, which is
@@ -21,10 +21,17 @@ export function parseLine(bytes: Uint8Array): unknown {
   let end = bytes.length;
   if (end > 0 && bytes[end - 1] === CARRIAGE_RETURN) end--;
   if (end === 0) return undefined;
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let text: string;
-  try {
-    text = decoder.decode(end === bytes.length ? bytes : bytes.subarray(0, end));
-  } catch {
+  // Checked first: invalid UTF-8 must become a parse error, not U+FFFD silently smuggled into a
+  // message. Most lines are pure ASCII, which needs no UTF-8 decoding at all. (A trailing `\r`
+  // is ASCII, so checking the whole line is the same as checking the part kept.)
+  if (isAscii(buffer)) text = buffer.toString('latin1', 0, end);
+  else if (isUtf8(buffer)) {
+    text = buffer.toString('utf8', 0, end);
+    // A byte order mark is not part of the message (TextDecoder, used before, dropped it too).
+    if (text.charCodeAt(0) === BYTE_ORDER_MARK) text = text.slice(1);
+  } else {
     return new InboundFault(
       errorResponse(null, ErrorCode.ParseError, 'Parse error: message is not valid UTF-8'),
     );

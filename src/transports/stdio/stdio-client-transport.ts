@@ -1,7 +1,8 @@
 /**
  * The client side of stdio: spawn a server process and talk JSON-RPC over its stdin/stdout.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
 import type { Logger } from '../../core/engine/connection.js';
 import { ConnectionClosedError } from '../../core/errors.js';
@@ -12,6 +13,17 @@ import { defaultChildEnvironment } from './child-environment.js';
 import { MessageReader } from './message-reader.js';
 import { MessageWriter } from './message-writer.js';
 import { terminateChild } from './terminate-child.js';
+
+type ChildProcessModule = typeof import('node:child_process');
+let childProcessModule: ChildProcessModule | undefined;
+
+/**
+ * `node:child_process`, loaded on the first spawn: every stdio server imports this module (through
+ * `keel-mcp/stdio`) and never spawns anything, and loading it costs ~2 ms of start-up.
+ */
+function childProcess(): ChildProcessModule {
+  return (childProcessModule ??= createRequire(import.meta.url)('node:child_process') as ChildProcessModule);
+}
 
 /**
  * Default wait for the child to exit after its stdin is closed, before SIGTERM.
@@ -139,7 +151,7 @@ export class StdioClientTransport implements Transport {
     const options = this.options;
     let child: ChildProcess;
     try {
-      child = spawn(options.command, options.args ?? [], {
+      child = childProcess().spawn(options.command, options.args ?? [], {
         cwd: options.cwd,
         env: { ...(options.inheritEnv ? process.env : defaultChildEnvironment()), ...options.env },
         stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
