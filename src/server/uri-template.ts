@@ -1,14 +1,14 @@
 /**
- * RFC 6570 URI templates: expansion and matching (see uri-template-engine.ts), with two fixes on
- * top of the plain matcher.
+ * RFC 6570 URI templates: expansion and matching via uri-template-lite, with two fixes on top of
+ * its matcher.
  *
  * - A match must round-trip: expanding the variables gives the URI back (up to percent-encoding
- *   case). The matcher alone is lenient — `{id}` would swallow `12/3` although a simple expansion
+ *   case). The library alone is lenient — `{id}` would swallow `12/3` although a simple expansion
  *   never produces a `/`.
  * - Trailing query expressions (`{?a,b}`, `{&c}`) are matched by name, in any order, each
  *   optional, as clients write them. The library wants every name present, in template order.
  */
-import { compileUriTemplate } from './uri-template-engine.js';
+import UriTemplateLite from 'uri-template-lite';
 
 /**
  * Variables a URI matched: a string per variable, or a list for exploded/list variables.
@@ -19,7 +19,7 @@ import { compileUriTemplate } from './uri-template-engine.js';
  */
 export type TemplateVariables = { [name: string]: string | string[] };
 
-type Compiled = ReturnType<typeof compileUriTemplate>;
+type Compiled = { match(uri: string): TemplateVariables | null; expand(v: object): string };
 
 const TRAILING_QUERY = /(\{[?&][^}]*\})+$/;
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
@@ -54,9 +54,9 @@ export class UriTemplate {
   readonly variables: string[];
 
   constructor(readonly template: string) {
-    this.full = compileUriTemplate(template);
+    this.full = new UriTemplateLite(template);
     const query = TRAILING_QUERY.exec(template)?.[0] ?? '';
-    this.path = query ? compileUriTemplate(template.slice(0, -query.length)) : this.full;
+    this.path = query ? new UriTemplateLite(template.slice(0, -query.length)) : this.full;
     this.queryNames = namesOf(query);
     this.variables = namesOf(template);
   }
