@@ -87,7 +87,10 @@ test('the Quick start curl commands work against the fixture server, as the READ
   const send = (curl: Curl): Promise<Response> =>
     fetch(serving!.url, {
       method: curl.method,
-      headers: curl.headers.map(([name, value]) => [name, value.replace('$SESSION', session)]),
+      headers: curl.headers.map(([name, value]): [string, string] => [
+        name,
+        value.replace('$SESSION', session),
+      ]),
       body: curl.body,
       signal: AbortSignal.timeout(10_000),
     });
