@@ -25,63 +25,12 @@ import {
 import { InboundFault, type MessageInfo, type Transport } from '../transport.js';
 import { InflightRequest } from './inbound.js';
 import { PendingRequest, type PendingOwner, type RequestOptions } from './outbound.js';
+import type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } from './connection-types.js';
+import { InflightTable } from './inflight-table.js';
+import { PendingTable, toProgress } from './pending-table.js';
 import { RequestContext, type ContextHost } from './request-context.js';
 
-/**
- * Handles one inbound request; returns the `result` object (or throws an error to send).
- *
- * @example
- * const ping: RequestHandler = () => ({});
- */
-export type RequestHandler = (params: JsonObject, ctx: RequestContext) => JsonObject | Promise<JsonObject>;
-
-/**
- * Handles one inbound notification. Throwing (or rejecting) is contained and logged.
- *
- * @example
- * const onInitialized: NotificationHandler = () => console.error('ready');
- */
-export type NotificationHandler = (
-  params: JsonObject,
-  info: MessageInfo | undefined,
-  method: string,
-) => void | Promise<void>;
-
-/**
- * Where the engine reports what it drops. Defaults to silence; never stdout.
- *
- * @example
- * const logger: Logger = { debug() {}, error: (message, detail) => console.error(message, detail) };
- * await serveStdio(server, { logger });
- */
-export interface Logger {
-  debug(message: string, detail?: unknown): void;
-  error(message: string, detail?: unknown): void;
-}
-
-/**
- * @example
- * new Connection(transport, { drainMs: 2_000, logger: { debug() {}, error: console.error } });
- */
-export interface ConnectionOptions {
-  /**
-   * On EOF, let in-flight handlers finish for up to this long before aborting them (for batch use,
-   * `server < requests.jsonl > out.jsonl`). Default 0: abort at once. During the drain nothing is
-   * read, outbound requests fail at once with `ConnectionClosedError` (no answer can arrive any
-   * more), and a local `close()` ends the drain.
-   */
-  drainMs?: number;
-  /**
-   * On close, answer each request that is still unanswered (and not cancelled by the peer) with one
-   * `-32000 Connection closed` error, if the write side is still open. Default true.
-   */
-  answerOnClose?: boolean;
-  /** Bound on those shutdown writes. Default 1 s. */
-  closeWriteTimeoutMs?: number;
-  /** Default options of outbound requests (`timeoutMs`, ...). */
-  requestDefaults?: Pick<RequestOptions, 'timeoutMs' | 'maxTotalTimeoutMs' | 'resetTimeoutOnProgress'>;
-  logger?: Logger;
-}
+export type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } from './connection-types.js';
 
 const EMPTY: JsonObject = Object.freeze({});
 const silent: Logger = { debug() {}, error() {} };
@@ -109,13 +58,10 @@ const NONE: InflightRequest[] = [];
 export class Connection implements PendingOwner, ContextHost {
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
-  private readonly inflight = new Map<RequestId, InflightRequest>();
-  /** In-flight entries whose id the peer reused while they ran: no longer cancellable by id, still aborted on close. */
-  private readonly displaced = new Set<InflightRequest>();
-  private readonly pending = new Map<RequestId, PendingRequest>();
+  private readonly inflight = new InflightTable();
+  private readonly pending = new PendingTable();
   private readonly closeCallbacks: (() => void)[] = [];
   private iterator: AsyncIterator<unknown> | undefined;
-  private nextId = 0;
   private state: State = 'idle';
   private closeError: ConnectionClosedError | undefined;
   private readError: unknown;
@@ -152,7 +98,7 @@ export class Connection implements PendingOwner, ContextHost {
 
   /** Number of inbound requests being handled (for tests and metrics). */
   get inflightCount(): number {
-    return this.inflight.size + this.displaced.size;
+    return this.inflight.size;
   }
 
   /** Number of outbound requests awaiting a response. */
@@ -242,7 +188,7 @@ export class Connection implements PendingOwner, ContextHost {
       return Promise.reject(new RequestAbortedError({ cause: options.signal.reason }));
     }
     if (parent?.aborted) return Promise.reject(new RequestAbortedError({ cause: parent.abortReason }));
-    const id = this.nextId++;
+    const id = this.pending.allocateId();
     const merged = this.options.requestDefaults ? { ...this.options.requestDefaults, ...options } : options;
     let message: JsonRpcRequest;
     if (merged?.onprogress) {
@@ -257,10 +203,10 @@ export class Connection implements PendingOwner, ContextHost {
     }
     return new Promise<JsonObject>((resolve, reject) => {
       const entry = new PendingRequest(id, method, this, resolve, reject, merged, parent);
-      this.pending.set(id, entry);
+      this.pending.add(entry);
       const related = merged?.relatedRequestId;
       const failed = (error: unknown): void => {
-        if (this.pending.get(id) === entry) this.pending.delete(id);
+        this.pending.remove(entry);
         entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
       };
       try {
@@ -293,7 +239,7 @@ export class Connection implements PendingOwner, ContextHost {
   /** @internal PendingOwner: give up on an outbound request (timeout or caller abort). */
   abandon(entry: PendingRequest, error: Error): void {
     if (entry.settled) return;
-    if (this.pending.get(entry.id) === entry) this.pending.delete(entry.id);
+    this.pending.remove(entry);
     if (!this.isOpen) {
       // Teardown is under way: the true cause is the close, and nothing may be written.
       entry.reject(this.closedError());
@@ -389,11 +335,7 @@ export class Connection implements PendingOwner, ContextHost {
       request.method,
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
     );
-    // A reused id replaces the older entry (cancels target the newest); identity-guarded removal
-    // keeps the newer one, and the older one stays reachable for teardown.
-    const previous = this.inflight.get(request.id);
-    if (previous) this.displaced.add(previous);
-    this.inflight.set(request.id, entry);
+    this.inflight.add(entry);
     const ctx = new RequestContext(this, entry, meta, info);
     let result: JsonObject | Promise<JsonObject>;
     try {
@@ -414,8 +356,7 @@ export class Connection implements PendingOwner, ContextHost {
 
   private finish(entry: InflightRequest, result: JsonObject | undefined, error: unknown): void {
     entry.ended = true;
-    if (this.inflight.get(entry.id) === entry) this.inflight.delete(entry.id);
-    else this.displaced.delete(entry);
+    this.inflight.remove(entry);
     if (this.inflightCount === 0 && this.drainWaiter) this.drainWaiter();
     // Once teardown began, only its shutdown answers are written (answerOnClose decides).
     if (entry.answered || entry.cancelled || this.state === 'closing' || this.state === 'closed') {
@@ -452,22 +393,21 @@ export class Connection implements PendingOwner, ContextHost {
   private onCancelled(params: JsonObject): void {
     const id = params.requestId;
     if (!isRequestId(id)) return;
-    const entry = this.inflight.get(id);
-    if (!entry || entry.method === 'initialize') return;
+    // initialize is never cancelled (spec), so it is never taken out of the table here.
+    if (this.inflight.peek(id)?.method === 'initialize') return;
+    const entry = this.inflight.take(id);
+    if (!entry) return;
     entry.cancelled = true;
-    this.inflight.delete(id);
     if (this.inflightCount === 0 && this.drainWaiter) this.drainWaiter();
     entry.abort(new CancelledByPeerError(typeof params.reason === 'string' ? params.reason : undefined));
   }
 
   private onProgress(params: JsonObject): void {
     const token = params.progressToken;
-    if (!isRequestId(token) || typeof params.progress !== 'number') return;
+    if (!isRequestId(token)) return;
     const entry = this.pending.get(token);
-    if (!entry) return;
-    const progress: { progress: number; total?: number; message?: string } = { progress: params.progress };
-    if (typeof params.total === 'number') progress.total = params.total;
-    if (typeof params.message === 'string') progress.message = params.message;
+    const progress = entry && toProgress(params);
+    if (!entry || !progress) return;
     try {
       entry.progress(progress);
     } catch (error) {
@@ -477,12 +417,11 @@ export class Connection implements PendingOwner, ContextHost {
 
   private onResponse(response: JsonRpcResponse): void {
     const id = response.id as RequestId;
-    const entry = this.pending.get(id);
+    const entry = this.pending.take(id);
     if (!entry) {
       this.logger.debug(`ignored a response for unknown or abandoned request ${String(id)}`);
       return;
     }
-    this.pending.delete(id);
     if ('result' in response) entry.resolve(response.result);
     else entry.reject(new McpError(response.error.code, response.error.message, response.error.data));
   }
@@ -565,11 +504,8 @@ export class Connection implements PendingOwner, ContextHost {
     // The close error (a stack trace) is built only when something is there to fail: a stateless
     // HTTP request closes a connection with nothing in flight, every time.
     let inflight: InflightRequest[] = NONE;
-    if (this.inflight.size > 0 || this.displaced.size > 0) {
-      // Snapshots: aborting runs user code that may call back into this connection.
-      inflight = [...this.inflight.values(), ...this.displaced];
-      this.inflight.clear();
-      this.displaced.clear();
+    if (this.inflight.size > 0) {
+      inflight = this.inflight.takeAll();
       const error = this.closedError();
       for (const entry of inflight) entry.abort(error);
     }
@@ -611,11 +547,7 @@ export class Connection implements PendingOwner, ContextHost {
 
   /** Reject every pending outbound request, from a snapshot (rejecting wakes code that may call back). */
   private failPending(): void {
-    if (this.pending.size === 0) return;
-    const error = this.closedError();
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const entry of pending) entry.reject(error);
+    if (this.pending.size > 0) this.pending.failAll(this.closedError());
   }
 
   private drain(ms: number): Promise<void> {

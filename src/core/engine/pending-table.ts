@@ -1,0 +1,59 @@
+/**
+ * The pending table: outbound requests awaiting their response, by id.
+ */
+import type { JsonObject, RequestId } from '../jsonrpc.js';
+import type { PendingRequest, Progress } from './outbound.js';
+
+/**
+ * Allocates request ids and correlates responses. Removal is identity-guarded; `failAll` rejects
+ * from a snapshot because rejecting wakes callers that may touch the table.
+ */
+export class PendingTable {
+  private readonly byId = new Map<RequestId, PendingRequest>();
+  private nextId = 0;
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  allocateId(): number {
+    return this.nextId++;
+  }
+
+  add(entry: PendingRequest): void {
+    this.byId.set(entry.id, entry);
+  }
+
+  get(id: RequestId): PendingRequest | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Remove `entry` if it is still the one registered under its id. */
+  remove(entry: PendingRequest): void {
+    if (this.byId.get(entry.id) === entry) this.byId.delete(entry.id);
+  }
+
+  /** Take the entry a response for `id` settles, if any. */
+  take(id: RequestId): PendingRequest | undefined {
+    const entry = this.byId.get(id);
+    if (entry) this.byId.delete(id);
+    return entry;
+  }
+
+  /** Reject every entry with `error`, exactly once each. */
+  failAll(error: unknown): void {
+    if (this.byId.size === 0) return;
+    const all = [...this.byId.values()];
+    this.byId.clear();
+    for (const entry of all) entry.reject(error);
+  }
+}
+
+/** The progress of a `notifications/progress` payload, or undefined when malformed. */
+export function toProgress(params: JsonObject): Progress | undefined {
+  if (typeof params.progress !== 'number') return undefined;
+  const progress: Progress = { progress: params.progress };
+  if (typeof params.total === 'number') progress.total = params.total;
+  if (typeof params.message === 'string') progress.message = params.message;
+  return progress;
+}
