@@ -1,13 +1,22 @@
 /**
  * The node:http adapter on its own: errors become 500s, a client that disconnects cancels the
- * response body and aborts `request.signal`, and headers and auth pass through.
+ * response body and aborts `request.signal`, and headers and auth pass through. Keel's own handler
+ * is served on the Node objects directly (no `Request`/`Response`).
  */
-import { createServer, type IncomingMessage, type Server as NodeServer } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server as NodeServer,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from 'vitest';
 import { toNodeListener } from '../../src/adapters/node/index.js';
+import { Server } from '../../src/server/server.js';
+import { createHttpHandler } from '../../src/transports/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { deferred } from './support/harness.js';
+import { deferred, initializeRequest, JSON_AND_SSE } from './support/harness.js';
 
 useProcessGuard();
 
@@ -107,5 +116,70 @@ test('headers, repeated set-cookie, request body and req.auth pass through', asy
     expect(await response.json()).toEqual({ text: 'payload', auth: { token: 't' }, method: 'POST' });
   } finally {
     await host.close();
+  }
+});
+
+/** A raw node:http POST, so the test sees the framing headers fetch would hide. */
+function rawPost(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: JSON_AND_SSE, ...headers },
+    });
+    req.once('error', reject);
+    req.once('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.end(body);
+  });
+}
+
+test("Keel's handler is written directly: JSON answers carry Content-Length, not chunked framing", async () => {
+  const keel = new Server({ name: 'direct', version: '1.0.0' }, { capabilities: {} });
+  const handler = createHttpHandler(keel, { sessions: false });
+  const host = await listen(handler);
+  try {
+    const answer = await within(rawPost(host.url, JSON.stringify(initializeRequest(7))), 5_000, 'answer');
+    expect(answer.status).toBe(200);
+    expect(answer.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+    expect((JSON.parse(answer.body) as { id: number }).id).toBe(7);
+  } finally {
+    await handler.close({ deadlineMs: 1_000 });
+    await host.close();
+  }
+});
+
+test('a body already consumed by middleware is a 400 parse error, never a hang', async () => {
+  const keel = new Server({ name: 'direct', version: '1.0.0' }, { capabilities: {} });
+  const handler = createHttpHandler(keel, { sessions: false });
+  const listener = toNodeListener(handler);
+  const server = createServer((req, res) => {
+    req.resume();
+    req.once('end', () => listener(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const answer = await within(
+      rawPost(`http://127.0.0.1:${port}/`, JSON.stringify(initializeRequest())),
+      5_000,
+      'answer',
+    );
+    expect(answer.status).toBe(400);
+    expect((JSON.parse(answer.body) as { error: { code: number } }).error.code).toBe(-32700);
+  } finally {
+    await handler.close({ deadlineMs: 1_000 });
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   }
 });

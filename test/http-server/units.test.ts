@@ -1,8 +1,10 @@
 /**
- * Unit checks of the small pieces: event store bounds, Host/Origin policy, Accept parsing.
+ * Unit checks of the small pieces: event store bounds, Host/Origin policy, Accept parsing, the
+ * session table's recency order.
  */
 import { describe, expect, test } from 'vitest';
 import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
+import { RecencyList } from '../../src/transports/http/server/recency-list.js';
 import { isJsonContentType, parseAccept } from '../../src/transports/http/server/request-checks.js';
 import { HostOriginPolicy, InMemoryEventStore, LOOPBACK_HOSTS } from '../../src/transports/http/index.js';
 
@@ -136,5 +138,40 @@ describe('media types', () => {
     [null, false],
   ])('Content-Type %s → %s', (header, expected) => {
     expect(isJsonContentType(header)).toBe(expected);
+  });
+});
+
+describe('RecencyList', () => {
+  interface Entry {
+    name: string;
+    newer: Entry | undefined;
+    older: Entry | undefined;
+  }
+  const entry = (name: string): Entry => ({ name, newer: undefined, older: undefined });
+  const order = (list: RecencyList<Entry>): string[] => {
+    const names: string[] = [];
+    for (let e = list.oldest; e; e = e.newer) names.push(e.name);
+    return names;
+  };
+
+  test('touch moves an entry to the recent end; remove takes it out; both are idempotent', () => {
+    const list = new RecencyList<Entry>();
+    const [a, b, c] = [entry('a'), entry('b'), entry('c')];
+    list.touch(a);
+    list.touch(b);
+    list.touch(c);
+    list.touch(a);
+    expect(order(list)).toEqual(['b', 'c', 'a']);
+    list.touch(a);
+    expect(order(list)).toEqual(['b', 'c', 'a']);
+    list.remove(c);
+    list.remove(c);
+    expect(order(list)).toEqual(['b', 'a']);
+    list.remove(b);
+    expect([list.oldest?.name, list.newest?.name]).toEqual(['a', 'a']);
+    list.remove(a);
+    expect([list.oldest, list.newest]).toEqual([undefined, undefined]);
+    list.touch(b);
+    expect(order(list)).toEqual(['b']);
   });
 });

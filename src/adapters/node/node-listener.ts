@@ -1,9 +1,14 @@
 /**
- * node:http binding of a fetch-style handler: IncomingMessage → Request, Response → ServerResponse,
- * with client disconnects turned into an aborted `request.signal` and a cancelled response body.
+ * node:http binding of a fetch-style handler. Keel's own handler is served directly on the Node
+ * objects (no web `Request`/`Response` per call); any other fetch-style function goes through
+ * `Request`/`Response`. Either way a client that disconnects is noticed (`request.signal` aborts,
+ * a streamed body is cancelled) and nothing is written to a finished response.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { exchangeHandlerOf, type ExchangeHandler } from '../../transports/http/server/exchange.js';
 import type { HttpHandler, HttpRequestExtra } from '../../transports/http/server/http-handler.js';
+import { HANDLER_FAILED, serveFetch } from './fetch-bridge.js';
+import { NodeExchange, writeReply } from './node-exchange.js';
 
 /**
  * @example
@@ -23,9 +28,6 @@ export interface NodeListenerOptions {
  */
 export type FetchHandler = HttpHandler | ((request: Request, extra?: HttpRequestExtra) => Promise<Response>);
 
-/** Bytes buffered from the request before Node stops reading the socket. */
-const BODY_HIGH_WATER_MARK = 64 * 1024;
-
 /**
  * A `node:http` request listener for a fetch-style handler. Never throws and never writes to a
  * finished response; a client that disconnects aborts `request.signal` and cancels the body.
@@ -38,161 +40,34 @@ export function toNodeListener(
   handler: FetchHandler,
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const authInfoOf = options.authInfo ?? requestAuth;
+  const serve = exchangeHandlerOf(handler);
+  if (serve) {
+    return (req, res) => {
+      void serveExchange(serve, authInfoOf, new NodeExchange(req, res));
+    };
+  }
   return (req, res) => {
-    void serve(handler, options, req, res);
+    void serveFetch(handler, authInfoOf, req, res);
   };
 }
 
-async function serve(
-  handler: FetchHandler,
-  options: NodeListenerOptions,
-  req: IncomingMessage,
-  res: ServerResponse,
+async function serveExchange(
+  serve: ExchangeHandler,
+  authInfoOf: (req: IncomingMessage) => unknown,
+  exchange: NodeExchange,
 ): Promise<void> {
-  const abort = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) abort.abort(new Error('client disconnected'));
-  });
-  let response: Response;
+  let reply;
   try {
-    const request = toRequest(req, abort.signal);
-    const authInfo = options.authInfo ? options.authInfo(req) : (req as { auth?: unknown }).auth;
-    response = await handler(request, authInfo === undefined ? undefined : { authInfo });
+    const authInfo = authInfoOf(exchange.req);
+    reply = await serve(exchange, authInfo === undefined ? undefined : { authInfo });
   } catch {
-    response = new Response(
-      JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal server error' } }),
-      { status: 500, headers: { 'content-type': 'application/json' } },
-    );
+    exchange.discardBody();
+    reply = HANDLER_FAILED;
   }
-  await writeResponse(response, req, res, abort.signal);
+  writeReply(exchange, reply);
 }
 
-function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    try {
-      headers.append(raw[i]!, raw[i + 1]!);
-    } catch {
-      // A header value fetch refuses (Node accepted it): leave it out.
-    }
-  }
-  const host = safeHost(req.headers.host);
-  const url = `http://${host}${req.url?.startsWith('/') ? req.url : '/'}`;
-  const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-  if (hasBody) {
-    init.body = bodyOf(req);
-    init.duplex = 'half';
-  }
-  return new Request(url, init);
+function requestAuth(req: IncomingMessage): unknown {
+  return (req as { auth?: unknown }).auth;
 }
-
-/** A Host usable in a URL; anything odd falls back to localhost (the handler checks the header). */
-function safeHost(host: string | undefined): string {
-  return host !== undefined && /^[a-z0-9.\-[\]:]+$/i.test(host) ? host : 'localhost';
-}
-
-/** The request body as a pull-based web stream: nothing is read until the handler asks. */
-function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
-  let done = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        req.on('data', (chunk: Buffer) => {
-          if (done) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) req.pause();
-        });
-        req.once('end', () => {
-          if (done) return;
-          done = true;
-          controller.close();
-        });
-        req.once('error', (error) => {
-          if (done) return;
-          done = true;
-          controller.error(error);
-        });
-        req.pause();
-      },
-      pull() {
-        req.resume();
-      },
-      cancel() {
-        // The handler gave up on the body (too large, refused): drain it without buffering.
-        done = true;
-        req.resume();
-      },
-    },
-    { highWaterMark: BODY_HIGH_WATER_MARK, size: (chunk) => chunk.byteLength },
-  );
-}
-
-async function writeResponse(
-  response: Response,
-  req: IncomingMessage,
-  res: ServerResponse,
-  clientGone: AbortSignal,
-): Promise<void> {
-  const body = response.body;
-  if (res.destroyed || clientGone.aborted) {
-    await body?.cancel().catch(ignore);
-    return;
-  }
-  try {
-    res.statusCode = response.status;
-    const cookies = response.headers.getSetCookie();
-    response.headers.forEach((value, name) => {
-      if (name !== 'set-cookie') res.setHeader(name, value);
-    });
-    if (cookies.length > 0) res.setHeader('set-cookie', cookies);
-    // A request body still arriving when we answer: close the connection afterwards rather than
-    // reading the rest of it on a keep-alive socket.
-    if (!req.complete) res.setHeader('connection', 'close');
-  } catch {
-    res.destroy();
-    await body?.cancel().catch(ignore);
-    return;
-  }
-  if (!body) {
-    res.end();
-    return;
-  }
-  const streaming = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
-  if (streaming) res.flushHeaders();
-  const reader = body.getReader();
-  const onGone = (): void => void reader.cancel().catch(ignore);
-  clientGone.addEventListener('abort', onGone, { once: true });
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      if (res.destroyed) break;
-      if (!res.write(next.value)) await drained(res);
-    }
-    if (!res.destroyed) res.end();
-  } catch {
-    // The body failed or the client left mid-write: end what can be ended.
-    res.destroy();
-  } finally {
-    clientGone.removeEventListener('abort', onGone);
-    if (res.destroyed) await reader.cancel().catch(ignore);
-    reader.releaseLock();
-  }
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
-function ignore(): void {}

@@ -57,8 +57,7 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
   const silent = new Set<Socket>();
   const server = createServer((req, res) => {
     silent.delete(req.socket);
-    const pathname = (req.url ?? '/').split('?')[0];
-    if (pathname !== path) {
+    if (pathOf(req.url ?? '/') !== path) {
       req.resume();
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
@@ -95,4 +94,10 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
       clearTimeout(timer);
     })());
   return { url, handler, server, close };
+}
+
+/** The path of a request target, without its query. */
+function pathOf(target: string): string {
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
 }

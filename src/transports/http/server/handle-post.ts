@@ -5,23 +5,18 @@
 import { ErrorCode } from '../../../core/errors.js';
 import { classifyMessage } from '../../../core/jsonrpc.js';
 import type { MessageInfo } from '../../../core/transport.js';
+import type { HttpExchange, HttpReply } from './exchange.js';
 import type { HttpRequestExtra } from './http-handler.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions } from './options.js';
+import { checkVersion, isJsonContentType, parseAccept, readBody } from './request-checks.js';
 import {
-  discardBody,
-  isJsonContentType,
-  parseAccept,
-  readBody,
-  unsupportedVersion,
-  versionOk,
-} from './request-checks.js';
-import {
-  badRequest,
-  emptyResponse,
+  emptyReply,
   httpError,
+  messageError,
   SESSION_HEADER,
-  sessionNotFound,
-  shuttingDown,
+  SESSION_NOT_FOUND,
+  SESSION_REQUIRED,
+  SHUTTING_DOWN,
 } from './responses.js';
 import type { SessionManager } from './session-manager.js';
 import type { HttpServerTransport } from './session-transport.js';
@@ -35,54 +30,71 @@ export interface PostContext {
   readonly closing: boolean;
 }
 
+const UNSUPPORTED_TYPE = Object.freeze(
+  httpError(415, ErrorCode.InvalidRequest, 'Content-Type must be application/json'),
+);
+const NOT_ACCEPTABLE = Object.freeze(
+  httpError(406, ErrorCode.InvalidRequest, 'Accept must list application/json and text/event-stream'),
+);
+const PARSE_ERROR = Object.freeze(messageError(ErrorCode.ParseError, 'Parse error', null));
+const BATCH_REFUSED = Object.freeze(
+  messageError(ErrorCode.InvalidRequest, 'Batch requests are not supported', null),
+);
+const TOO_MANY_SESSIONS = Object.freeze(
+  httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later'),
+);
+
+/**
+ * What a handler sees as `ctx.info`: the request headers are built only if it reads them.
+ */
+class ExchangeInfo implements MessageInfo {
+  declare authInfo?: unknown;
+  declare closeSSEStream?: () => void;
+
+  constructor(private readonly exchange: HttpExchange) {}
+
+  get headers(): Headers {
+    return this.exchange.headers();
+  }
+}
+
 /**
  * Answer one POST (checks, body, session lookup or creation, hand-over to the transport).
  *
  * @example
- * return handlePost(context, request, { authInfo });
+ * return handlePost(context, exchange, { authInfo });
  */
 export async function handlePost(
   ctx: PostContext,
-  request: Request,
+  exchange: HttpExchange,
   extra: HttpRequestExtra | undefined,
-): Promise<Response> {
-  if (!isJsonContentType(request.headers.get('content-type'))) {
-    discardBody(request);
-    return httpError(415, ErrorCode.InvalidRequest, 'Content-Type must be application/json');
+): Promise<HttpReply> {
+  if (!isJsonContentType(exchange.header('content-type'))) {
+    exchange.discardBody();
+    return UNSUPPORTED_TYPE;
   }
-  const accepts = parseAccept(request.headers.get('accept'));
+  const accepts = parseAccept(exchange.header('accept'));
   const acceptable = ctx.options.strictAccept
     ? accepts.jsonListed && accepts.sseListed
     : accepts.json || accepts.sse;
   if (!acceptable) {
-    discardBody(request);
-    return httpError(
-      406,
-      ErrorCode.InvalidRequest,
-      'Accept must list application/json and text/event-stream',
-    );
+    exchange.discardBody();
+    return NOT_ACCEPTABLE;
   }
-  const text = await readBody(request, ctx.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-  if (text instanceof Response) return text;
+  const text = await readBody(exchange, ctx.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  if (typeof text !== 'string') return text;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return httpError(400, ErrorCode.ParseError, 'Parse error', { id: null });
+    return PARSE_ERROR;
   }
-  if (Array.isArray(value))
-    return httpError(400, ErrorCode.InvalidRequest, 'Batch requests are not supported', { id: null });
+  if (Array.isArray(value)) return BATCH_REFUSED;
   const classified = classifyMessage(value);
   if (classified.kind === 'invalid') {
     const reply = classified.reply;
-    return httpError(
-      400,
-      reply?.error.code ?? ErrorCode.InvalidRequest,
-      reply?.error.message ?? 'Invalid message',
-      {
-        id: reply?.id ?? null,
-      },
-    );
+    if (!reply) return messageError(ErrorCode.InvalidRequest, 'Invalid message', null);
+    return messageError(reply.error.code, reply.error.message, reply.id);
   }
   const message = classified.message;
   const isInitialize = classified.kind === 'request' && classified.message.method === 'initialize';
@@ -91,32 +103,34 @@ export async function handlePost(
   // session cannot end in between.
   let transport: HttpServerTransport;
   if (!ctx.stateful) {
-    if (!isInitialize && !versionOk(request)) return unsupportedVersion(request);
+    const refused = isInitialize ? undefined : checkVersion(exchange);
+    if (refused) return refused;
     const created = ctx.manager.createStateless();
-    if (!created) return shuttingDown();
+    if (!created) return SHUTTING_DOWN;
     transport = created;
   } else {
-    const sessionId = request.headers.get(SESSION_HEADER);
+    const sessionId = exchange.header(SESSION_HEADER);
     if (sessionId === null) {
-      if (!isInitialize) return badRequest('Bad Request: Mcp-Session-Id header is required');
-      if (ctx.closing) return shuttingDown();
+      if (!isInitialize) return SESSION_REQUIRED;
+      if (ctx.closing) return SHUTTING_DOWN;
       const created = ctx.manager.create();
-      if (!created) return httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later');
+      if (!created) return TOO_MANY_SESSIONS;
       transport = created;
     } else {
       const found = ctx.manager.get(sessionId);
-      if (!found) return sessionNotFound();
-      if (!isInitialize && !versionOk(request)) return unsupportedVersion(request);
+      if (!found) return SESSION_NOT_FOUND;
+      const refused = isInitialize ? undefined : checkVersion(exchange);
+      if (refused) return refused;
       transport = found;
     }
   }
 
-  const info: MessageInfo = { headers: request.headers };
+  const info = new ExchangeInfo(exchange);
   if (extra?.authInfo !== undefined) info.authInfo = extra.authInfo;
   if (classified.kind !== 'request') {
     transport.accept(message, info);
     if (!ctx.stateful) transport.endInput();
-    return emptyResponse(202);
+    return emptyReply(202);
   }
   const id = classified.message.id;
   if (transport.hasRequest(id)) {
@@ -125,10 +139,5 @@ export async function handlePost(
     });
   }
   const eager = ctx.options.postResponse === 'sse';
-  return transport.request(
-    classified.message,
-    info,
-    { json: accepts.json, sse: accepts.sse, eager },
-    request.signal,
-  );
+  return transport.request(classified.message, info, accepts.json, accepts.sse, eager, exchange);
 }

@@ -4,9 +4,10 @@
  * Cloudflare Workers, Hono, ...
  */
 import type { Logger } from '../../../core/engine/connection.js';
-import { ErrorCode } from '../../../core/errors.js';
+import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
 import { InMemoryEventStore } from './event-store.js';
+import { SERVE_EXCHANGE, type ExchangeHandler, type HttpExchange, type HttpReply } from './exchange.js';
 import { handlePost } from './handle-post.js';
 import { HostOriginPolicy } from './host-origin-policy.js';
 import {
@@ -15,18 +16,19 @@ import {
   LOOPBACK_HOSTS,
   type HttpHandlerOptions,
 } from './options.js';
-import { discardBody, parseAccept, unsupportedVersion, versionOk } from './request-checks.js';
+import { checkVersion, parseAccept } from './request-checks.js';
 import {
-  badRequest,
-  emptyResponse,
+  emptyReply,
   httpError,
   SESSION_HEADER,
-  sessionNotFound,
-  shuttingDown,
+  SESSION_NOT_FOUND,
+  SESSION_REQUIRED,
+  SHUTTING_DOWN,
 } from './responses.js';
 import { SessionManager } from './session-manager.js';
-import type { HttpServerTransport } from './session-transport.js';
+import { HttpServerTransport } from './session-transport.js';
 import { KeepAlive } from './sse-writer.js';
+import { toResponse, WebExchange } from './web-exchange.js';
 
 /**
  * Per-request facts a host framework can pass along (they reach handlers as `ctx.info`).
@@ -61,7 +63,37 @@ export interface HttpHandler {
 }
 
 const silent: Logger = { debug() {}, error() {} };
-const ALLOW_STATEFUL = 'GET, POST, DELETE';
+
+const INTERNAL_ERROR = Object.freeze(
+  httpError(httpStatusForCode(ErrorCode.InternalError), ErrorCode.InternalError, 'Internal server error'),
+);
+const FORBIDDEN = Object.freeze(
+  httpError(403, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed'),
+);
+const NOT_SSE = Object.freeze(httpError(406, ErrorCode.InvalidRequest, 'Accept must list text/event-stream'));
+const STREAM_CONFLICT = Object.freeze(
+  httpError(409, ErrorCode.InvalidRequest, 'Conflict: a GET stream is already open for this session'),
+);
+/** 405 replies by method group and mode: built once. */
+const NOT_ALLOWED = {
+  stateful: Object.freeze(
+    httpError(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'GET, POST, DELETE' }),
+  ),
+  stateless: Object.freeze(httpError(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'POST' })),
+  noGetStream: Object.freeze(
+    httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: this server offers no GET stream', {
+      allow: 'POST, DELETE',
+    }),
+  ),
+  statelessGet: Object.freeze(
+    httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: this server offers no GET stream', {
+      allow: 'POST',
+    }),
+  ),
+  statelessDelete: Object.freeze(
+    httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: stateless server', { allow: 'POST' }),
+  ),
+};
 
 /**
  * Serve `target` (a `Server` or `McpServer`) over Streamable HTTP. Each session gets its own
@@ -73,9 +105,13 @@ const ALLOW_STATEFUL = 'GET, POST, DELETE';
  */
 export function createHttpHandler(target: Connectable, options: HttpHandlerOptions = {}): HttpHandler {
   const core = new HttpHandlerCore(target, options);
-  const handler = ((request: Request, extra?: HttpRequestExtra) =>
-    core.handle(request, extra)) as HttpHandler;
+  const handler = (async (request: Request, extra?: HttpRequestExtra) => {
+    const exchange = new WebExchange(request);
+    return toResponse(await core.serve(exchange, extra), exchange);
+  }) as HttpHandler & { [SERVE_EXCHANGE]?: ExchangeHandler };
   handler.close = (closeOptions) => core.close(closeOptions?.deadlineMs ?? 5_000);
+  // Host adapters that can skip the web objects find the core here (see `exchangeHandlerOf`).
+  handler[SERVE_EXCHANGE] = (exchange, extra) => core.serve(exchange, extra);
   Object.defineProperty(handler, 'sessionCount', { get: () => core.manager.total });
   return handler;
 }
@@ -116,30 +152,31 @@ class HttpHandlerCore {
           );
   }
 
-  async handle(request: Request, extra: HttpRequestExtra | undefined): Promise<Response> {
+  /** Answer one exchange. Never rejects: a failure is a 500. */
+  async serve(exchange: HttpExchange, extra: HttpRequestExtra | undefined): Promise<HttpReply> {
     try {
       if (this.closed) {
-        discardBody(request);
-        return shuttingDown();
+        exchange.discardBody();
+        return SHUTTING_DOWN;
       }
-      const refused = this.checkHostAndOrigin(request);
-      if (refused) return refused;
-      switch (request.method) {
+      if (!this.hostAndOriginAllowed(exchange)) {
+        exchange.discardBody();
+        return FORBIDDEN;
+      }
+      switch (exchange.method) {
         case 'POST':
-          return await handlePost(this, request, extra);
+          return await handlePost(this, exchange, extra);
         case 'GET':
-          return await this.get(request);
+          return await this.get(exchange);
         case 'DELETE':
-          return await this.delete(request);
+          return await this.delete(exchange);
         default:
-          discardBody(request);
-          return httpError(405, ErrorCode.InvalidRequest, 'Method not allowed', {
-            allow: this.stateful ? ALLOW_STATEFUL : 'POST',
-          });
+          exchange.discardBody();
+          return this.stateful ? NOT_ALLOWED.stateful : NOT_ALLOWED.stateless;
       }
     } catch (error) {
       this.logger.error('HTTP request failed', error);
-      return httpError(500, ErrorCode.InternalError, 'Internal server error');
+      return INTERNAL_ERROR;
     }
   }
 
@@ -151,71 +188,40 @@ class HttpHandlerCore {
     return this.closed !== undefined;
   }
 
-  private checkHostAndOrigin(request: Request): Response | undefined {
+  private hostAndOriginAllowed(exchange: HttpExchange): boolean {
     const policy = this.policy;
-    if (!policy) return undefined;
-    const host = request.headers.get('host') ?? hostOf(request.url);
-    if (policy.hostAllowed(host) && policy.originAllowed(request.headers.get('origin'))) return undefined;
-    discardBody(request);
-    return httpError(403, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed');
+    return (
+      !policy || (policy.hostAllowed(exchange.host()) && policy.originAllowed(exchange.header('origin')))
+    );
   }
 
-  private async get(request: Request): Promise<Response> {
-    if (!this.stateful || this.options.enableGetStream === false) {
-      return httpError(
-        405,
-        ErrorCode.InvalidRequest,
-        'Method not allowed: this server offers no GET stream',
-        {
-          allow: this.stateful ? 'POST, DELETE' : 'POST',
-        },
-      );
-    }
-    const accepts = parseAccept(request.headers.get('accept'));
-    if (!(this.options.strictAccept ? accepts.sseListed : accepts.sse)) {
-      return httpError(406, ErrorCode.InvalidRequest, 'Accept must list text/event-stream');
-    }
-    const found = this.session(request);
-    if (found instanceof Response) return found;
-    const lastEventId = request.headers.get('last-event-id');
-    if (lastEventId !== null && this.manager.store) return found.resume(lastEventId, request.signal);
-    if (found.standalone?.open) {
-      return httpError(
-        409,
-        ErrorCode.InvalidRequest,
-        'Conflict: a GET stream is already open for this session',
-      );
-    }
-    return found.openStandalone(request.signal);
+  private async get(exchange: HttpExchange): Promise<HttpReply> {
+    if (!this.stateful) return NOT_ALLOWED.statelessGet;
+    if (this.options.enableGetStream === false) return NOT_ALLOWED.noGetStream;
+    const accepts = parseAccept(exchange.header('accept'));
+    if (!(this.options.strictAccept ? accepts.sseListed : accepts.sse)) return NOT_SSE;
+    const found = this.session(exchange);
+    if (!(found instanceof HttpServerTransport)) return found;
+    const lastEventId = exchange.header('last-event-id');
+    if (lastEventId !== null && this.manager.store) return found.resume(lastEventId, exchange);
+    if (found.standalone?.open) return STREAM_CONFLICT;
+    return found.openStandalone(exchange);
   }
 
-  private async delete(request: Request): Promise<Response> {
-    if (!this.stateful) {
-      return httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: stateless server', {
-        allow: 'POST',
-      });
-    }
-    const found = this.session(request);
-    if (found instanceof Response) return found;
+  private async delete(exchange: HttpExchange): Promise<HttpReply> {
+    if (!this.stateful) return NOT_ALLOWED.statelessDelete;
+    const found = this.session(exchange);
+    if (!(found instanceof HttpServerTransport)) return found;
     await this.manager.terminate(found, 'deleted');
-    return emptyResponse(200);
+    return emptyReply(200);
   }
 
   /** The session a GET or DELETE names, or the error to answer. */
-  private session(request: Request): HttpServerTransport | Response {
-    const sessionId = request.headers.get(SESSION_HEADER);
-    if (sessionId === null) return badRequest('Bad Request: Mcp-Session-Id header is required');
+  private session(exchange: HttpExchange): HttpServerTransport | HttpReply {
+    const sessionId = exchange.header(SESSION_HEADER);
+    if (sessionId === null) return SESSION_REQUIRED;
     const found = this.manager.get(sessionId);
-    if (!found) return sessionNotFound();
-    if (!versionOk(request)) return unsupportedVersion(request);
-    return found;
-  }
-}
-
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).host;
-  } catch {
-    return null;
+    if (!found) return SESSION_NOT_FOUND;
+    return checkVersion(exchange) ?? found;
   }
 }

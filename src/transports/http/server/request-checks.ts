@@ -1,19 +1,29 @@
 /**
- * Checks on the HTTP envelope of a request: media types and the bounded body read.
+ * Checks on the HTTP envelope of a request: media types, the protocol version header and the
+ * bounded body read.
  */
 import { ErrorCode } from '../../../core/errors.js';
 import { isSupportedVersion } from '../../../core/protocol-version.js';
-import { badRequest, httpError } from './responses.js';
+import type { HttpExchange, HttpReply } from './exchange.js';
+import { badRequest, httpError, messageError } from './responses.js';
 
 /** What an `Accept` header allows. `*Listed` = named explicitly (what strict mode asks for). */
 export interface Accepts {
-  json: boolean;
-  sse: boolean;
-  jsonListed: boolean;
-  sseListed: boolean;
+  readonly json: boolean;
+  readonly sse: boolean;
+  readonly jsonListed: boolean;
+  readonly sseListed: boolean;
 }
 
-const ANYTHING: Accepts = { json: true, sse: true, jsonListed: false, sseListed: false };
+const ANYTHING: Accepts = Object.freeze({ json: true, sse: true, jsonListed: false, sseListed: false });
+const ZERO_QUALITY = /^\s*q\s*=\s*0(\.0*)?\s*$/i;
+
+/**
+ * Parsed `Accept` values. A client sends the same header on every request, so the answer for a
+ * header value is kept (bounded: cleared when full, values are tiny).
+ */
+const acceptMemo = new Map<string, Accepts>();
+const ACCEPT_MEMO_MAX = 64;
 
 /**
  * Read an `Accept` header. A missing header accepts anything; `q=0` ranges are refusals.
@@ -22,12 +32,23 @@ const ANYTHING: Accepts = { json: true, sse: true, jsonListed: false, sseListed:
  * parseAccept('application/json, text/event-stream'); // { json: true, sse: true, jsonListed: true, sseListed: true }
  */
 export function parseAccept(header: string | null): Accepts {
-  if (header === null || header.trim() === '') return ANYTHING;
-  const result: Accepts = { json: false, sse: false, jsonListed: false, sseListed: false };
+  if (header === null) return ANYTHING;
+  let result = acceptMemo.get(header);
+  if (result === undefined) {
+    result = Object.freeze(readAccept(header));
+    if (acceptMemo.size >= ACCEPT_MEMO_MAX) acceptMemo.clear();
+    acceptMemo.set(header, result);
+  }
+  return result;
+}
+
+function readAccept(header: string): Accepts {
+  if (header.trim() === '') return ANYTHING;
+  const result = { json: false, sse: false, jsonListed: false, sseListed: false };
   for (const part of header.split(',')) {
     const [rangeText = '', ...params] = part.split(';');
     const range = rangeText.trim().toLowerCase();
-    if (params.some((param) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(param))) continue;
+    if (params.some((param) => ZERO_QUALITY.test(param))) continue;
     if (range === 'application/json') result.json = result.jsonListed = true;
     else if (range === 'text/event-stream') result.sse = result.sseListed = true;
     else if (range === '*/*') result.json = result.sse = true;
@@ -45,6 +66,7 @@ export function parseAccept(header: string | null): Accepts {
  */
 export function isJsonContentType(header: string | null): boolean {
   if (header === null) return false;
+  if (header === 'application/json') return true;
   const semicolon = header.indexOf(';');
   const type = (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
   return type === 'application/json';
@@ -52,82 +74,46 @@ export function isJsonContentType(header: string | null): boolean {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-function tooLarge(limit: number): Response {
+function tooLarge(limit: number): HttpReply {
   return httpError(413, ErrorCode.InvalidRequest, `Request body larger than ${limit} bytes`);
 }
 
 /**
  * Read the body as UTF-8 text, refusing more than `limit` bytes (413) without buffering them.
- * Returns the text, or the error response to send.
+ * Returns the text, or the reply to send.
  *
  * @example
- * const text = await readBody(request, 4 * 1024 * 1024);
- * if (text instanceof Response) return text;
+ * const text = await readBody(exchange, 4 * 1024 * 1024);
+ * if (typeof text !== 'string') return text;
  */
-export async function readBody(request: Request, limit: number): Promise<string | Response> {
-  const declared = request.headers.get('content-length');
+export async function readBody(exchange: HttpExchange, limit: number): Promise<string | HttpReply> {
+  const declared = exchange.header('content-length');
   if (declared !== null && Number(declared) > limit) {
-    discardBody(request);
+    exchange.discardBody();
     return tooLarge(limit);
   }
-  const body = request.body;
-  if (!body) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      size += next.value.byteLength;
-      if (size > limit) {
-        reader.cancel().catch(ignore);
-        return tooLarge(limit);
-      }
-      chunks.push(next.value);
-    }
-  } catch {
+  const bytes = await exchange.readBody(limit);
+  if (bytes === 'too-large') return tooLarge(limit);
+  if (bytes === 'unreadable')
     return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
-  }
-  const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
   try {
     return decoder.decode(bytes);
   } catch {
-    return httpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8', { id: null });
+    return messageError(ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8', null);
   }
 }
-
-/** Tell the runtime the body will not be read (so it can drain or drop it). */
-export function discardBody(request: Request): void {
-  if (request.body && !request.bodyUsed) request.body.cancel().catch(ignore);
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
-function ignore(): void {}
 
 /**
- * Any supported revision is accepted, not only the negotiated one (clients and the conformance
- * suite send others); a missing header is fine (the spec says to assume 2025-03-26).
+ * The `MCP-Protocol-Version` header, when present, must name a supported revision. Any supported
+ * revision is accepted, not only the negotiated one (clients and the conformance suite send
+ * others); a missing header is fine (the spec says to assume 2025-03-26).
  *
  * @example
- * if (!versionOk(request)) return unsupportedVersion(request);
+ * const refused = checkVersion(exchange);
+ * if (refused) return refused;
  */
-export function versionOk(request: Request): boolean {
-  const version = request.headers.get('mcp-protocol-version');
-  return version === null || isSupportedVersion(version);
-}
-
-/** 400 for an unsupported `MCP-Protocol-Version`. */
-export function unsupportedVersion(request: Request): Response {
-  const version = request.headers.get('mcp-protocol-version');
+export function checkVersion(exchange: HttpExchange): HttpReply | undefined {
+  const version = exchange.header('mcp-protocol-version');
+  if (version === null || isSupportedVersion(version)) return undefined;
   return badRequest(`Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}`);
 }

@@ -5,10 +5,14 @@
  */
 import { ConnectionClosedError } from '../../../core/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
-import { endedSseResponse, jsonResponse, sseResponse } from './responses.js';
+import type { HttpReply } from './exchange.js';
+import { endedSseReply, jsonReply, sessionHeaders, sseReply } from './responses.js';
 import type { HttpServerTransport } from './session-transport.js';
 import { SseWriter } from './sse-writer.js';
 import { forgetStream, primeWriter, RESOLVED, storeThen } from './stream-events.js';
+
+/** Headers of an answer that must not announce the session (its initialize failed). */
+const ANONYMOUS = sessionHeaders(undefined);
 
 /**
  * States: *pending* (`respond` set: nothing sent yet, the HTTP response is undecided) → *JSON*
@@ -20,8 +24,8 @@ import { forgetStream, primeWriter, RESOLVED, storeThen } from './stream-events.
  * await stream.deliver({ jsonrpc: '2.0', id: 1, result: {} }, true); // answers JSON
  */
 export class RequestStream {
-  /** Resolves the POST's HTTP response; undefined once decided (or the client left undecided). */
-  respond: ((response: Response) => void) | undefined;
+  /** Resolves the POST's HTTP reply; undefined once decided (or the client left undecided). */
+  respond: ((reply: HttpReply) => void) | undefined;
   /** The attached connection (the POST's own, or a GET that resumed the stream). */
   writer: SseWriter | undefined;
   /** The POST's own SSE connection, so an abort of the POST never cuts a resumed GET. */
@@ -35,7 +39,7 @@ export class RequestStream {
     readonly transport: HttpServerTransport,
     readonly requestId: RequestId,
     readonly method: string,
-    respond: (response: Response) => void,
+    respond: (reply: HttpReply) => void,
     /** The client accepts `application/json` for this POST. */
     readonly jsonAllowed: boolean,
     /** The client accepts `text/event-stream` for this POST. */
@@ -82,7 +86,7 @@ export class RequestStream {
       this.streamId = transport.nextStreamId();
       primeWriter(transport.host, writer, this.streamId);
     }
-    respond(sseResponse(writer.body, transport.sessionId));
+    respond(sseReply(writer, transport.headers));
   }
 
   /** The POST's connection went away. Not a cancel: the handler keeps running. */
@@ -94,7 +98,7 @@ export class RequestStream {
     }
     this.respond = undefined;
     // Nobody reads it; settling it lets the request's async frames finish.
-    respond(endedSseResponse(this.transport.sessionId));
+    respond(endedSseReply(this.transport.headers));
     this.transport.exchangeEnded(true);
   }
 
@@ -115,7 +119,7 @@ export class RequestStream {
     if (respond) {
       this.respond = undefined;
       this.transport.attached--;
-      respond(endedSseResponse(this.transport.sessionId));
+      respond(endedSseReply(this.transport.headers));
     }
     this.writer?.close();
     this.postWriter?.close();
@@ -135,7 +139,7 @@ export class RequestStream {
     const transport = this.transport;
     const announce = this.method !== 'initialize' || transport.handshakeAnswered('error' in message);
     transport.removeStream(this);
-    respond(jsonResponse(JSON.stringify(message), announce ? transport.sessionId : undefined));
+    respond(jsonReply(JSON.stringify(message), announce ? transport.headers : ANONYMOUS));
     transport.exchangeEnded(false);
   }
 

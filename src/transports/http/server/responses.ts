@@ -1,16 +1,58 @@
 /**
- * The HTTP responses the server handler builds: JSON bodies, SSE bodies and errors.
+ * The replies the server handler builds: JSON bodies, SSE bodies and errors. Header objects are
+ * frozen and shared (per handler, or per session when they carry its id), never built per reply.
  */
-import { ErrorCode } from '../../../core/errors.js';
+import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { RequestId } from '../../../core/jsonrpc.js';
+import type { HttpReply, SseSink, SseSource } from './exchange.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
-function headers(contentType: string | undefined, sessionId: string | undefined): Headers {
-  const result = new Headers();
-  if (contentType !== undefined) result.set('content-type', contentType);
-  if (sessionId !== undefined) result.set(SESSION_HEADER, sessionId);
-  return result;
+/** No response headers. */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/** `application/json` without a session id. */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+});
+/** An event stream without a session id. `x-accel-buffering: no` keeps nginx from holding events. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+});
+
+/**
+ * The three header sets a session answers with, built once per session.
+ *
+ * @example
+ * const headers = sessionHeaders('9f1c…');
+ * reply = { status: 200, headers: headers.json, body };
+ */
+export interface SessionHeaders {
+  readonly json: Readonly<Record<string, string>>;
+  readonly sse: Readonly<Record<string, string>>;
+  readonly bare: Readonly<Record<string, string>>;
+}
+
+const STATELESS_HEADERS: SessionHeaders = Object.freeze({
+  json: JSON_HEADERS,
+  sse: SSE_HEADERS,
+  bare: NO_HEADERS,
+});
+
+/**
+ * Header sets carrying `sessionId` (the shared id-less ones when it is undefined).
+ *
+ * @example
+ * sessionHeaders(undefined).json; // { 'content-type': 'application/json' }
+ */
+export function sessionHeaders(sessionId: string | undefined): SessionHeaders {
+  if (sessionId === undefined) return STATELESS_HEADERS;
+  return Object.freeze({
+    json: Object.freeze({ ...JSON_HEADERS, [SESSION_HEADER]: sessionId }),
+    sse: Object.freeze({ ...SSE_HEADERS, [SESSION_HEADER]: sessionId }),
+    bare: Object.freeze({ [SESSION_HEADER]: sessionId }),
+  });
 }
 
 /**
@@ -25,58 +67,71 @@ export function httpError(
   status: number,
   code: number,
   message: string,
-  options?: { id?: RequestId | null; sessionId?: string; allow?: string },
-): Response {
+  options?: { id?: RequestId | null; allow?: string },
+): HttpReply {
   const error = { code, message };
   const body = JSON.stringify(
     options?.id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id: options.id, error },
   );
-  const result = headers('application/json', options?.sessionId);
-  if (options?.allow !== undefined) result.set('allow', options.allow);
-  return new Response(body, { status, headers: result });
+  const headers =
+    options?.allow === undefined ? JSON_HEADERS : Object.freeze({ ...JSON_HEADERS, allow: options.allow });
+  return { status, headers, body };
+}
+
+/**
+ * A JSON-RPC message that could not be accepted: its error code picks the HTTP status (one table,
+ * {@link httpStatusForCode}).
+ *
+ * @example
+ * return messageError(ErrorCode.ParseError, 'Parse error', null); // 400
+ */
+export function messageError(code: number, message: string, id: RequestId | null): HttpReply {
+  return httpError(httpStatusForCode(code), code, message, { id });
 }
 
 /** 400 with `-32600 Invalid Request`: the most common refusal. */
-export function badRequest(message: string, status = 400): Response {
+export function badRequest(message: string, status = 400): HttpReply {
   return httpError(status, ErrorCode.InvalidRequest, message);
 }
 
 /** 404: the session id is unknown, expired or terminated; the client must initialize again. */
-export function sessionNotFound(): Response {
-  return httpError(404, ErrorCode.InvalidRequest, 'Session not found');
-}
+export const SESSION_NOT_FOUND: HttpReply = Object.freeze(
+  httpError(404, ErrorCode.InvalidRequest, 'Session not found'),
+);
+
+/** 400: a request other than `initialize` must name its session. */
+export const SESSION_REQUIRED: HttpReply = Object.freeze(
+  badRequest('Bad Request: Mcp-Session-Id header is required'),
+);
 
 /** 503 during shutdown. */
-export function shuttingDown(): Response {
-  return httpError(503, ErrorCode.ConnectionClosed, 'Server is shutting down');
-}
+export const SHUTTING_DOWN: HttpReply = Object.freeze(
+  httpError(503, ErrorCode.ConnectionClosed, 'Server is shutting down'),
+);
 
 /** A JSON-RPC message as an `application/json` body. */
-export function jsonResponse(body: string, sessionId: string | undefined): Response {
-  return new Response(body, { status: 200, headers: headers('application/json', sessionId) });
+export function jsonReply(body: string, headers: SessionHeaders): HttpReply {
+  return { status: 200, headers: headers.json, body };
 }
 
-/** An SSE body. `x-accel-buffering: no` keeps nginx from holding events back. */
-export function sseResponse(body: ReadableStream<Uint8Array>, sessionId: string | undefined): Response {
-  const result = headers('text/event-stream', sessionId);
-  result.set('cache-control', 'no-cache, no-transform');
-  result.set('x-accel-buffering', 'no');
-  return new Response(body, { status: 200, headers: result });
+/** An SSE body. */
+export function sseReply(body: SseSource, headers: SessionHeaders): HttpReply {
+  return { status: 200, headers: headers.sse, body };
 }
 
-/** A body-less response (202 Accepted for notifications, 200 for DELETE). */
-export function emptyResponse(status: number, sessionId?: string): Response {
-  return new Response(null, { status, headers: headers(undefined, sessionId) });
+/** A body-less reply (202 Accepted for notifications, 200 for DELETE). */
+export function emptyReply(status: number, headers: SessionHeaders = STATELESS_HEADERS): HttpReply {
+  return { status, headers: headers.bare, body: undefined };
 }
 
-/** An SSE response that ends at once: a request stream closed without an answer. */
-export function endedSseResponse(sessionId: string | undefined): Response {
-  return sseResponse(
-    new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.close();
-      },
-    }),
-    sessionId,
-  );
+/** An event stream that ends at once (a request stream closed without an answer). */
+const ENDED_STREAM: SseSource = Object.freeze({
+  attach(sink: SseSink): void {
+    sink.end();
+  },
+});
+
+/** An SSE reply that ends at once: a request stream closed without an answer. */
+export function endedSseReply(headers: SessionHeaders): HttpReply {
+  return sseReply(ENDED_STREAM, headers);
 }

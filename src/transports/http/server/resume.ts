@@ -3,7 +3,8 @@
  * connection (or end it at once when its response was already stored).
  */
 import type { EventStore } from './event-store.js';
-import { badRequest, sessionNotFound, sseResponse } from './responses.js';
+import type { HttpExchange, HttpReply } from './exchange.js';
+import { badRequest, SESSION_NOT_FOUND, sseReply } from './responses.js';
 import type { HttpServerTransport } from './session-transport.js';
 import type { SseWriter } from './sse-writer.js';
 import { forgetStream } from './stream-events.js';
@@ -12,13 +13,13 @@ import { forgetStream } from './stream-events.js';
  * Resume the stream `lastEventId` belongs to. Only a stream of this session is ever replayed.
  *
  * @example
- * return resumeStream(transport, request.headers.get('last-event-id')!, request.signal);
+ * return resumeStream(transport, exchange.header('last-event-id')!, exchange);
  */
 export async function resumeStream(
   transport: HttpServerTransport,
   lastEventId: string,
-  signal: AbortSignal | undefined,
-): Promise<Response> {
+  exchange: HttpExchange,
+): Promise<HttpReply> {
   const store = transport.host.store!;
   const replayed: [string, string][] = [];
   let streamId: string | undefined;
@@ -32,7 +33,7 @@ export async function resumeStream(
   } catch (error) {
     transport.host.logger.error('event store failed to replay events', error);
   }
-  if (transport.isClosed) return sessionNotFound();
+  if (transport.isClosed) return SESSION_NOT_FOUND;
   const sessionId = transport.sessionId!;
   if (streamId === undefined || !streamId.startsWith(`${sessionId}:`)) {
     return badRequest('Unknown or expired Last-Event-ID');
@@ -40,7 +41,7 @@ export async function resumeStream(
 
   const standalone = streamId === transport.standaloneStreamId;
   const stream = standalone ? undefined : transport.streamById(streamId);
-  const writer = transport.newWriter(stream, signal);
+  const writer = transport.newWriter(stream, exchange);
   const written = isAsync ? new Set<string>() : undefined;
   for (const [id, text] of replayed) {
     writer.replayed(id, text);
@@ -54,7 +55,7 @@ export async function resumeStream(
     const at = retained?.indexOf(streamId) ?? -1;
     if (at >= 0) retained!.splice(at, 1);
     forgetStream(transport.host, streamId);
-    return sseResponse(writer.body, sessionId);
+    return sseReply(writer, transport.headers);
   }
 
   if (stream) {
@@ -72,7 +73,7 @@ export async function resumeStream(
     writer.hold();
     void catchUp(store, writer, replayed.at(-1)?.[0] ?? lastEventId, written);
   }
-  return sseResponse(writer.body, sessionId);
+  return sseReply(writer, transport.headers);
 }
 
 async function catchUp(

@@ -11,6 +11,7 @@ import {
   type HttpHandlerOptions,
   type SessionEndReason,
 } from './options.js';
+import { RecencyList } from './recency-list.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
 import type { KeepAlive } from './sse-writer.js';
 
@@ -21,9 +22,10 @@ function randomId(): string {
 }
 
 /**
- * Owns every session of one handler. Sessions live in a `Map` kept in least-recently-used order
- * (activity re-inserts), so eviction takes the first idle entry and the sweeper stops at the first
- * recent one. One unref'd timer sweeps, and only while sessions exist.
+ * Owns every session of one handler. Sessions are found by id in a `Map` and kept in
+ * least-recently-used order in a {@link RecencyList}, so eviction takes the first idle entry and
+ * the sweeper stops at the first recent one. One unref'd timer sweeps, and only while sessions
+ * exist.
  *
  * @example
  * const manager = new SessionManager(server, options, store, keepAlive, logger);
@@ -31,6 +33,7 @@ function randomId(): string {
  */
 export class SessionManager implements TransportHost {
   private readonly sessions = new Map<string, HttpServerTransport>();
+  private readonly recency = new RecencyList<HttpServerTransport>();
   /** Stateless exchanges in flight, so shutdown can reach them too. */
   private readonly stateless = new Set<HttpServerTransport>();
   private readonly idleMs: number;
@@ -84,6 +87,7 @@ export class SessionManager implements TransportHost {
     }
     const transport = new HttpServerTransport(this, sessionId);
     this.sessions.set(sessionId, transport);
+    this.recency.touch(transport);
     this.attach(transport);
     this.scheduleSweep();
     this.notify(() => this.options.onSessionStart?.(sessionId));
@@ -135,9 +139,7 @@ export class SessionManager implements TransportHost {
   touched(transport: HttpServerTransport): void {
     transport.lastSeen = Date.now();
     const sessionId = transport.sessionId;
-    if (sessionId === undefined || this.sessions.get(sessionId) !== transport) return;
-    this.sessions.delete(sessionId);
-    this.sessions.set(sessionId, transport);
+    if (sessionId !== undefined && this.sessions.get(sessionId) === transport) this.recency.touch(transport);
   }
 
   transportClosed(transport: HttpServerTransport): void {
@@ -156,14 +158,17 @@ export class SessionManager implements TransportHost {
       this.stateless.delete(transport);
       return;
     }
-    if (this.sessions.get(sessionId) === transport) this.sessions.delete(sessionId);
+    if (this.sessions.get(sessionId) === transport) {
+      this.sessions.delete(sessionId);
+      this.recency.remove(transport);
+    }
     if (this.sessions.size === 0) this.stopSweep();
     this.notify(() => this.options.onSessionEnd?.(sessionId, reason));
   }
 
   /** Evict the least recently used session with no open exchange. */
   private evictOne(): boolean {
-    for (const transport of this.sessions.values()) {
+    for (let transport = this.recency.oldest; transport; transport = transport.newer) {
       if (transport.attached === 0) {
         void this.terminate(transport, 'evicted');
         return true;
@@ -188,9 +193,11 @@ export class SessionManager implements TransportHost {
   sweep(): void {
     this.sweepTimer = undefined;
     const cutoff = Date.now() - this.idleMs;
-    for (const transport of this.sessions.values()) {
+    let next: HttpServerTransport | undefined;
+    for (let transport = this.recency.oldest; transport; transport = next) {
       // LRU order: everything after the first recent session is recent too.
       if (transport.lastSeen > cutoff) break;
+      next = transport.newer; // terminate() takes the session out of the list
       if (transport.attached === 0) void this.terminate(transport, 'expired');
     }
     if (this.sessions.size > 0) this.scheduleSweep();

@@ -1,10 +1,10 @@
 /**
  * The writing end of one SSE response body. Every write is guarded: after the client went away or
- * the stream was ended, writes are dropped, never thrown.
+ * the stream was ended, writes are dropped, never thrown. Events written before the host attached
+ * its sink (the response was still on its way out) wait in order.
  */
+import type { SseSink, SseSource } from './exchange.js';
 import type { RequestStream } from './request-stream.js';
-
-const encoder = new TextEncoder();
 
 /** Queued bytes the client has not read beyond which it counts as gone (it may resume). */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -21,11 +21,12 @@ export interface SseWriterOwner {
  * @example
  * const writer = new SseWriter(owner, keepAlive, undefined);
  * writer.event('s:1_0', JSON.stringify(message));
- * return new Response(writer.body, { headers: { 'content-type': 'text/event-stream' } });
+ * return sseReply(writer, headers); // the host attaches its sink
  */
-export class SseWriter {
-  readonly body: ReadableStream<Uint8Array>;
-  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+export class SseWriter implements SseSource {
+  private sink: SseSink | undefined;
+  /** Text written before a sink was attached. */
+  private pending: string[] | undefined;
   private isOpen = true;
   /** While a resumption replays stored events, live events wait here (id, text). */
   private held: [string | undefined, string][] | undefined;
@@ -36,20 +37,21 @@ export class SseWriter {
     /** The request stream this connection carries; `undefined` for the standalone GET stream. */
     readonly stream: RequestStream | undefined,
   ) {
-    this.body = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          this.controller = controller;
-        },
-        cancel: () => this.gone(),
-      },
-      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
-    );
     keepAlive?.add(this);
   }
 
   get open(): boolean {
     return this.isOpen;
+  }
+
+  /** The host's sink: what was written so far goes out first. Called once. */
+  attach(sink: SseSink): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    this.sink = sink;
+    if (pending) for (const text of pending) if (!this.deliver(text)) break;
+    // Ended before the host took the body: it still gets its end.
+    if (!this.isOpen) sink.end();
   }
 
   /** A JSON-RPC message as an SSE event (with an id when the stream is resumable). */
@@ -103,25 +105,22 @@ export class SseWriter {
     this.isOpen = false;
     this.held = undefined;
     this.keepAlive?.delete(this);
-    try {
-      this.controller?.close();
-    } catch {
-      // Already closed or cancelled by the consumer: nothing left to end.
-    }
+    this.sink?.end();
     this.owner.writerEnded(this, byClient);
   }
 
   private write(text: string): void {
-    const controller = this.controller;
-    if (!this.isOpen || !controller) return;
-    try {
-      controller.enqueue(encoder.encode(text));
-    } catch {
-      this.gone();
-      return;
-    }
-    // A client that stopped reading is treated like one that left: it can resume.
-    if ((controller.desiredSize ?? 0) < -MAX_BUFFERED_BYTES) this.end(true);
+    if (!this.isOpen) return;
+    // Before the host attached its sink (the reply is on its way out): keep the order.
+    if (this.sink) this.deliver(text);
+    else (this.pending ??= []).push(text);
+  }
+
+  /** False when the client counts as gone: it left, or stopped reading (it can resume). */
+  private deliver(text: string): boolean {
+    if (this.sink!.write(text) <= MAX_BUFFERED_BYTES) return true;
+    this.end(true);
+    return false;
   }
 }
 
