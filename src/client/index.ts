@@ -19,7 +19,7 @@ export type { RootsSource } from './roots.js';
 export { ProtocolViolationError, ToolOutputValidationError } from './errors.js';
 export { DEFAULT_MAX_PAGES, paginate, type PaginateOptions } from './pagination.js';
 export {
-  loadDefaultValidator,
+  defaultJsonSchemaValidator,
   type CompiledSchema,
   type JsonSchemaValidator,
 } from './json-schema-validator.js';

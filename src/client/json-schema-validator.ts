@@ -1,9 +1,10 @@
 /**
- * The pluggable JSON Schema check the client uses for tool output. The default (ajv) is loaded on
- * first use, so clients that never validate never pay for it, and runtimes that forbid code
- * generation (`new Function`) can plug in another validator.
+ * The pluggable JSON Schema check the client uses for tool output. The default is Keel's one
+ * JSON Schema validator (`@cfworker/json-schema`, no code generation); plug in another to use a
+ * different engine.
  */
 import type { JsonObject } from '../core/jsonrpc.js';
+import { compileJsonSchema } from '../core/schema/json-validator.js';
 
 /**
  * Validates one value; returns the issues found (empty when valid).
@@ -24,16 +25,20 @@ export interface JsonSchemaValidator {
   compile(schema: JsonObject): CompiledSchema;
 }
 
-let defaultValidator: Promise<JsonSchemaValidator> | undefined;
-
 /**
- * The built-in validator (ajv: JSON Schema 2020-12 by default, draft-07 when `$schema` says so).
+ * The built-in validator: JSON Schema 2020-12 by default, draft-07 or 2019-09 when `$schema` says
+ * so. A schema in another dialect (servers send schemas we did not write) is checked as 2020-12.
  *
  * @example
- * const check = (await loadDefaultValidator()).compile({ type: 'object', required: ['n'] });
- * check({}); // ['/: must have required property \'n\'']
+ * const check = defaultJsonSchemaValidator.compile({ type: 'object', required: ['n'] });
+ * check({}); // ['/: Instance does not have required property "n".']
  */
-export function loadDefaultValidator(): Promise<JsonSchemaValidator> {
-  defaultValidator ??= import('./ajv-validator.js').then((module) => module.createAjvValidator());
-  return defaultValidator;
-}
+export const defaultJsonSchemaValidator: JsonSchemaValidator = {
+  compile(schema) {
+    const check = compileJsonSchema(schema, 'output', { anyDialect: true });
+    return (value) => {
+      const result = check(value);
+      return result.ok ? [] : result.issues;
+    };
+  },
+};

@@ -50,7 +50,7 @@ export interface McpClientOptions {
   roots?: RootsSource;
   /** Check `structuredContent` against the tool's `outputSchema` from `tools/list`. Default true. */
   validateToolOutput?: boolean;
-  /** The JSON Schema engine for that check. Default: ajv, loaded on first use. */
+  /** The JSON Schema engine for that check. Default: `defaultJsonSchemaValidator`. */
   outputValidator?: JsonSchemaValidator;
 }
 

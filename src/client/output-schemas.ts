@@ -7,7 +7,7 @@ import type { JsonObject } from '../core/jsonrpc.js';
 import type { CallToolResult, Tool } from '../core/types/tools.js';
 import { ToolOutputValidationError } from './errors.js';
 import {
-  loadDefaultValidator,
+  defaultJsonSchemaValidator,
   type CompiledSchema,
   type JsonSchemaValidator,
 } from './json-schema-validator.js';
@@ -26,7 +26,7 @@ interface Entry {
 export class OutputSchemaCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly validator?: JsonSchemaValidator) {}
+  constructor(private readonly validator: JsonSchemaValidator = defaultJsonSchemaValidator) {}
 
   /** Record a page of `tools/list`; `firstPage` forgets what earlier listings said. */
   remember(tools: readonly Tool[], firstPage: boolean): void {
@@ -64,9 +64,8 @@ export class OutputSchemaCache {
     }
     let compiled = entry.compiled;
     if (!compiled) {
-      const validator = this.validator ?? (await loadDefaultValidator());
       try {
-        compiled = validator.compile(entry.schema);
+        compiled = this.validator.compile(entry.schema);
       } catch (error) {
         throw new ToolOutputValidationError(
           name,
@@ -78,7 +77,17 @@ export class OutputSchemaCache {
       // Compiled against the entry it came from: a re-list in the meantime replaced the entry.
       entry.compiled = compiled;
     }
-    const issues = compiled(result.structuredContent);
+    let issues: string[];
+    try {
+      issues = compiled(result.structuredContent);
+    } catch (error) {
+      throw new ToolOutputValidationError(
+        name,
+        `Tool ${name} has an output schema that cannot be applied: ${errorText(error)}`,
+        [errorText(error)],
+        result,
+      );
+    }
     if (issues.length > 0) {
       throw new ToolOutputValidationError(
         name,

@@ -56,8 +56,8 @@ export type {
 export { UriTemplate, type TemplateVariables } from './uri-template.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export { toolError } from './tool-call.js';
-// From the schema modules themselves, not core/schema/index.js: that one also re-exports the
-// ajv-based validator, which must only load when a schema needs it.
+// From the schema modules themselves, not core/schema/index.js, so the server entry exports only
+// what users of the server need.
 export { registerJsonSchemaConverter, type JsonSchemaConverter } from '../core/schema/to-json-schema.js';
 export {
   isStandardSchema,

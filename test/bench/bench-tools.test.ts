@@ -58,7 +58,12 @@ describe('bench server tools', () => {
     const client = await connected();
     const result = await within(client.request('tools/call', { name: 'echo', arguments: { text: 5 } }));
     expect(result).toEqual({
-      content: [{ type: 'text', text: 'Invalid arguments for tool "echo": /text must be string' }],
+      content: [
+        {
+          type: 'text',
+          text: 'Invalid arguments for tool "echo": /text: Instance type "number" is invalid. Expected "string".',
+        },
+      ],
       isError: true,
     });
     const missing = await within(client.request('tools/call', { name: 'wait_sampling', arguments: {} }));

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ToolOutputValidationError, type JsonSchemaValidator } from '../../src/client/index.js';
+import { defaultJsonSchemaValidator } from '../../src/client/json-schema-validator.js';
+import { OutputSchemaCache } from '../../src/client/output-schemas.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { useClientFixture } from './fixtures/use-client-fixture.js';
 
@@ -22,7 +24,7 @@ describe('structuredContent is checked against the tool outputSchema', () => {
     expect(error).toBeInstanceOf(ToolOutputValidationError);
     const failure = error as ToolOutputValidationError;
     expect(failure.toolName).toBe('bad_output');
-    expect(failure.issues).toEqual(['/sum: must be number']);
+    expect(failure.issues).toEqual(['/sum: Instance type "string" is invalid. Expected "number".']);
     expect(failure.message).toMatch(/bad_output.*does not match its output schema/);
     expect(failure.result).toMatchObject({ structuredContent: { sum: 'not a number' } });
   });
@@ -40,7 +42,7 @@ describe('structuredContent is checked against the tool outputSchema', () => {
     expect(result.isError).toBe(true);
   });
 
-  test('a draft-07 output schema (older SDKs) is validated with the draft-07 engine', async () => {
+  test('a draft-07 output schema (older SDKs) is validated as draft-07', async () => {
     const { client } = await connected();
     await client.listAllTools();
     await expect(client.callTool('draft07', { valid: true })).resolves.toMatchObject({
@@ -77,7 +79,7 @@ describe('structuredContent is checked against the tool outputSchema', () => {
     await expect(client.callTool('bad_output')).rejects.toBeInstanceOf(ToolOutputValidationError);
   });
 
-  test('a custom validator replaces ajv, and a schema it cannot compile fails the call clearly', async () => {
+  test('a custom validator replaces the built-in one, and a schema it cannot compile fails the call clearly', async () => {
     const compiled: unknown[] = [];
     const validator: JsonSchemaValidator = {
       compile(schema) {
@@ -95,5 +97,21 @@ describe('structuredContent is checked against the tool outputSchema', () => {
     );
     // Compiled once per tool, on first call, not on listing.
     expect(compiled).toHaveLength(2);
+  });
+
+  test('the built-in validator: readable issues, any dialect a server sends, broken schemas fail clearly', async () => {
+    const old = defaultJsonSchemaValidator.compile({
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'object',
+      required: ['n'],
+    });
+    expect(old({ n: 1 })).toEqual([]);
+    expect(old({})).toEqual(['/: Instance does not have required property "n".']);
+    const cache = new OutputSchemaCache();
+    const broken = { properties: { n: { $ref: '#/$defs/missing' } } };
+    cache.remember([{ name: 'broken', inputSchema: { type: 'object' }, outputSchema: broken }], true);
+    await expect(cache.check('broken', { content: [], structuredContent: { n: 1 } })).rejects.toThrow(
+      /Tool broken has an output schema that cannot be applied: .*Unresolved \$ref/,
+    );
   });
 });

@@ -9,11 +9,11 @@ import {
   schemaDialect,
 } from '../../src/core/schema/index.js';
 
-describe('raw JSON Schema validation (ajv)', () => {
+describe('raw JSON Schema validation (@cfworker/json-schema)', () => {
   test('the dialect follows $schema, 2020-12 by default', () => {
     expect(schemaDialect({})).toBe('2020-12');
     expect(schemaDialect({ $schema: 'https://json-schema.org/draft/2020-12/schema' })).toBe('2020-12');
-    expect(schemaDialect({ $schema: 'http://json-schema.org/draft-07/schema#' })).toBe('draft-07');
+    expect(schemaDialect({ $schema: 'http://json-schema.org/draft-07/schema#' })).toBe('7');
     expect(schemaDialect({ $schema: 'https://json-schema.org/draft/2019-09/schema' })).toBe('2019-09');
     expect(schemaDialect({ $schema: 'http://json-schema.org/draft-04/schema#' })).toBeUndefined();
   });
@@ -24,8 +24,11 @@ describe('raw JSON Schema validation (ajv)', () => {
       'test',
     );
     expect(tuple(['a', 1])).toEqual({ ok: true });
-    expect(tuple(['a', 'b']).ok).toBe(false);
-    expect(tuple(['a', 1, 2]).ok).toBe(false);
+    expect(tuple(['a', 'b'])).toMatchObject({
+      ok: false,
+      message: '/1: Instance type "string" is invalid. Expected "number".',
+    });
+    expect(tuple(['a', 1, 2])).toMatchObject({ ok: false, message: '/2: Not allowed by the schema.' });
     const old = compileJsonSchema(
       {
         $schema: 'http://json-schema.org/draft-07/schema#',
@@ -34,24 +37,96 @@ describe('raw JSON Schema validation (ajv)', () => {
       },
       'test',
     );
-    expect(old({ n: 'x' })).toEqual({ ok: false, message: '/n must be number' });
+    expect(old({ n: 'x' })).toEqual({
+      ok: false,
+      message: '/n: Instance type "string" is invalid. Expected "number".',
+      issues: ['/n: Instance type "string" is invalid. Expected "number".'],
+    });
   });
 
-  test('formats are checked; the same $id in two schemas does not clash', () => {
+  test('messages name every problem with its JSON Pointer, and nothing else', () => {
+    const check = compileJsonSchema(
+      {
+        type: 'object',
+        properties: {
+          city: { type: 'string' },
+          units: { enum: ['C', 'F'] },
+          days: { type: 'integer', minimum: 1 },
+          'a/b': { enum: ['x', 'y'] },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['city', 'units'],
+        additionalProperties: false,
+      },
+      'test',
+    );
+    expect(check({ city: 'Oslo', units: 'C', days: 2, 'a/b': 'x', tags: ['t'] })).toEqual({ ok: true });
+    const result = check({ city: 3, days: 0, 'a/b': 'z', tags: ['t', 1], extra: true });
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.issues).toEqual([
+      '/: Instance does not have required property "units".',
+      '/city: Instance type "number" is invalid. Expected "string".',
+      '/days: 0 is less than 1.',
+      '/a~1b: Instance does not match any of ["x","y"].',
+      '/tags/1: Instance type "number" is invalid. Expected "string".',
+      '/: Property "extra" does not match additional properties schema.',
+    ]);
+    expect(result.ok ? '' : result.message).toContain(
+      '/city: Instance type "number" is invalid. Expected "string".; /days: 0 is less than 1.',
+    );
+  });
+
+  test('formats are checked; the same $id in two schemas does not clash; the schema is not touched', () => {
     const email = compileJsonSchema({ type: 'string', format: 'email' }, 'test');
     expect(email('a@example.com').ok).toBe(true);
-    expect(email('nope').ok).toBe(false);
+    expect(email('nope')).toMatchObject({ ok: false, message: '/: String does not match format "email".' });
     compileJsonSchema({ $id: 'https://example.com/s', type: 'string' }, 'one');
     expect(() => compileJsonSchema({ $id: 'https://example.com/s', type: 'number' }, 'two')).not.toThrow();
+    const schema = { properties: { n: { $ref: '#/$defs/n' } }, $defs: { n: { type: 'number' } } };
+    const before = JSON.stringify(schema);
+    compileJsonSchema(schema, 'test')({ n: 1 });
+    expect(Object.getOwnPropertyNames(schema.properties.n)).toEqual(['$ref']);
+    expect(JSON.stringify(schema)).toBe(before);
+  });
+
+  test('a property JSON drops (undefined) is judged as the peer will see it', () => {
+    const check = compileJsonSchema(
+      { type: 'object', properties: { note: { type: 'string' } }, required: ['n'] },
+      'test',
+    );
+    expect(check({ n: 1, note: undefined })).toEqual({ ok: true });
+    expect(check({ note: undefined })).toMatchObject({ ok: false });
   });
 
   test('unsupported dialects and invalid schemas throw clear errors', () => {
     expect(() =>
       compileJsonSchema({ $schema: 'http://json-schema.org/draft-04/schema#' }, 'tool "x" input'),
     ).toThrow('The tool "x" input schema uses an unsupported JSON Schema dialect');
-    expect(() => compileJsonSchema({ type: 12 }, 'tool "x" input')).toThrow(/not a valid JSON Schema/);
+    expect(
+      compileJsonSchema({ $schema: 'http://json-schema.org/draft-04/schema#' }, 'output', {
+        anyDialect: true,
+      }),
+    ).toBeTypeOf('function');
+    // Two subschemas claiming one URI: the library rejects it when the validator is built.
+    expect(() =>
+      compileJsonSchema(
+        { $defs: { a: { $id: 'https://example.com/a' }, b: { $id: 'https://example.com/a' } } },
+        'tool "x" input',
+      ),
+    ).toThrow(/The tool "x" input schema is not a valid JSON Schema: Duplicate schema URI/);
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.self = cyclic;
+    expect(() => compileJsonSchema(cyclic, 'tool "x" input')).toThrow(/not a valid JSON Schema/);
     expect(() => compileSchema([] as never, 'input', 'tool "x" input')).toThrow(
       /Standard Schema or a JSON Schema/,
+    );
+  });
+
+  test('a schema that fails while checking (unresolved $ref) throws a clear error, not a verdict', () => {
+    const check = compileJsonSchema({ properties: { n: { $ref: '#/$defs/missing' } } }, 'tool "x" input');
+    expect(check({})).toEqual({ ok: true });
+    expect(() => check({ n: 1 })).toThrow(
+      /Cannot check a value against the tool "x" input schema: Unresolved \$ref/,
     );
   });
 });

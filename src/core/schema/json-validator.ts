@@ -1,71 +1,160 @@
 /**
- * JSON Schema validation with ajv, one instance per dialect, compiled once per schema.
+ * Raw JSON Schema validation for the whole SDK (tool input and output schemas, elicitation, the
+ * client's check of tool results), on `@cfworker/json-schema`: no dependencies, a small import,
+ * and no code generation, so it also runs where `new Function` is forbidden (Cloudflare Workers).
  *
  * The dialect follows `$schema` (2020-12 when absent, as MCP prescribes); draft-07 and 2019-09 are
- * accepted for schemas written for older tools; anything else is rejected at compile time.
+ * accepted for schemas written for older tools.
  */
-import Ajv2020Module from 'ajv/dist/2020.js';
-import Ajv2019Module from 'ajv/dist/2019.js';
-import AjvDraft7Module from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import { schemaDialect, unsupportedDialect } from './compile-schema.js';
+import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
 import type { JsonSchema } from './to-json-schema.js';
 
-type AjvInstance = InstanceType<typeof AjvDraft7Module.default>;
-type AjvConstructor = new (options: Record<string, unknown>) => AjvInstance;
-
-// The packages are CommonJS: under Node's ESM loader the constructor is on `.default`, under a
-// bundler it may be the module itself.
-const pick = <T>(module: { default?: T } | T): T => (module as { default?: T }).default ?? (module as T);
-const constructors: Record<string, () => AjvConstructor> = {
-  '2020-12': () => pick(Ajv2020Module),
-  '2019-09': () => pick(Ajv2019Module),
-  'draft-07': () => pick(AjvDraft7Module),
+const DIALECTS: Record<string, SchemaDraft> = {
+  'https://json-schema.org/draft/2020-12/schema': '2020-12',
+  'https://json-schema.org/draft/2019-09/schema': '2019-09',
+  'http://json-schema.org/draft-07/schema': '7',
 };
-const instances = new Map<string, AjvInstance>();
 
-function ajvFor(dialect: string): AjvInstance {
-  let ajv = instances.get(dialect);
-  if (!ajv) {
-    const Ajv = constructors[dialect]!();
-    // strict: false — MCP schemas legitimately carry extension keywords (`x-mcp-header`, titles on
-    // enum options). addUsedSchema: false — two tools may reuse the same `$id` without clashing.
-    ajv = new Ajv({ strict: false, allErrors: true, addUsedSchema: false, validateFormats: true });
-    pick(addFormatsModule)(ajv);
-    instances.set(dialect, ajv);
-  }
-  return ajv;
+/**
+ * The draft a schema is written in, from its `$schema` (2020-12 when absent); undefined if Keel
+ * does not accept it.
+ *
+ * @example
+ * schemaDialect({ $schema: 'http://json-schema.org/draft-07/schema#' }); // '7'
+ */
+export function schemaDialect(schema: JsonSchema): SchemaDraft | undefined {
+  const uri = schema.$schema;
+  if (uri === undefined) return '2020-12';
+  if (typeof uri !== 'string') return undefined;
+  return DIALECTS[uri.replace(/#$/, '')];
+}
+
+/**
+ * The error for a schema whose `$schema` names a dialect Keel does not support.
+ *
+ * @example
+ * throw unsupportedDialect({ $schema: 'http://json-schema.org/draft-04/schema#' }, 'tool "x" input');
+ */
+export function unsupportedDialect(schema: JsonSchema, what: string): Error {
+  return new Error(`The ${what} schema uses an unsupported JSON Schema dialect: ${String(schema.$schema)}`);
 }
 
 /** Result of a JSON Schema check: ok, or the problems as one readable line. */
-export type JsonValidation = { ok: true } | { ok: false; message: string };
+export type JsonValidation = { ok: true } | { ok: false; message: string; issues: string[] };
 
-/** A compiled JSON Schema check. */
+/** A compiled JSON Schema check. Throws only when the schema itself cannot be applied. */
 export type JsonValidator = (value: unknown) => JsonValidation;
 
+/** Options of {@link compileJsonSchema}. */
+export interface JsonSchemaOptions {
+  /** Check a schema of an unknown `$schema` dialect as 2020-12 instead of throwing (peers' schemas). */
+  readonly anyDialect?: boolean;
+}
+
+const VALID: JsonValidation = Object.freeze({ ok: true });
+
+// Errors that only say "a nested check failed"; the nested errors that follow say what and where.
+const WRAPPERS = new Set([
+  'properties',
+  'patternProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'allOf',
+  '$ref',
+  '$recursiveRef',
+  'dependentSchemas',
+  'dependencies',
+  'then',
+  'else',
+]);
+// These name the offending property; the `false` schema error that follows them says less.
+const NAMES_PROPERTY = new Set(['additionalProperties', 'unevaluatedProperties']);
+
+/** `#/a/b` (URI-encoded JSON Pointer) → `/a/b`; the root is `/`. */
+function location(pointer: string): string {
+  const path = pointer.replace(/^#/, '');
+  try {
+    return decodeURIComponent(path) || '/';
+  } catch {
+    return path || '/';
+  }
+}
+
+/** The library's error list as `/path: message` lines, without the pass-through wrappers. */
+function describe(errors: readonly OutputUnit[]): string[] {
+  const lines = new Set<string>();
+  errors.forEach((unit, index) => {
+    if (WRAPPERS.has(unit.keyword)) return;
+    let text = unit.error;
+    if (unit.keyword === 'false') {
+      const previous = errors[index - 1];
+      if (previous && NAMES_PROPERTY.has(previous.keyword)) return;
+      text = 'Not allowed by the schema.';
+    }
+    lines.add(`${location(unit.instanceLocation)}: ${text}`);
+  });
+  if (lines.size === 0 && errors[0]) lines.add(`${location(errors[0].instanceLocation)}: ${errors[0].error}`);
+  return [...lines];
+}
+
+// First line only: the library appends every known schema URI to an unresolved `$ref` message.
+const reasonOf = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+
 /**
- * Compile `schema` once. Throws a clear `Error` (naming `what`) for an unsupported dialect or an
- * invalid schema.
+ * Compile `schema` once (cheap: no code generation). Throws a clear `Error` naming `what` for an
+ * unsupported dialect, or a schema the library rejects (not JSON, duplicate `$id`, bad URI).
+ * The schema object is left untouched: the library works on a JSON copy of it.
  *
  * @example
  * const check = compileJsonSchema({ type: 'object', required: ['city'] }, 'tool "forecast" input');
- * check({}); // { ok: false, message: "(root) must have required property 'city'" }
+ * check({}); // { ok: false, message: '/: Instance does not have required property "city".', issues: [...] }
  */
-export function compileJsonSchema(schema: JsonSchema, what: string): JsonValidator {
-  const dialect = schemaDialect(schema);
-  if (!dialect) throw unsupportedDialect(schema, what);
-  let validate: ReturnType<AjvInstance['compile']>;
+export function compileJsonSchema(
+  schema: JsonSchema,
+  what: string,
+  options: JsonSchemaOptions = {},
+): JsonValidator {
+  const draft = schemaDialect(schema) ?? (options.anyDialect ? '2020-12' : undefined);
+  if (!draft) throw unsupportedDialect(schema, what);
+  let validator: Validator;
   try {
-    validate = ajvFor(dialect).compile(schema);
+    // A copy, because the library tags the schema objects it is given with hidden properties; and
+    // a JSON one, because that is the schema peers see.
+    validator = new Validator(JSON.parse(JSON.stringify(schema)) as JsonSchema, draft, false);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`The ${what} schema is not a valid JSON Schema: ${reason}`, { cause: error });
+    throw new Error(`The ${what} schema is not a valid JSON Schema: ${reasonOf(error)}`, { cause: error });
   }
+  const run = (value: unknown): ReturnType<Validator['validate']> => {
+    try {
+      return validator.validate(value);
+    } catch (first) {
+      // The library refuses values JSON cannot carry (an `undefined` property, a function): judge
+      // what the peer will receive. Anything else is the schema failing (unresolved `$ref`, bad
+      // `pattern`), a bug of its author, never the caller's.
+      let wire: unknown;
+      try {
+        wire = JSON.parse(JSON.stringify(value) ?? 'null');
+      } catch {
+        throw new Error(`Cannot check a value against the ${what} schema: ${reasonOf(first)}`, {
+          cause: first,
+        });
+      }
+      try {
+        return validator.validate(wire);
+      } catch (error) {
+        throw new Error(`Cannot check a value against the ${what} schema: ${reasonOf(error)}`, {
+          cause: error,
+        });
+      }
+    }
+  };
   return (value) => {
-    if (validate(value)) return { ok: true };
-    const message = (validate.errors ?? [])
-      .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
-      .join('; ');
-    return { ok: false, message: message || 'does not match the schema' };
+    const result = run(value);
+    if (result.valid) return VALID;
+    const issues = describe(result.errors);
+    return { ok: false, message: issues.join('; '), issues };
   };
 }

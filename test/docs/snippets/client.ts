@@ -136,8 +136,8 @@ export async function outputValidation(client: McpClient): Promise<void> {
     });
     console.log(structuredContent?.hits.map((hit) => hit.url));
   } catch (error) {
-    // structuredContent missing or not matching the outputSchema (ajv by default;
-    // `outputValidator` swaps the engine, `validateToolOutput: false` turns the check off)
+    // structuredContent missing or not matching the outputSchema (checked with @cfworker/json-schema
+    // by default; `outputValidator` swaps the engine, `validateToolOutput: false` turns it off)
     if (error instanceof ToolOutputValidationError) console.error(error.toolName, error.issues);
     else throw error;
   }

@@ -50,7 +50,7 @@ export function toolsWithOtherSchemas(server: McpServer): void {
   );
 
   // raw JSON Schema (2020-12 unless `$schema` says draft-07 or 2019-09): advertised exactly as
-  // given, validated with ajv; the handler gets a plain object
+  // given, validated with @cfworker/json-schema; the handler gets a plain object
   server.tool(
     'echo',
     {
