@@ -59,6 +59,10 @@ export function installExitHandlers() {
 export function spawnTracked(command, args, { cwd, env, logFile, echo = false, captureStdout = false } = {}) {
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile);
+  // A log that cannot be written (its folder removed, disk full) must not crash the runner.
+  log.on('error', (error) => {
+    tail += `\n[log error] ${error.message}`;
+  });
   const child = spawn(command, args, {
     cwd,
     env: env ?? process.env,
@@ -80,10 +84,16 @@ export function spawnTracked(command, args, { cwd, env, logFile, echo = false, c
   child.stderr.on('data', (chunk) => take(chunk, process.stderr));
   const exited = new Promise((resolve) => {
     let exit;
+    let finished = false;
     const finish = () => {
+      if (finished) return;
+      finished = true;
       live.delete(child);
+      // Settle once the log is flushed and closed, so a caller may read or remove it right away.
+      // 'close' comes after a clean end and after a failed open or write alike.
+      if (log.closed) resolve(exit);
+      else log.once('close', () => resolve(exit));
       log.end();
-      resolve(exit);
     };
     child.on('error', (error) => {
       tail += `\n[spawn error] ${error.message}`;
