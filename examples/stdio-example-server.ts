@@ -10,6 +10,7 @@
 import { ErrorCode, McpError, type JsonObject } from '../src/core/index.js';
 import { Server } from '../src/server/index.js';
 import { serveStdio } from '../src/transports/stdio/index.js';
+import { sleep as wait } from './fixture/sleep.js';
 
 const tools = [
   {
@@ -26,22 +27,6 @@ const tools = [
 
 function log(message: string): void {
   process.stderr.write(`[stdio-example] ${message}\n`);
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function text(value: string): JsonObject {
