@@ -12,28 +12,12 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { FIXTURE_TOOLS } from '../e2e/support/fixture-expectations.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 const FIXTURE = 'dist/examples/fixture-stdio.js';
 
 useProcessGuard();
-
-const TOOLS = [
-  'test_simple_text',
-  'test_image_content',
-  'test_audio_content',
-  'test_embedded_resource',
-  'test_multiple_content_types',
-  'test_error_handling',
-  'json_schema_2020_12_tool',
-  'test_tool_with_logging',
-  'test_tool_with_progress',
-  'test_sampling',
-  'test_elicitation',
-  'test_elicitation_sep1034_defaults',
-  'test_elicitation_sep1330_enums',
-  'test_reconnection',
-];
 
 let client: Client;
 let transport: StdioClientTransport;
@@ -86,7 +70,7 @@ describe('official SDK client ↔ Keel fixture over stdio', () => {
       completions: {},
     });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...FIXTURE_TOOLS].sort());
     for (const tool of tools) expect(tool.description).toBeTruthy();
     const raw = tools.find((t) => t.name === 'json_schema_2020_12_tool')!.inputSchema as Record<
       string,
