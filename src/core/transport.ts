@@ -37,6 +37,13 @@ export interface MessageInfo {
    * stream cannot be resumed (no event store, stateless mode, protocol version before 2025-11-25).
    */
   closeSSEStream?: () => void;
+  /**
+   * Client side: the outbound request whose response stream carried this message (Streamable
+   * HTTP: a server→client request sent on a POST's SSE stream). When that outbound request is
+   * abandoned (timeout, caller abort, lost response), the engine aborts the handler of this
+   * message too and writes no answer for it: the server side of the exchange is gone.
+   */
+  relatedRequestId?: RequestId;
 }
 
 /**
@@ -81,6 +88,19 @@ export interface Transport extends AsyncIterable<unknown> {
    * request with `ConnectionClosedError` (`cause` = `cause`) and cancels it on the wire.
    */
   onrequestlost?: ((id: RequestId, cause?: unknown) => void) | undefined;
+  /**
+   * Read once at teardown: whether each inbound request still unanswered gets one `-32000
+   * Connection closed` error. A transport that knows why it closed says so here (Streamable HTTP:
+   * no on DELETE, yes on expiry, eviction and shutdown); `undefined` leaves it to
+   * `ConnectionOptions.answerOnClose`.
+   */
+  readonly answerOnClose?: boolean | undefined;
+  /**
+   * Called by the engine once it has processed the peer's cancellation of inbound request `id`
+   * (handler aborted, nested requests cancelled on the wire). No response will follow for it;
+   * Streamable HTTP ends that request's POST stream here, after what the abort wrote.
+   */
+  requestCancelled?(id: RequestId): void;
   /** Extra facts about an inbound message object yielded by this transport. */
   messageInfo?(message: object): MessageInfo | undefined;
 }

@@ -52,7 +52,8 @@ export interface ConnectionOptions {
   drainMs?: number;
   /**
    * On close, answer each request that is still unanswered (and not cancelled by the peer) with one
-   * `-32000 Connection closed` error, if the write side is still open. Default true.
+   * `-32000 Connection closed` error, if the write side is still open. Default true. A transport
+   * that knows why it closed (`Transport.answerOnClose`) overrides this.
    */
   answerOnClose?: boolean;
   /** Bound on those shutdown writes. Default 1 s. */

@@ -246,10 +246,29 @@ export class Connection implements PendingOwner, ContextHost {
       return;
     }
     entry.reject(error);
-    // The spec forbids cancelling initialize; everything else is cancelled on the wire, once.
+    // The spec forbids cancelling initialize; everything else is cancelled on the wire, once. A
+    // nested request's cancel travels with its parent (on HTTP: the parent's POST stream, which a
+    // client without a GET stream is still reading).
     if (entry.method !== 'initialize') {
-      void this.notify('notifications/cancelled', { requestId: entry.id, reason: error.message });
+      void this.notify(
+        'notifications/cancelled',
+        { requestId: entry.id, reason: error.message },
+        entry.parent?.id,
+      );
     }
+    this.abortRelated(entry.id, error);
+  }
+
+  /**
+   * Requests the peer sent us for an outbound request we just gave up on (an elicitation the server
+   * made for our tools/call): nobody waits for their answers any more, so abort them, unanswered.
+   */
+  private abortRelated(outboundId: RequestId, error: Error): void {
+    for (const inbound of this.inflight.takeRelated(outboundId)) {
+      inbound.cancelled = true;
+      inbound.abort(new RequestAbortedError({ cause: error }));
+    }
+    if (this.inflightCount === 0 && this.drainWaiter) this.drainWaiter();
   }
 
   private async readLoop(iterator: AsyncIterator<unknown>): Promise<void> {
@@ -334,6 +353,7 @@ export class Connection implements PendingOwner, ContextHost {
       request.id,
       request.method,
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
+      info?.relatedRequestId,
     );
     this.inflight.add(entry);
     const ctx = new RequestContext(this, entry, meta, info);
@@ -400,6 +420,12 @@ export class Connection implements PendingOwner, ContextHost {
     entry.cancelled = true;
     if (this.inflightCount === 0 && this.drainWaiter) this.drainWaiter();
     entry.abort(new CancelledByPeerError(typeof params.reason === 'string' ? params.reason : undefined));
+    // Only now, after the abort wrote its nested cancels, may the transport end the request's stream.
+    try {
+      this.transport.requestCancelled?.(id);
+    } catch (error) {
+      this.logger.error('transport requestCancelled failed', error);
+    }
   }
 
   private onProgress(params: JsonObject): void {
@@ -512,7 +538,11 @@ export class Connection implements PendingOwner, ContextHost {
 
     this.failPending();
 
-    if (inflight.length > 0 && (this.options.answerOnClose ?? true) && this.transport.writable) {
+    // Default: answer on a local close (the peer may still read), not after the peer's EOF (it is
+    // leaving, and an answer during its teardown has crashed real clients). The transport knows
+    // best why it closed; then the connection's option.
+    const answer = this.transport.answerOnClose ?? this.options.answerOnClose ?? true;
+    if (inflight.length > 0 && answer && this.transport.writable) {
       const writes: Promise<void>[] = [];
       const answeredIds = new Set<RequestId>();
       for (const entry of inflight) {

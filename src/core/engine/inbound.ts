@@ -28,6 +28,8 @@ export class InflightRequest {
     readonly id: RequestId,
     readonly method: string,
     readonly progressToken: string | number | undefined,
+    /** The outbound request this one was sent for by the peer, if the transport knows it. */
+    readonly relatedOutbound?: RequestId,
   ) {}
 
   get aborted(): boolean {

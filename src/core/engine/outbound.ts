@@ -82,7 +82,7 @@ export class PendingRequest implements AbortWatcher {
     private readonly rejectFn: (error: unknown) => void,
     private readonly options: RequestOptions | undefined,
     /** The inbound request whose handler made this one: its abort aborts this request too. */
-    private readonly parent?: InflightRequest,
+    readonly parent?: InflightRequest,
   ) {
     this.timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxTotalMs = options?.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
