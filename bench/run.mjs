@@ -1,5 +1,6 @@
-// `npm run bench`: Keel vs the official SDK (1.x and v2) vs the bare-transport limit, measured in
-// one run, interleaved (A B C … A B C …; the setups are in lib/setups.mjs), then a CPU-profile pass of Keel; writes BENCHMARKS.md.
+// `npm run bench`: Keel vs the official SDK (1.x and v2) vs the bare-transport limit, each in the
+// setups listed in lib/setups.mjs, measured in one run, interleaved (A B C … A B C …), then a
+// CPU-profile pass of Keel; writes BENCHMARKS.md.
 //
 // `--report-only` rewrites BENCHMARKS.md from the last run's bench/.work/results.json.
 // Environment: BENCH_REPS (default 3, at least 3 for a report), BENCH_SCALE (window size factor,
