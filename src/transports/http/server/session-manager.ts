@@ -1,19 +1,38 @@
 /**
- * The session table: creation, lookup, LRU order, idle expiry, eviction and shutdown, all ending
- * a session through one path ({@link SessionManager.terminate}).
+ * The session table: creation (with the per-client limit), lookup, LRU order by tier, idle
+ * expiry, eviction and shutdown, all ending a session through one path
+ * ({@link SessionManager.terminate}).
  */
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
+import { ErrorCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
 import type { EventStore } from './event-store.js';
+import type { HttpExchange, HttpReply } from './exchange.js';
+import type { HttpRequestExtra } from './http-handler.js';
 import {
   DEFAULT_IDLE_MS,
+  DEFAULT_MAX_PER_CLIENT,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_RECENT_WORK_MS,
   type HttpHandlerOptions,
+  type SessionClient,
   type SessionEndReason,
 } from './options.js';
-import { RecencyList } from './recency-list.js';
+import { httpError, SHUTTING_DOWN } from './responses.js';
+import { SessionSlot, SessionTiers, Tier } from './session-tiers.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
 import type { KeepAlive } from './sse-writer.js';
+
+/** Full, and every session is in use or did work recently: come back soon. */
+const SESSIONS_FULL: HttpReply = withRetryAfter(
+  httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later'),
+  5,
+);
+/** This client holds its quota of sessions: it must end (DELETE) or reuse one. */
+const CLIENT_LIMIT: HttpReply = withRetryAfter(
+  httpError(429, ErrorCode.ConnectionClosed, 'Too many sessions for this client; end one first'),
+  60,
+);
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -23,17 +42,22 @@ function randomId(): string {
 
 /**
  * Owns every session of one handler. Sessions are found by id in a `Map` and kept in
- * least-recently-used order in a {@link RecencyList}, so eviction takes the first idle entry and
- * the sweeper stops at the first recent one. One unref'd timer sweeps, and only while sessions
- * exist.
+ * least-recently-used order per tier ({@link SessionTiers}), so eviction takes the first unused
+ * handshake-only entry and the sweeper stops at the first recent one. One unref'd timer sweeps,
+ * and only while sessions exist.
  *
  * @example
- * const manager = new SessionManager(server, options, store, keepAlive, logger);
- * const transport = manager.create(); // undefined when full and nothing can be evicted
+ * const manager = new SessionManager(server, options, store, keepAlive, logger, 1_000);
+ * const created = manager.create(exchange, extra); // a transport, or the refusal to answer
  */
 export class SessionManager implements TransportHost {
-  private readonly sessions = new Map<string, HttpServerTransport>();
-  private readonly recency = new RecencyList<HttpServerTransport>();
+  private readonly sessions = new Map<string, SessionSlot>();
+  private readonly tiers = new SessionTiers();
+  /** Live sessions per client key (keys with none are deleted). */
+  private readonly perClient = new Map<string, number>();
+  private readonly clientKey: ((client: SessionClient) => string | undefined) | undefined;
+  private readonly maxPerClient: number;
+  private readonly recentWorkMs: number;
   /** Stateless exchanges in flight, so shutdown can reach them too. */
   private readonly stateless = new Set<HttpServerTransport>();
   private readonly idleMs: number;
@@ -56,6 +80,9 @@ export class SessionManager implements TransportHost {
     this.idleMs = Math.max(1, sessions.idleMs ?? DEFAULT_IDLE_MS);
     this.max = Math.max(1, sessions.max ?? DEFAULT_MAX_SESSIONS);
     this.generateId = sessions.generateId ?? randomId;
+    this.clientKey = sessions.clientKey;
+    this.maxPerClient = Math.max(1, sessions.maxPerClient ?? DEFAULT_MAX_PER_CLIENT);
+    this.recentWorkMs = Math.max(0, sessions.recentWorkMs ?? DEFAULT_RECENT_WORK_MS);
     this.connection = options.connection;
     this.retryMs = retryMs;
   }
@@ -72,23 +99,34 @@ export class SessionManager implements TransportHost {
 
   /** The live session with this id (marked as used), or undefined (unknown, expired, deleted). */
   get(sessionId: string): HttpServerTransport | undefined {
-    const transport = this.sessions.get(sessionId);
-    if (transport) this.touched(transport);
-    return transport;
+    const slot = this.sessions.get(sessionId);
+    if (!slot) return undefined;
+    this.touched(slot.transport);
+    return slot.transport;
   }
 
-  /** A new session, or undefined when shutting down or full with no idle session to evict. */
-  create(): HttpServerTransport | undefined {
-    if (!this.accepting) return undefined;
-    if (this.sessions.size >= this.max && !this.evictOne()) return undefined;
+  /**
+   * A new session for the `initialize` request of `exchange`, or the refusal to answer: 503 when
+   * shutting down or full with nothing evictable, 429 when the client is over its limit.
+   */
+  create(exchange: HttpExchange, extra: HttpRequestExtra | undefined): HttpServerTransport | HttpReply {
+    if (!this.accepting) return SHUTTING_DOWN;
+    const key = this.clientKey?.(clientFacts(exchange, extra));
+    if (key !== undefined && (this.perClient.get(key) ?? 0) >= this.maxPerClient) return CLIENT_LIMIT;
+    if (this.sessions.size >= this.max && !this.evictOne()) return SESSIONS_FULL;
     const sessionId = this.generateId();
     if (!VISIBLE_ASCII.test(sessionId) || this.sessions.has(sessionId)) {
       throw new Error('generateId must return unique, visible-ASCII session ids');
     }
     const transport = new HttpServerTransport(this, sessionId);
-    this.sessions.set(sessionId, transport);
-    this.recency.touch(transport);
+    const slot = new SessionSlot(transport, key);
+    this.sessions.set(sessionId, slot);
+    if (key !== undefined) this.perClient.set(key, (this.perClient.get(key) ?? 0) + 1);
+    this.tiers.touch(slot);
     this.attach(transport);
+    transport.session?.onInitialized(() => {
+      if (this.slotOf(transport) === slot) this.tiers.promote(slot, Tier.Ready);
+    });
     this.scheduleSweep();
     this.notify(() => this.options.onSessionStart?.(sessionId));
     return transport;
@@ -128,7 +166,7 @@ export class SessionManager implements TransportHost {
   async shutdown(deadlineMs: number): Promise<void> {
     this.accepting = false;
     this.stopSweep();
-    const all = [...this.sessions.values(), ...this.stateless];
+    const all = [...[...this.sessions.values()].map((slot) => slot.transport), ...this.stateless];
     const closing = Promise.all(all.map((transport) => this.terminate(transport, 'shutdown')));
     const finished = await within(closing, deadlineMs);
     // Past the deadline, cut the streams; the engines finish their teardown on their own.
@@ -138,8 +176,24 @@ export class SessionManager implements TransportHost {
 
   touched(transport: HttpServerTransport): void {
     transport.lastSeen = Date.now();
+    const slot = this.slotOf(transport);
+    if (slot) this.tiers.touch(slot);
+  }
+
+  /**
+   * A request other than `initialize` was routed to `transport`: a session that makes calls is
+   * protected from eviction while active (see `sessions.recentWorkMs`). `ping` is not work.
+   */
+  called(transport: HttpServerTransport, method: string): void {
+    if (method === 'ping' || method === 'initialize') return;
+    const slot = this.slotOf(transport);
+    if (slot) this.tiers.promote(slot, Tier.Working);
+  }
+
+  private slotOf(transport: HttpServerTransport): SessionSlot | undefined {
     const sessionId = transport.sessionId;
-    if (sessionId !== undefined && this.sessions.get(sessionId) === transport) this.recency.touch(transport);
+    const slot = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    return slot?.transport === transport ? slot : undefined;
   }
 
   transportClosed(transport: HttpServerTransport): void {
@@ -158,23 +212,26 @@ export class SessionManager implements TransportHost {
       this.stateless.delete(transport);
       return;
     }
-    if (this.sessions.get(sessionId) === transport) {
+    const slot = this.slotOf(transport);
+    if (slot) {
       this.sessions.delete(sessionId);
-      this.recency.remove(transport);
+      this.tiers.remove(slot);
+      if (slot.key !== undefined) {
+        const left = (this.perClient.get(slot.key) ?? 1) - 1;
+        if (left > 0) this.perClient.set(slot.key, left);
+        else this.perClient.delete(slot.key);
+      }
     }
     if (this.sessions.size === 0) this.stopSweep();
     this.notify(() => this.options.onSessionEnd?.(sessionId, reason));
   }
 
-  /** Evict the least recently used session with no open exchange. */
+  /** Evict one session that is not in use, lowest tier first (see {@link SessionTiers}). */
   private evictOne(): boolean {
-    for (let transport = this.recency.oldest; transport; transport = transport.newer) {
-      if (transport.attached === 0) {
-        void this.terminate(transport, 'evicted');
-        return true;
-      }
-    }
-    return false;
+    const victim = this.tiers.evictable(Date.now() - this.recentWorkMs);
+    if (!victim) return false;
+    void this.terminate(victim.transport, 'evicted');
+    return true;
   }
 
   private scheduleSweep(): void {
@@ -192,13 +249,8 @@ export class SessionManager implements TransportHost {
   /** @internal Expire idle sessions; runs from the sweep timer. */
   sweep(): void {
     this.sweepTimer = undefined;
-    const cutoff = Date.now() - this.idleMs;
-    let next: HttpServerTransport | undefined;
-    for (let transport = this.recency.oldest; transport; transport = next) {
-      // LRU order: everything after the first recent session is recent too.
-      if (transport.lastSeen > cutoff) break;
-      next = transport.newer; // terminate() takes the session out of the list
-      if (transport.attached === 0) void this.terminate(transport, 'expired');
+    for (const slot of this.tiers.expired(Date.now() - this.idleMs)) {
+      void this.terminate(slot.transport, 'expired');
     }
     if (this.sessions.size > 0) this.scheduleSweep();
   }
@@ -210,6 +262,24 @@ export class SessionManager implements TransportHost {
       this.logger.error('session callback failed', error);
     }
   }
+}
+
+/** The facts `sessions.clientKey` sees; headers are built only if it reads them. */
+function clientFacts(exchange: HttpExchange, extra: HttpRequestExtra | undefined): SessionClient {
+  return {
+    remoteAddress: extra?.remoteAddress,
+    authInfo: extra?.authInfo,
+    get headers() {
+      return exchange.headers();
+    },
+  };
+}
+
+function withRetryAfter(reply: HttpReply, seconds: number): HttpReply {
+  return Object.freeze({
+    ...reply,
+    headers: Object.freeze({ ...reply.headers, 'retry-after': String(seconds) }),
+  });
 }
 
 function sweep(manager: SessionManager): void {
