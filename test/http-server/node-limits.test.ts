@@ -46,7 +46,11 @@ async function trickle(socket: Socket, chunk: string, everyMs: number, max: numb
   return sent;
 }
 
-/** POST `size` bytes of body with Node's http client, in 64 KiB writes; resolves with what it saw. */
+/**
+ * POST `size` bytes of body with Node's http client, in 64 KiB writes; resolves once the
+ * connection closed, with the status and any error the client met (a reset while it was still
+ * writing shows up as EPIPE or ECONNRESET, even after the response arrived).
+ */
 function postLarge(
   url: string,
   size: number,
@@ -55,27 +59,15 @@ function postLarge(
   return new Promise((resolve) => {
     let status: number | undefined;
     let error: string | undefined;
-    let settled = false;
-    const settle = (): void => {
-      if (settled) return;
-      settled = true;
-      resolve({ status, error });
-    };
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: JSON_AND_SSE };
     if (declareLength) headers['content-length'] = String(size);
     const req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
       status = res.statusCode;
       res.resume();
-      res.once('end', settle);
-      res.once('error', (e) => {
-        error = e.message;
-        settle();
-      });
+      res.once('error', (e) => (error ??= e.message));
     });
-    req.on('error', (e) => {
-      error = e.message;
-      settle();
-    });
+    req.on('error', (e: NodeJS.ErrnoException) => (error ??= e.code ?? e.message));
+    req.once('close', () => resolve({ status, error }));
     const chunk = Buffer.alloc(64 * 1024, 0x20);
     let left = size;
     const pump = (): void => {
