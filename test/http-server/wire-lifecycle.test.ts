@@ -46,6 +46,8 @@ interface Wire {
   get: SseReader;
   /** Contexts kept by the `keep` tool, by key. */
   kept: Map<string, RequestContext>;
+  /** What the late back-channel request of `use-after-cancel` rejected with, by key. */
+  lateErrors: Map<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -56,10 +58,13 @@ interface Wire {
  * - `instant`: returns at once.
  * - `gated`: returns when the test opens its gate; throws its abort reason if aborted first.
  * - `keep`: keeps its context and returns.
+ * - `use-after-cancel`: waits for its abort, then notifies, reports progress and makes a
+ *   back-channel request (its error is kept in `lateErrors`), then returns.
  */
 async function startWire(): Promise<Wire> {
   const probes = new Probes();
   const kept = new Map<string, RequestContext>();
+  const lateErrors = new Map<string, unknown>();
   const server = new Server({ name: 'wire', version: '1' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/call', async (params, ctx) => {
     const args = (params.arguments ?? {}) as JsonObject;
@@ -86,6 +91,12 @@ async function startWire(): Promise<Wire> {
         case 'keep':
           kept.set(key, ctx);
           return text(`kept ${key}`);
+        case 'use-after-cancel':
+          await aborted(ctx.signal);
+          await ctx.notify('notifications/message', { level: 'info', data: 'late' });
+          await ctx.progress(1, 2, 'late');
+          lateErrors.set(key, await ctx.request('roots/list', {}).catch((error: unknown) => error));
+          return text(`${key} done`);
         default:
           return text('unknown');
       }
@@ -117,6 +128,7 @@ async function startWire(): Promise<Wire> {
     sessionId,
     get,
     kept,
+    lateErrors,
     close: async () => {
       await get.cancel();
       await serving.close({ deadlineMs: 2_000 });
@@ -306,15 +318,25 @@ test('guarantee 11 / scenario 15: a context used after its response: request thr
   }
 });
 
-test('guarantee 11: the context of a cancelled request is dead at once, over HTTP too', async () => {
+test('guarantee 11: the context of a cancelled request is dead at once: nothing it sends is written', async () => {
   const wire = await startWire();
   try {
-    const stream = await callOnStream(wire, 1, 'gated', { key: 'c' });
-    await within(wire.probes.for(wire.probes.started, 'c').promise);
+    const response = await post(
+      wire.url,
+      {
+        ...callTool(1, 'use-after-cancel'),
+        params: { name: 'use-after-cancel', arguments: { key: 'u' }, _meta: { progressToken: 'tok' } },
+      },
+      { sessionId: wire.sessionId },
+    );
+    const stream = new SseReader(response);
+    await within(wire.probes.for(wire.probes.started, 'u').promise);
     await cancel(wire, 1);
     expect(await within(stream.rest())).toEqual([{ ...CANCELLED, id: 1 }]);
-    await within(wire.probes.for(wire.probes.finished, 'c').promise);
-    expect(await standaloneUntilMarker(wire, 'after-c')).toEqual([]);
+    await within(wire.probes.for(wire.probes.finished, 'u').promise);
+    expect(wire.lateErrors.get('u')).toBeInstanceOf(ContextClosedError);
+    expect(await standaloneUntilMarker(wire, 'after-u')).toEqual([]);
+    await expectServing(wire, 2);
   } finally {
     await wire.close();
   }
