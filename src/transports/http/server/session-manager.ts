@@ -4,35 +4,22 @@
  * ({@link SessionManager.terminate}).
  */
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
-import { ErrorCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
 import type { EventStore } from './event-store.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
 import type { HttpRequestExtra } from './http-handler.js';
+import { ClientQuota, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
 import {
   DEFAULT_IDLE_MS,
-  DEFAULT_MAX_PER_CLIENT,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RECENT_WORK_MS,
   type HttpHandlerOptions,
-  type SessionClient,
   type SessionEndReason,
 } from './options.js';
-import { httpError, SHUTTING_DOWN } from './responses.js';
+import { SHUTTING_DOWN } from './responses.js';
 import { SessionSlot, SessionTiers, Tier } from './session-tiers.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
 import type { KeepAlive } from './sse-writer.js';
-
-/** Full, and every session is in use or did work recently: come back soon. */
-const SESSIONS_FULL: HttpReply = withRetryAfter(
-  httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later'),
-  5,
-);
-/** This client holds its quota of sessions: it must end (DELETE) or reuse one. */
-const CLIENT_LIMIT: HttpReply = withRetryAfter(
-  httpError(429, ErrorCode.ConnectionClosed, 'Too many sessions for this client; end one first'),
-  60,
-);
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -53,10 +40,7 @@ function randomId(): string {
 export class SessionManager implements TransportHost {
   private readonly sessions = new Map<string, SessionSlot>();
   private readonly tiers = new SessionTiers();
-  /** Live sessions per client key (keys with none are deleted). */
-  private readonly perClient = new Map<string, number>();
-  private readonly clientKey: ((client: SessionClient) => string | undefined) | undefined;
-  private readonly maxPerClient: number;
+  private readonly quota: ClientQuota;
   private readonly recentWorkMs: number;
   /** Stateless exchanges in flight, so shutdown can reach them too. */
   private readonly stateless = new Set<HttpServerTransport>();
@@ -80,8 +64,7 @@ export class SessionManager implements TransportHost {
     this.idleMs = Math.max(1, sessions.idleMs ?? DEFAULT_IDLE_MS);
     this.max = Math.max(1, sessions.max ?? DEFAULT_MAX_SESSIONS);
     this.generateId = sessions.generateId ?? randomId;
-    this.clientKey = sessions.clientKey;
-    this.maxPerClient = Math.max(1, sessions.maxPerClient ?? DEFAULT_MAX_PER_CLIENT);
+    this.quota = new ClientQuota(sessions);
     this.recentWorkMs = Math.max(0, sessions.recentWorkMs ?? DEFAULT_RECENT_WORK_MS);
     this.connection = options.connection;
     this.retryMs = retryMs;
@@ -111,8 +94,8 @@ export class SessionManager implements TransportHost {
    */
   create(exchange: HttpExchange, extra: HttpRequestExtra | undefined): HttpServerTransport | HttpReply {
     if (!this.accepting) return SHUTTING_DOWN;
-    const key = this.clientKey?.(clientFacts(exchange, extra));
-    if (key !== undefined && (this.perClient.get(key) ?? 0) >= this.maxPerClient) return CLIENT_LIMIT;
+    const key = this.quota.keyOf(exchange, extra);
+    if (!this.quota.admits(key)) return CLIENT_LIMIT;
     if (this.sessions.size >= this.max && !this.evictOne()) return SESSIONS_FULL;
     const sessionId = this.generateId();
     if (!VISIBLE_ASCII.test(sessionId) || this.sessions.has(sessionId)) {
@@ -121,7 +104,7 @@ export class SessionManager implements TransportHost {
     const transport = new HttpServerTransport(this, sessionId);
     const slot = new SessionSlot(transport, key);
     this.sessions.set(sessionId, slot);
-    if (key !== undefined) this.perClient.set(key, (this.perClient.get(key) ?? 0) + 1);
+    this.quota.add(key);
     this.tiers.touch(slot);
     this.attach(transport);
     transport.session?.onInitialized(() => {
@@ -216,11 +199,7 @@ export class SessionManager implements TransportHost {
     if (slot) {
       this.sessions.delete(sessionId);
       this.tiers.remove(slot);
-      if (slot.key !== undefined) {
-        const left = (this.perClient.get(slot.key) ?? 1) - 1;
-        if (left > 0) this.perClient.set(slot.key, left);
-        else this.perClient.delete(slot.key);
-      }
+      this.quota.release(slot.key);
     }
     if (this.sessions.size === 0) this.stopSweep();
     this.notify(() => this.options.onSessionEnd?.(sessionId, reason));
@@ -262,24 +241,6 @@ export class SessionManager implements TransportHost {
       this.logger.error('session callback failed', error);
     }
   }
-}
-
-/** The facts `sessions.clientKey` sees; headers are built only if it reads them. */
-function clientFacts(exchange: HttpExchange, extra: HttpRequestExtra | undefined): SessionClient {
-  return {
-    remoteAddress: extra?.remoteAddress,
-    authInfo: extra?.authInfo,
-    get headers() {
-      return exchange.headers();
-    },
-  };
-}
-
-function withRetryAfter(reply: HttpReply, seconds: number): HttpReply {
-  return Object.freeze({
-    ...reply,
-    headers: Object.freeze({ ...reply.headers, 'retry-after': String(seconds) }),
-  });
 }
 
 function sweep(manager: SessionManager): void {
