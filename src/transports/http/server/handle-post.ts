@@ -40,9 +40,6 @@ const PARSE_ERROR = Object.freeze(messageError(ErrorCode.ParseError, 'Parse erro
 const BATCH_REFUSED = Object.freeze(
   messageError(ErrorCode.InvalidRequest, 'Batch requests are not supported', null),
 );
-const TOO_MANY_SESSIONS = Object.freeze(
-  httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later'),
-);
 
 /**
  * What a handler sees as `ctx.info`: the request headers are built only if it reads them.
@@ -113,8 +110,8 @@ export async function handlePost(
     if (sessionId === null) {
       if (!isInitialize) return SESSION_REQUIRED;
       if (ctx.closing) return SHUTTING_DOWN;
-      const created = ctx.manager.create();
-      if (!created) return TOO_MANY_SESSIONS;
+      const created = ctx.manager.create(exchange, extra);
+      if ('status' in created) return created;
       transport = created;
     } else {
       const found = ctx.manager.get(sessionId);
@@ -138,6 +135,7 @@ export async function handlePost(
       id,
     });
   }
+  ctx.manager.called(transport, classified.message.method);
   const eager = ctx.options.postResponse === 'sse';
   return transport.request(classified.message, info, accepts.json, accepts.sse, eager, exchange);
 }

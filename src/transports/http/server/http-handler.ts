@@ -40,6 +40,8 @@ import { toResponse, WebExchange } from './web-exchange.js';
 export interface HttpRequestExtra {
   /** Whatever your authentication middleware established (e.g. Express's `req.auth`). */
   authInfo?: unknown;
+  /** The client's address, if the host knows it (the Node adapter passes it); see `sessions.clientKey`. */
+  remoteAddress?: string;
 }
 
 /**

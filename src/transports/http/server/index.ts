@@ -5,10 +5,13 @@ export {
   DEFAULT_IDLE_MS,
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_PER_CLIENT,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_RECENT_WORK_MS,
   DEFAULT_RETRY_MS,
   LOOPBACK_HOSTS,
   type HttpHandlerOptions,
+  type SessionClient,
   type SessionEndReason,
   type SessionOptions,
 } from './options.js';
