@@ -171,7 +171,7 @@ describe('onerror', () => {
     server.tool('wait', { description: 'Waits to be cancelled' }, async (_a, ctx) => {
       try {
         started();
-        await new Promise((_resolve, reject) =>
+        return await new Promise<string>((_resolve, reject) =>
           ctx.signal.addEventListener('abort', () => reject(new Error('stopped'))),
         );
       } finally {
