@@ -31,7 +31,7 @@ describe('a missing client capability in the legacy era', () => {
     s.resource('roots', 'test://roots', {}, async (_uri, ctx) => JSON.stringify(await ctx.listRoots()));
     open = await connect(s, { capabilities: {} });
 
-    const result = (await open.client.request('tools/call', { name: 'ask' }));
+    const result = await open.client.request('tools/call', { name: 'ask' });
     expect(result).toEqual({
       content: [{ type: 'text', text: 'The client did not declare the "elicitation.form" capability' }],
       isError: true,

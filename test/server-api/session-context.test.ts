@@ -92,7 +92,7 @@ describe('ctx.session over the memory transport', () => {
     const server = whoamiServer(seen);
     server.server.setRequestHandler('custom/calls', (_params, _ctx, session) => ({
       id: session.id,
-      calls: (session.state.get('calls')) ?? 0,
+      calls: session.state.get('calls') ?? 0,
     }));
     const c = await connect(server);
     open.push(c);
