@@ -73,10 +73,34 @@ export async function guarded<T>(
   target: string,
   run: () => T | PromiseLike<T>,
 ): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    ctx.failed(error, target);
+  return reportingFailures(run, (error) => ctx.failed(error, target));
+}
+
+/**
+ * Call `run`; hand a synchronous throw or a rejection to `report`, then pass it on unchanged.
+ * A synchronous result stays synchronous (no promise on the hot path of sync handlers).
+ */
+export function reportingFailures<T>(
+  run: () => T | PromiseLike<T>,
+  report: (error: unknown) => void,
+): T | Promise<T> {
+  const fail = (error: unknown): never => {
+    report(error);
     throw error;
+  };
+  let returned: T | PromiseLike<T>;
+  try {
+    returned = run();
+  } catch (error) {
+    return fail(error);
   }
+  return isThenable(returned) ? Promise.resolve(returned).then(undefined, fail) : returned;
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -10,6 +10,7 @@ import type { JsonObject } from '../core/jsonrpc.js';
 import { negotiateVersion, type ProtocolVersion } from '../core/protocol-version.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
+import { reportingFailures } from './handler-errors.js';
 import { isSelfReporting } from './self-reporting.js';
 import { methodNotFound, type Implementation, type Server } from './server.js';
 
@@ -169,18 +170,14 @@ export class ServerSession implements HandlerSession {
     // McpServer's own handlers report the failures of user code themselves (they know the tool,
     // and tell a bad request from a failing handler); only other handlers are wrapped here.
     if (isSelfReporting(handler)) return handler(params, ctx, this);
-    const report = (error: unknown): never => {
-      if (!ctx.ended)
-        this.server.reportFailure(error, { method: ctx.method, requestId: ctx.id, sessionId: this.id });
-      throw error;
-    };
-    let returned: JsonObject | PromiseLike<JsonObject>;
-    try {
-      returned = handler(params, ctx, this);
-    } catch (error) {
-      return report(error);
-    }
-    return isThenable(returned) ? Promise.resolve(returned).then(undefined, report) : returned;
+    return reportingFailures(
+      () => handler(params, ctx, this),
+      (error) => {
+        // A failure after a cancel or teardown is explained by the abort; not reported.
+        if (!ctx.ended)
+          this.server.reportFailure(error, { method: ctx.method, requestId: ctx.id, sessionId: this.id });
+      },
+    );
   }
 
   private notification(
@@ -190,22 +187,9 @@ export class ServerSession implements HandlerSession {
   ): void | Promise<void> {
     const handler = this.server.notificationHandlerFor(method);
     if (!handler) return;
-    const report = (error: unknown): never => {
-      this.server.reportFailure(error, { method, requestId: undefined, sessionId: this.id });
-      throw error;
-    };
-    let returned: void | PromiseLike<void>;
-    try {
-      returned = handler(params, this, info);
-    } catch (error) {
-      return report(error);
-    }
-    return isThenable(returned) ? Promise.resolve(returned).then(undefined, report) : undefined;
+    return reportingFailures(
+      () => handler(params, this, info),
+      (error) => this.server.reportFailure(error, { method, requestId: undefined, sessionId: this.id }),
+    );
   }
-}
-
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return (
-    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
-  );
 }
