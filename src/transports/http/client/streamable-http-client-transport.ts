@@ -5,7 +5,7 @@
 import { ConnectionClosedError } from '../../../core/errors.js';
 import { Inbox } from '../../../core/inbox.js';
 import { isRequestId, type JsonRpcMessage, type RequestId } from '../../../core/jsonrpc.js';
-import type { SendOptions, Transport } from '../../../core/transport.js';
+import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
 import { HttpTransportError, type SessionExpiredError } from './errors.js';
 import { discard, isObject, mediaType, readBoundedText, tryParseJson } from './http-body.js';
 import { HttpSession } from './http-session.js';
@@ -66,6 +66,8 @@ export class StreamableHttpClientTransport implements Transport {
   /** Every fetch or stream in flight, so that close() can end them all. */
   private readonly active = new Set<AbortController>();
   private readonly outbound = new Map<RequestId, OutboundRequest>();
+  /** Messages that came on a request's response stream, with the id of that request. */
+  private readonly related = new WeakMap<object, MessageInfo>();
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -107,6 +109,15 @@ export class StreamableHttpClientTransport implements Transport {
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
     return this.inbox;
+  }
+
+  /**
+   * A message read on the SSE stream of one of our POSTs (or on a GET resuming that stream) names
+   * that POST's request as `relatedRequestId`: when the engine gives up on that request, it aborts
+   * the handlers of such server→client requests instead of answering into a dead exchange.
+   */
+  messageInfo(message: object): MessageInfo | undefined {
+    return this.related.get(message);
   }
 
   async send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
@@ -216,7 +227,8 @@ export class StreamableHttpClientTransport implements Transport {
     // Resume within the session the request was made in, even if a new one started meanwhile.
     const reopen = (lastEventId: string | undefined, signal: AbortSignal): Promise<Response> =>
       this.http.get(signal, lastEventId, session);
-    const host = { ...this.streams, reopen };
+    const onData = (data: string): void => this.onEventData(data, id);
+    const host = { ...this.streams, onData, reopen };
     const result = await followStream(host, response, entry.controller.signal, () => entry.answered, true);
     this.release(id, entry);
     if (!result.lost || this.closed) return;
@@ -228,14 +240,15 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  private onEventData(data: string): void {
+  private onEventData(data: string, relatedRequestId?: RequestId): void {
     const message = tryParseJson(data);
     if (message === undefined) this.report(new HttpTransportError('Dropped an SSE event that is not JSON'));
-    else this.deliver(message);
+    else this.deliver(message, relatedRequestId);
   }
 
   /** Every inbound message passes here: it marks its request answered and learns the version. */
-  private deliver(message: unknown): void {
+  private deliver(message: unknown, relatedRequestId?: RequestId): void {
+    if (relatedRequestId !== undefined && isObject(message)) this.related.set(message, { relatedRequestId });
     if (isObject(message) && message.method === undefined && isRequestId(message.id)) {
       const entry = this.outbound.get(message.id);
       if (entry) {
