@@ -7,7 +7,12 @@ export {
   type TypedCallToolResult,
 } from './mcp-client.js';
 export { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
-export type { McpClientEventName, McpClientEvents, McpClientListener } from './client-events.js';
+export type {
+  McpClientEventName,
+  McpClientEvents,
+  McpClientListener,
+  McpClientListenerError,
+} from './client-events.js';
 export {
   applyElicitationDefaults,
   type ElicitationOptions,
