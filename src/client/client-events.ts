@@ -6,6 +6,7 @@
 import type { ElicitationCompleteParams } from '../core/types/elicitation.js';
 import type { LoggingMessageParams } from '../core/types/logging.js';
 import type { ResourceUpdatedParams } from '../core/types/resources.js';
+import type { SessionReset } from './session-renewal.js';
 
 /**
  * Events of an `McpClient`, with their payloads.
@@ -29,6 +30,11 @@ export interface McpClientEvents {
   elicitationComplete: ElicitationCompleteParams;
   /** The connection ended (any cause). Fires once per connection. */
   close: undefined;
+  /**
+   * Streamable HTTP: the server had forgotten our session (404) and a new one replaced it. What
+   * the server kept per session is gone: subscribe again, set the log level again.
+   */
+  sessionReset: SessionReset;
   /**
    * A listener of `event` threw or rejected. Also passed to the connection logger's `error`; a
    * failing `error` listener goes to the logger only.

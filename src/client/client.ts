@@ -18,6 +18,7 @@ import {
 } from '../core/protocol-version.js';
 import type { Transport } from '../core/transport.js';
 import type { Implementation } from '../server/server.js';
+import { SessionRenewal, type SessionReset } from './session-renewal.js';
 
 /**
  * @example
@@ -28,6 +29,11 @@ export interface ClientOptions {
   /** Version to ask for in `initialize`. Default: the latest supported. */
   protocolVersion?: ProtocolVersion;
   connection?: ConnectionOptions;
+  /**
+   * When the server answers 404 for our session (Streamable HTTP), start a new session with the
+   * same capabilities and client info, and resend the requests it refused. Default true.
+   */
+  renewSession?: boolean;
 }
 
 /**
@@ -44,6 +50,9 @@ export class Client {
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private connectionValue: Connection | undefined;
+  private renewal: SessionRenewal | undefined;
+  /** Called after a new session replaced one the server had forgotten (see `renewSession`). */
+  onsessionreset: ((reset: SessionReset) => void) | undefined;
   capabilities: JsonObject;
   serverCapabilities: JsonObject | undefined;
   serverInfo: Implementation | undefined;
@@ -103,37 +112,28 @@ export class Client {
     connection.fallbackNotificationHandler = (params, info, method) =>
       this.notificationHandlers.get(method)?.(params, info, method);
     connection.setRequestHandler('ping', () => ({}));
+    this.renewal = undefined;
     void connection.start();
     try {
-      const result = await connection.request(
-        'initialize',
-        {
-          protocolVersion: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
-          capabilities: this.capabilities,
-          clientInfo: this.info,
-        },
-        options,
-      );
-      if (!isSupportedVersion(result.protocolVersion)) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          `Server answered with an unsupported protocol version: ${String(result.protocolVersion)}`,
-        );
-      }
-      this.protocolVersion = result.protocolVersion;
-      this.serverCapabilities = (result.capabilities as JsonObject | undefined) ?? {};
-      this.serverInfo = result.serverInfo as Implementation | undefined;
-      this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
-      await connection.notify('notifications/initialized');
+      await this.handshake(connection, options);
     } catch (error) {
       await connection.close();
       throw error;
     }
+    // Only a transport with sessions can lose one (Streamable HTTP); others pay nothing for this.
+    if (transport.sessionId !== undefined && this.options.renewSession !== false) {
+      this.renewal = new SessionRenewal(
+        () => this.handshake(connection, undefined),
+        (previousSessionId) => this.sessionRenewed(previousSessionId, transport),
+      );
+    }
   }
 
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
-    if (!this.connectionValue) return Promise.reject(new NotConnectedError());
-    return this.connectionValue.request(method, params, options);
+    const connection = this.connectionValue;
+    if (!connection) return Promise.reject(new NotConnectedError());
+    if (!this.renewal) return connection.request(method, params, options);
+    return this.renewal.run(() => connection.request(method, params, options));
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
@@ -143,5 +143,40 @@ export class Client {
 
   close(): Promise<void> {
     return this.connectionValue?.close() ?? Promise.resolve();
+  }
+
+  /** `initialize` (same capabilities, client info and requested version every time), then `initialized`. */
+  private async handshake(
+    connection: Connection,
+    options: Pick<RequestOptions, 'signal' | 'timeoutMs'> | undefined,
+  ): Promise<void> {
+    const result = await connection.request(
+      'initialize',
+      {
+        protocolVersion: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+        capabilities: this.capabilities,
+        clientInfo: this.info,
+      },
+      options,
+    );
+    if (!isSupportedVersion(result.protocolVersion)) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Server answered with an unsupported protocol version: ${String(result.protocolVersion)}`,
+      );
+    }
+    this.protocolVersion = result.protocolVersion;
+    this.serverCapabilities = (result.capabilities as JsonObject | undefined) ?? {};
+    this.serverInfo = result.serverInfo as Implementation | undefined;
+    this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
+    await connection.notify('notifications/initialized');
+  }
+
+  private sessionRenewed(previousSessionId: string, transport: Transport): void {
+    try {
+      this.onsessionreset?.({ previousSessionId, sessionId: transport.sessionId });
+    } catch (error) {
+      this.options.connection?.logger?.error('onsessionreset failed', error);
+    }
   }
 }

@@ -22,6 +22,7 @@ export {
 export type { SamplingHandler, SamplingOptions } from './sampling.js';
 export type { RootsSource } from './roots.js';
 export { ProtocolViolationError, ToolOutputValidationError } from './errors.js';
+export type { SessionReset } from './session-renewal.js';
 export { DEFAULT_MAX_PAGES, paginate, type PaginateOptions } from './pagination.js';
 export {
   defaultJsonSchemaValidator,

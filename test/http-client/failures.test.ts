@@ -37,7 +37,7 @@ afterEach(async () => {
 const call = (name: string) => ({ name, arguments: {} });
 
 describe('Streamable HTTP client transport: failures', () => {
-  it('404 for a known session: SessionExpiredError, hook once, fail fast until re-initialized', async () => {
+  it('404 for a known session (renewSession off): SessionExpiredError, hook once, fail fast until re-initialized', async () => {
     let expiredSession = false;
     server = await startMockServer((seen, _req, res) => {
       const method = seen.body?.method;
@@ -52,7 +52,11 @@ describe('Streamable HTTP client transport: failures', () => {
       }
       return false;
     });
-    const { client, transport } = await connectClient(server.url, { openGetStream: false });
+    const { client, transport } = await connectClient(
+      server.url,
+      { openGetStream: false },
+      { renewSession: false },
+    );
     const expired: SessionExpiredError[] = [];
     transport.onsessionexpired = (error) => expired.push(error);
 

@@ -103,11 +103,14 @@ export class HttpSession {
     }
   }
 
-  /** The server answered 404 to a request carrying `session`. */
-  expire(session: string): SessionExpiredError {
+  /**
+   * The server answered 404 to a request carrying `session`. `retryable`: the request itself was
+   * refused, unprocessed (a POST), rather than lost mid-answer (see {@link SessionExpiredError}).
+   */
+  expire(session: string, retryable = false): SessionExpiredError {
+    const error = new SessionExpiredError(session, { retryable });
     // A 404 for a session we already replaced says nothing about the current one.
-    if (this.id !== session) return new SessionExpiredError(session);
-    const error = new SessionExpiredError(session);
+    if (this.id !== session) return error;
     this.expired = error;
     this.id = undefined;
     this.onExpired(error);

@@ -6,7 +6,7 @@ import { ConnectionClosedError } from '../../../core/errors.js';
 import { Inbox } from '../../../core/inbox.js';
 import { isRequestId, type JsonRpcMessage, type RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
-import { HttpTransportError, type SessionExpiredError } from './errors.js';
+import { HttpTransportError, SessionExpiredError } from './errors.js';
 import { discard, isObject, mediaType, readBoundedText, tryParseJson } from './http-body.js';
 import { HttpSession } from './http-session.js';
 import { reconnectPolicy, type StreamableHttpClientOptions } from './options.js';
@@ -18,6 +18,8 @@ interface OutboundRequest {
   readonly controller: AbortController;
   readonly initialize: boolean;
   answered: boolean;
+  /** Set once its answer comes as an SSE stream: the session that stream belongs to. */
+  stream?: { session: string | undefined };
 }
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -129,7 +131,8 @@ export class StreamableHttpClientTransport implements Transport {
       this.http.reset();
       this.standalone.stop();
     } else if (this.http.expired) {
-      throw this.http.expired;
+      // Not sent at all: safe to send again once a new session exists.
+      throw new SessionExpiredError(this.http.expired.sessionId, { retryable: true });
     }
     if (method === 'notifications/cancelled' && 'params' in message)
       this.stopRequest(message.params?.requestId);
@@ -161,6 +164,7 @@ export class StreamableHttpClientTransport implements Transport {
       const type = mediaType(response);
       if (type === 'text/event-stream' && response.body) {
         followed = true;
+        entry.stream = { session };
         void this.followRequest(request.id, entry, response, session);
       } else if (type === 'application/json') {
         await this.readJson(response);
@@ -198,11 +202,12 @@ export class StreamableHttpClientTransport implements Transport {
     session: string | undefined,
   ): Promise<void> {
     const body = tryParseJson(await readBoundedText(response, ERROR_BODY_LIMIT));
+    // The session is gone, whatever the body says: the server did not process this POST.
+    if (response.status === 404 && session !== undefined) throw this.http.expire(session, true);
     if (id !== undefined && isObject(body) && body.id === id && isObject(body.error)) {
       this.deliver(body);
       return;
     }
-    if (response.status === 404 && session !== undefined) throw this.http.expire(session);
     const detail = isObject(body) && isObject(body.error) ? String(body.error.message) : response.statusText;
     throw this.fail(
       new HttpTransportError(`HTTP ${response.status}${detail ? `: ${detail}` : ''}`, response.status),
@@ -231,10 +236,15 @@ export class StreamableHttpClientTransport implements Transport {
     const host = { ...this.streams, onData, reopen };
     const result = await followStream(host, response, entry.controller.signal, () => entry.answered, true);
     this.release(id, entry);
-    if (!result.lost || this.closed) return;
-    this.fail(result.cause);
+    if (result.lost) this.lose(id, result.cause);
+  }
+
+  /** The answer to `id` can no longer arrive: the engine fails that request alone. */
+  private lose(id: RequestId, cause: Error): void {
+    if (this.closed) return;
+    this.fail(cause);
     try {
-      this.onrequestlost?.(id, result.cause);
+      this.onrequestlost?.(id, cause);
     } catch (error) {
       this.report(error);
     }
@@ -265,6 +275,14 @@ export class StreamableHttpClientTransport implements Transport {
   private sessionExpired(error: SessionExpiredError): void {
     this.lastError = error;
     this.standalone.stop();
+    // The streams still open in that session can no longer bring their answers (the server ended
+    // its handlers with the session): fail those requests now rather than wait for the streams.
+    for (const [id, entry] of [...this.outbound]) {
+      if (entry.answered || entry.stream === undefined || entry.stream.session !== error.sessionId) continue;
+      entry.controller.abort();
+      this.release(id, entry);
+      this.lose(id, new SessionExpiredError(error.sessionId));
+    }
     try {
       this.onsessionexpired?.(error);
     } catch (hookError) {

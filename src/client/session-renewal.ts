@@ -1,0 +1,92 @@
+/**
+ * A new session when the server forgot ours (Streamable HTTP 404). The spec says the client MUST
+ * then start a new session with a fresh `initialize`; this does it once per burst of 404s, and
+ * resends the requests the server refused unprocessed, once each.
+ */
+import { ConnectionClosedError } from '../core/errors.js';
+import { SessionExpiredError } from '../transports/http/client/errors.js';
+
+/**
+ * What a client tells its listeners after a new session replaced one the server had forgotten.
+ *
+ * @example
+ * client.on('sessionReset', ({ previousSessionId, sessionId }) => console.error(`${previousSessionId} → ${sessionId}`));
+ */
+export interface SessionReset {
+  /** The session the server answered 404 for. */
+  previousSessionId: string;
+  /** The session the new `initialize` opened (`undefined` if the server runs without sessions now). */
+  sessionId: string | undefined;
+}
+
+const ignore = (): void => undefined;
+
+/**
+ * Sends requests through {@link run}: a request the server refused with 404 for our session is
+ * resent once after a new handshake. Every request that meets the 404 of one session joins the same
+ * handshake; a 404 for a session already replaced just resends. A request that meets a 404 again
+ * after its session was renewed fails with that error: no loop. A failed handshake fails the
+ * requests waiting on it, and the next request tries once more.
+ *
+ * @example
+ * const renewal = new SessionRenewal(() => handshake(), (from) => console.error(`session ${from} renewed`));
+ * const tools = await renewal.run(() => connection.request('tools/list', {}));
+ */
+export class SessionRenewal {
+  private current: { from: string; done: Promise<void> } | undefined;
+  /** Sessions already replaced: a late 404 for one of them needs no new handshake. */
+  private readonly replaced = new Set<string>();
+  /** A handshake that failed: the next request starts with another try. */
+  private failedFrom: string | undefined;
+
+  constructor(
+    private readonly reinitialize: () => Promise<void>,
+    private readonly onRenewed: (previousSessionId: string) => void,
+  ) {}
+
+  async run<T>(send: () => Promise<T>): Promise<T> {
+    let renewed = false;
+    // Nothing goes out while the session is being replaced: it would carry no session id.
+    if (this.current) await this.current.done.then(undefined, ignore);
+    if (this.failedFrom !== undefined) {
+      await this.renew(this.failedFrom);
+      renewed = true;
+    }
+    try {
+      return await send();
+    } catch (error) {
+      const expired = unprocessedBySession(error);
+      if (!expired || renewed) throw error;
+      await this.renew(expired.sessionId);
+      return send();
+    }
+  }
+
+  private renew(from: string): Promise<void> {
+    if (this.replaced.has(from)) return Promise.resolve();
+    if (this.current?.from === from) return this.current.done;
+    const done = this.handshake(from);
+    this.current = { from, done };
+    return done;
+  }
+
+  private async handshake(from: string): Promise<void> {
+    try {
+      await this.reinitialize();
+    } catch (error) {
+      this.failedFrom = from;
+      throw error;
+    } finally {
+      if (this.current?.from === from) this.current = undefined;
+    }
+    this.failedFrom = undefined;
+    this.replaced.add(from);
+    this.onRenewed(from);
+  }
+}
+
+/** The session 404 behind `error`, if the request it failed was not processed (safe to resend). */
+function unprocessedBySession(error: unknown): SessionExpiredError | undefined {
+  const cause = error instanceof ConnectionClosedError ? error.cause : undefined;
+  return cause instanceof SessionExpiredError && cause.retryable ? cause : undefined;
+}
