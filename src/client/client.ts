@@ -36,6 +36,11 @@ export interface ClientOptions {
   renewSession?: boolean;
 }
 
+/** A transport that can tell when the server forgot its session (Streamable HTTP). */
+interface SessionWatchable {
+  watchSessionExpiry(listener: (sessionId: string) => void): () => void;
+}
+
 /**
  * The low-level MCP client.
  *
@@ -122,10 +127,21 @@ export class Client {
     }
     // Only a transport with sessions can lose one (Streamable HTTP); others pay nothing for this.
     if (transport.sessionId !== undefined && this.options.renewSession !== false) {
-      this.renewal = new SessionRenewal(
-        () => this.handshake(connection, undefined),
-        (previousSessionId) => this.sessionRenewed(previousSessionId, transport),
+      const renewal = new SessionRenewal(
+        async () => {
+          await this.handshake(connection, undefined);
+          return transport.sessionId;
+        },
+        (previousSessionId, sessionId) => this.sessionRenewed({ previousSessionId, sessionId }),
+        (error) => this.options.connection?.logger?.error('could not start a new session', error),
       );
+      this.renewal = renewal;
+      const watchable = transport as Partial<SessionWatchable>;
+      if (typeof watchable.watchSessionExpiry === 'function') {
+        // Out of the transport's call stack: the new initialize must not run inside its 404 path.
+        const stop = watchable.watchSessionExpiry((id) => queueMicrotask(() => renewal.expired(id)));
+        connection.onClose(stop);
+      }
     }
   }
 
@@ -172,9 +188,9 @@ export class Client {
     await connection.notify('notifications/initialized');
   }
 
-  private sessionRenewed(previousSessionId: string, transport: Transport): void {
+  private sessionRenewed(reset: SessionReset): void {
     try {
-      this.onsessionreset?.({ previousSessionId, sessionId: transport.sessionId });
+      this.onsessionreset?.(reset);
     } catch (error) {
       this.options.connection?.logger?.error('onsessionreset failed', error);
     }

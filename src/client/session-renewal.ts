@@ -29,7 +29,11 @@ const ignore = (): void => undefined;
  * requests waiting on it, and the next request tries once more.
  *
  * @example
- * const renewal = new SessionRenewal(() => handshake(), (from) => console.error(`session ${from} renewed`));
+ * const renewal = new SessionRenewal(
+ *   async () => { await handshake(); return transport.sessionId; },
+ *   (from, to) => console.error(`session ${from} replaced by ${to}`),
+ *   (error) => console.error(error),
+ * );
  * const tools = await renewal.run(() => connection.request('tools/list', {}));
  */
 export class SessionRenewal {
@@ -38,11 +42,27 @@ export class SessionRenewal {
   private readonly replaced = new Set<string>();
   /** A handshake that failed: the next request starts with another try. */
   private failedFrom: string | undefined;
+  /** The session the last handshake opened, until a request succeeds in it. */
+  private fresh: string | undefined;
 
   constructor(
-    private readonly reinitialize: () => Promise<void>,
-    private readonly onRenewed: (previousSessionId: string) => void,
+    /** Run `initialize` + `initialized` again; resolves with the new session id. */
+    private readonly reinitialize: () => Promise<string | undefined>,
+    private readonly onRenewed: (previousSessionId: string, sessionId: string | undefined) => void,
+    private readonly onFailed: (error: unknown) => void,
   ) {}
+
+  /**
+   * The transport saw the server forget `sessionId` (a 404 to any request, a GET stream's too):
+   * start the new session now, so that an idle client gets its stream of server messages back.
+   * A failure is reported; the next request tries again.
+   */
+  expired(sessionId: string): void {
+    // A session that never served a request is not renewed unasked: a server that forgets every
+    // session at once (its GET stream meeting 404 right after the handshake) would make a loop.
+    if (sessionId === this.fresh) return;
+    this.renew(sessionId).then(undefined, this.onFailed);
+  }
 
   async run<T>(send: () => Promise<T>): Promise<T> {
     let renewed = false;
@@ -53,7 +73,9 @@ export class SessionRenewal {
       renewed = true;
     }
     try {
-      return await send();
+      const result = await send();
+      this.fresh = undefined;
+      return result;
     } catch (error) {
       const expired = unprocessedBySession(error);
       if (!expired || renewed) throw error;
@@ -71,8 +93,9 @@ export class SessionRenewal {
   }
 
   private async handshake(from: string): Promise<void> {
+    let sessionId: string | undefined;
     try {
-      await this.reinitialize();
+      sessionId = await this.reinitialize();
     } catch (error) {
       this.failedFrom = from;
       throw error;
@@ -80,8 +103,9 @@ export class SessionRenewal {
       if (this.current?.from === from) this.current = undefined;
     }
     this.failedFrom = undefined;
+    this.fresh = sessionId;
     this.replaced.add(from);
-    this.onRenewed(from);
+    this.onRenewed(from, sessionId);
   }
 }
 

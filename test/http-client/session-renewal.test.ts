@@ -5,7 +5,7 @@
  * a loop, and says so with a `sessionReset` event.
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpClient, type SessionReset } from '../../src/client/index.js';
 import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
 import { ConnectionClosedError, ErrorCode, McpError } from '../../src/core/errors.js';
@@ -50,7 +50,7 @@ interface KeelSetup {
   blockStarted: Promise<void>;
 }
 
-async function startKeel(options: ServeHttpOptions = {}): Promise<KeelSetup> {
+async function startKeel(options: ServeHttpOptions = {}, openGetStream = false): Promise<KeelSetup> {
   const runs = { echo: 0, block: 0 };
   let started!: () => void;
   const blockStarted = new Promise<void>((resolve) => (started = resolve));
@@ -88,7 +88,7 @@ async function startKeel(options: ServeHttpOptions = {}): Promise<KeelSetup> {
   };
   const transport = new StreamableHttpClientTransport(keel.url, {
     fetch: recordingFetch,
-    openGetStream: false,
+    openGetStream,
   });
   const client = await within(
     McpClient.connect(transport, {
@@ -164,6 +164,27 @@ describe('Keel server forgets the session: the client starts a new one by itself
     const calls = posts(sent, 'tools/call');
     expect(calls.filter((s) => s.session === transport.sessionId)).toHaveLength(5);
     expect(calls).toHaveLength(10);
+    await within(client.close());
+  });
+
+  it('an idle client whose GET stream meets the 404 starts the new session unasked', async () => {
+    const { client, transport, sent, resets } = await startKeel({}, true);
+    const old = transport.sessionId!;
+    await vi.waitFor(() => expect(sent.filter((s) => s.method === 'GET')).toHaveLength(1), {
+      timeout: 5_000,
+    });
+    const reset = new Promise<SessionReset>((resolve) => client.on('sessionReset', resolve));
+    await deleteSession(keel!.url, old);
+
+    const { sessionId } = await within(reset, 5_000, 'sessionReset without any request');
+    expect(sessionId).toBe(transport.sessionId);
+    expect(resets).toEqual([{ previousSessionId: old, sessionId }]);
+    // The new session gets its own GET stream back.
+    await vi.waitFor(
+      () => expect(sent.filter((s) => s.method === 'GET' && s.session === sessionId)).toHaveLength(1),
+      { timeout: 5_000 },
+    );
+    expect(posts(sent, 'initialize')).toHaveLength(2);
     await within(client.close());
   });
 
@@ -245,6 +266,28 @@ describe('session renewal on the wire (mock server)', () => {
     expect(resets).toEqual([{ previousSessionId: 'session-1', sessionId: 'session-2' }]);
     expect(transport.sessionId).toBeUndefined();
     await within(client.close());
+  });
+
+  it('a server that forgets each new session at once (GET 404) is not chased: one renewal, no loop', async () => {
+    mock = await startMockServer(sessions((_session, body) => body === undefined));
+    const initializes: unknown[] = [];
+    const recordingFetch: typeof fetch = (input, init) => {
+      if (typeof init?.body === 'string' && JSON.parse(init.body).method === 'initialize')
+        initializes.push(1);
+      return fetch(input, init);
+    };
+    const { client, transport } = await connectClient(mock.url, { fetch: recordingFetch });
+    const reset = new Promise<SessionReset>((resolve) => (client.onsessionreset = resolve));
+    expect(await within(reset, 5_000, 'renewal after the first GET 404')).toEqual({
+      previousSessionId: 'session-1',
+      sessionId: 'session-2',
+    });
+    // The new session's GET stream meets the 404 too; once the client has taken it in, nothing more.
+    await vi.waitFor(() => expect(transport.sessionId).toBeUndefined(), { timeout: 5_000 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(initializes).toHaveLength(2);
+    await within(client.close());
+    expect(mock.posts('initialize')).toHaveLength(2);
   });
 
   it('a request whose response stream was lost with the session is not resent; the next one renews', async () => {

@@ -70,6 +70,7 @@ export class StreamableHttpClientTransport implements Transport {
   private readonly outbound = new Map<RequestId, OutboundRequest>();
   /** Messages that came on a request's response stream, with the id of that request. */
   private readonly related = new WeakMap<object, MessageInfo>();
+  private readonly expiryWatchers = new Set<(sessionId: string) => void>();
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -102,6 +103,19 @@ export class StreamableHttpClientTransport implements Transport {
   /** The negotiated protocol version sent as `MCP-Protocol-Version` (detected from initialize). */
   get protocolVersion(): string | undefined {
     return this.http.version;
+  }
+
+  /**
+   * Be told (after {@link onsessionexpired}) each time the server forgets the current session, by
+   * a 404 to any request: a POST, or a GET stream. `Client` uses it to start a new session at once,
+   * even when no call of its own met the 404. Returns a function that stops watching.
+   *
+   * @example
+   * const stop = transport.watchSessionExpiry((id) => console.error(`session ${id} is gone`));
+   */
+  watchSessionExpiry(listener: (sessionId: string) => void): () => void {
+    this.expiryWatchers.add(listener);
+    return () => void this.expiryWatchers.delete(listener);
   }
 
   /** Override the version header, for a caller that negotiated the version some other way. */
@@ -287,6 +301,13 @@ export class StreamableHttpClientTransport implements Transport {
       this.onsessionexpired?.(error);
     } catch (hookError) {
       this.report(hookError);
+    }
+    for (const watcher of [...this.expiryWatchers]) {
+      try {
+        watcher(error.sessionId);
+      } catch (hookError) {
+        this.report(hookError);
+      }
     }
   }
 
