@@ -35,8 +35,12 @@ const CLOSED = 'The Streamable HTTP transport is closed';
  *   `MCP-Protocol-Version` on every later request ({@link setProtocolVersion} overrides it).
  * - Session: `Mcp-Session-Id` is taken from the initialize response and echoed afterwards. A 404 to
  *   a request carrying it means the session is gone: the message fails with
- *   {@link SessionExpiredError}, {@link onsessionexpired} fires once, and every message except a
- *   new `initialize` (sent without session id, as the spec requires) fails fast until then.
+ *   {@link SessionExpiredError}, {@link onsessionexpired} fires once, requests still streaming in
+ *   that session fail at once, and every message except a new `initialize` (sent without session
+ *   id, as the spec requires) fails fast until then. `Client` sends that `initialize` by itself.
+ * - A message read on a POST's SSE stream (or on a GET resuming it) reports that POST's request
+ *   as `messageInfo(message).relatedRequestId`: giving up that request aborts the client's
+ *   handlers for the server requests it brought.
  * - Failures stay in their request: an HTTP error without a JSON-RPC answer rejects that `send`;
  *   a response stream that ends and cannot be resumed reports {@link onrequestlost} (the engine
  *   rejects that one request with `ConnectionClosedError`). Nothing fake is pushed as if the server
