@@ -128,6 +128,33 @@ describe('server→client requests on a call stream end with the call (mock serv
     });
   }
 
+  it('a request that came on the GET resuming a call stream is tied to that call too', async () => {
+    mock = await startMockServer((seen, _req, res) => {
+      if (seen.method === 'GET' && seen.headers['last-event-id'] === 'e0') {
+        sse(res).event({ id: 'e1', data: ELICIT });
+        return true;
+      }
+      if (seen.body?.method !== 'tools/call') return false;
+      // The call's stream drops right after priming: the client resumes it with GET.
+      const stream = sse(res);
+      stream.event({ id: 'e0', retry: 10, data: '' });
+      stream.end();
+      return true;
+    });
+    const { client, asked, posted } = await connectAsking(mock.url, false);
+    const abort = new AbortController();
+    const call = outcome(client.callTool('ask', {}, { signal: abort.signal }));
+    const elicitation = await asked;
+    abort.abort(new Error('user gave up'));
+
+    expect(await call).toBeInstanceOf(RequestAbortedError);
+    await within(elicitation.settled, 2_000, 'elicitation handler settled');
+    expect(elicitation.signal.reason).toBeInstanceOf(RequestAbortedError);
+    await within(client.ping());
+    expect(answersTo(posted, 'elicit-1')).toEqual([]);
+    await within(client.close());
+  });
+
   it('a request on the standalone GET stream is not tied to any call', async () => {
     mock = await startMockServer((seen, _req, res) => {
       if (seen.method === 'GET') {
