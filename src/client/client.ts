@@ -149,7 +149,7 @@ export class Client {
     const connection = this.connectionValue;
     if (!connection) return Promise.reject(new NotConnectedError());
     if (!this.renewal) return connection.request(method, params, options);
-    return this.renewal.run(() => connection.request(method, params, options));
+    return this.renewal.run(() => connection.request(method, params, options), options?.signal);
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {

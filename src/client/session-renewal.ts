@@ -3,7 +3,7 @@
  * then start a new session with a fresh `initialize`; this does it once per burst of 404s, and
  * resends the requests the server refused unprocessed, once each.
  */
-import { ConnectionClosedError } from '../core/errors.js';
+import { ConnectionClosedError, RequestAbortedError } from '../core/errors.js';
 import { SessionExpiredError } from '../transports/http/client/errors.js';
 
 /**
@@ -64,12 +64,16 @@ export class SessionRenewal {
     this.renew(sessionId).then(undefined, this.onFailed);
   }
 
-  async run<T>(send: () => Promise<T>): Promise<T> {
+  /**
+   * Send through the current session, renewing it when needed. `signal` (the caller's) also ends
+   * the wait for a handshake that other requests share: that handshake goes on for them.
+   */
+  async run<T>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     let renewed = false;
     // Nothing goes out while the session is being replaced: it would carry no session id.
-    if (this.current) await this.current.done.then(undefined, ignore);
+    if (this.current) await abortable(this.current.done.then(undefined, ignore), signal);
     if (this.failedFrom !== undefined) {
-      await this.renew(this.failedFrom);
+      await abortable(this.renew(this.failedFrom), signal);
       renewed = true;
     }
     try {
@@ -79,7 +83,7 @@ export class SessionRenewal {
     } catch (error) {
       const expired = unprocessedBySession(error);
       if (!expired || renewed) throw error;
-      await this.renew(expired.sessionId);
+      await abortable(this.renew(expired.sessionId), signal);
       return send();
     }
   }
@@ -107,6 +111,20 @@ export class SessionRenewal {
     this.replaced.add(from);
     this.onRenewed(from, sessionId);
   }
+}
+
+/** `work`, or a {@link RequestAbortedError} as soon as `signal` aborts. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.then(undefined, ignore);
+    return Promise.reject(new RequestAbortedError({ cause: signal.reason }));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new RequestAbortedError({ cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** The session 404 behind `error`, if the request it failed was not processed (safe to resend). */

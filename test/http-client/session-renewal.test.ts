@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpClient, type SessionReset } from '../../src/client/index.js';
 import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
-import { ConnectionClosedError, ErrorCode, McpError } from '../../src/core/errors.js';
+import { ConnectionClosedError, ErrorCode, McpError, RequestAbortedError } from '../../src/core/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { SessionEndReason } from '../../src/transports/http/server/index.js';
 import {
@@ -347,6 +347,28 @@ describe('session renewal on the wire (mock server)', () => {
     await within(closed, 2_000, 'the old stream released by the client');
     expect(mock.posts('tools/call')).toHaveLength(1);
     expect(mock.seen.filter((s) => s.method === 'GET')).toEqual([]);
+    await within(client.close());
+  });
+
+  it("the caller's signal ends its wait for the new session", async () => {
+    let initializes = 0;
+    const forget = sessions((session, body) => session === 'session-1' && body?.method === 'tools/list');
+    mock = await startMockServer((seen, req, res) => {
+      // The second initialize is never answered: the handshake hangs.
+      if (seen.body?.method === 'initialize' && ++initializes === 2) return true;
+      return forget(seen, req, res);
+    });
+    const { client } = await connectClient(mock.url, { openGetStream: false });
+    const abort = new AbortController();
+    const call = outcome(client.request('tools/list', {}, { signal: abort.signal }));
+    await mock.waitFor(
+      (s) => s.body?.method === 'initialize' && mock!.posts('initialize').length === 2,
+      'the new initialize',
+    );
+    abort.abort(new Error('user gave up'));
+    const error = await call;
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(mock.posts('tools/list')).toHaveLength(1);
     await within(client.close());
   });
 
