@@ -201,6 +201,6 @@ describe('Streamable HTTP client transport: failures', () => {
 
 /** Peek at the transport's bookkeeping (what it still tracks must be nothing when idle). */
 function transportInternals(transport: StreamableHttpClientTransport): { active: number; outbound: number } {
-  const internals = transport as unknown as { active: Set<unknown>; outbound: Map<unknown, unknown> };
-  return { active: internals.active.size, outbound: internals.outbound.size };
+  const { outbound } = transport as unknown as { outbound: { activeCount: number; size: number } };
+  return { active: outbound.activeCount, outbound: outbound.size };
 }

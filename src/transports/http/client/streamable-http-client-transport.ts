@@ -10,17 +10,9 @@ import { HttpTransportError, SessionExpiredError } from './errors.js';
 import { discard, isObject, mediaType, readBoundedText, tryParseJson } from './http-body.js';
 import { HttpSession } from './http-session.js';
 import { reconnectPolicy, type StreamableHttpClientOptions } from './options.js';
+import { OutboundTable, type OutboundRequest } from './outbound-table.js';
 import { StandaloneStream } from './standalone-stream.js';
 import { followStream, type StreamSettings } from './stream-follower.js';
-
-/** One outbound request whose answer is still expected on an HTTP response. */
-interface OutboundRequest {
-  readonly controller: AbortController;
-  readonly initialize: boolean;
-  answered: boolean;
-  /** Set once its answer comes as an SSE stream: the session that stream belongs to. */
-  stream?: { session: string | undefined };
-}
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 const CLOSED = 'The Streamable HTTP transport is closed';
@@ -60,7 +52,10 @@ export class StreamableHttpClientTransport implements Transport {
   lastError: unknown;
   /** Set by the engine: the answer to request `id` can no longer arrive. */
   onrequestlost: ((id: RequestId, cause?: unknown) => void) | undefined;
-  /** Called once when the server reports the session gone (404); re-initialize to go on. */
+  /**
+   * Called once when the server reports the session gone (404). `Client` and `McpClient` then
+   * start a new session by themselves (their `renewSession` option).
+   */
   onsessionexpired: ((error: SessionExpiredError) => void) | undefined;
   /** Diagnostics for what the transport absorbs (a refused GET stream, an unreadable event). */
   onerror: ((error: unknown) => void) | undefined;
@@ -69,9 +64,7 @@ export class StreamableHttpClientTransport implements Transport {
   private readonly http: HttpSession;
   private readonly streams: StreamSettings;
   private readonly standalone: StandaloneStream;
-  /** Every fetch or stream in flight, so that close() can end them all. */
-  private readonly active = new Set<AbortController>();
-  private readonly outbound = new Map<RequestId, OutboundRequest>();
+  private readonly outbound = new OutboundTable();
   /** Messages that came on a request's response stream, with the id of that request. */
   private readonly related = new WeakMap<object, MessageInfo>();
   private readonly expiryWatchers = new Set<(sessionId: string) => void>();
@@ -152,15 +145,11 @@ export class StreamableHttpClientTransport implements Transport {
       // Not sent at all: safe to send again once a new session exists.
       throw new SessionExpiredError(this.http.expired.sessionId, { retryable: true });
     }
+    // The caller gave up on that request: stop reading its stream.
     if (method === 'notifications/cancelled' && 'params' in message)
-      this.stopRequest(message.params?.requestId);
+      this.outbound.stop(message.params?.requestId);
 
-    const entry: OutboundRequest = {
-      controller: this.track(new AbortController()),
-      initialize,
-      answered: false,
-    };
-    if (request) this.outbound.set(request.id, entry);
+    const entry = this.outbound.open(request?.id, initialize);
     let followed = false;
     try {
       let posted: Awaited<ReturnType<HttpSession['post']>>;
@@ -193,7 +182,7 @@ export class StreamableHttpClientTransport implements Transport {
         }
       }
     } finally {
-      if (!followed) this.release(request?.id, entry);
+      if (!followed) this.outbound.release(request?.id, entry);
     }
   }
 
@@ -205,9 +194,7 @@ export class StreamableHttpClientTransport implements Transport {
   private async shutdown(): Promise<void> {
     this.closed = true;
     this.inbox.end();
-    for (const controller of this.active) controller.abort();
-    this.active.clear();
-    this.outbound.clear();
+    this.outbound.abortAll();
     this.standalone.stop();
     const failure = await this.http.delete(this.options.closeTimeoutMs ?? 2_000);
     if (failure !== undefined) this.report(failure);
@@ -253,7 +240,7 @@ export class StreamableHttpClientTransport implements Transport {
     const onData = (data: string): void => this.onEventData(data, id);
     const host = { ...this.streams, onData, reopen };
     const result = await followStream(host, response, entry.controller.signal, () => entry.answered, true);
-    this.release(id, entry);
+    this.outbound.release(id, entry);
     if (result.lost) this.lose(id, result.cause);
   }
 
@@ -295,10 +282,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.standalone.stop();
     // The streams still open in that session can no longer bring their answers (the server ended
     // its handlers with the session): fail those requests now rather than wait for the streams.
-    for (const [id, entry] of [...this.outbound]) {
-      if (entry.answered || entry.stream === undefined || entry.stream.session !== error.sessionId) continue;
-      entry.controller.abort();
-      this.release(id, entry);
+    for (const id of this.outbound.takeStreaming(error.sessionId)) {
       this.lose(id, new SessionExpiredError(error.sessionId));
     }
     try {
@@ -315,28 +299,9 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  /** The caller gave up on `id` (`notifications/cancelled` is on its way): stop reading for it. */
-  private stopRequest(id: unknown): void {
-    if (!isRequestId(id)) return;
-    const entry = this.outbound.get(id);
-    if (!entry) return;
-    entry.controller.abort();
-    this.release(id, entry);
-  }
-
   private sendFailed(error: unknown, signal: AbortSignal): unknown {
     if (!signal.aborted) return this.fail(error);
     return new ConnectionClosedError(this.closed ? CLOSED : 'The request was cancelled', { cause: error });
-  }
-
-  private track(controller: AbortController): AbortController {
-    this.active.add(controller);
-    return controller;
-  }
-
-  private release(id: RequestId | undefined, entry: OutboundRequest): void {
-    this.active.delete(entry.controller);
-    if (id !== undefined && this.outbound.get(id) === entry) this.outbound.delete(id);
   }
 
   private fail<E>(error: E): E {
