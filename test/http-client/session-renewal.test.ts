@@ -372,6 +372,20 @@ describe('session renewal on the wire (mock server)', () => {
     await within(client.close());
   });
 
+  it('McpClient with renewSession: false leaves the expired session to the caller', async () => {
+    mock = await startMockServer(sessions((session) => session === 'session-1'));
+    const transport = new StreamableHttpClientTransport(mock.url, { openGetStream: false });
+    const client = await within(McpClient.connect(transport, { renewSession: false }));
+    const resets: SessionReset[] = [];
+    client.on('sessionReset', (reset) => void resets.push(reset));
+    const error = await outcome(client.listTools());
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect((error as Error).cause).toBeInstanceOf(SessionExpiredError);
+    expect(mock.posts('initialize')).toHaveLength(1);
+    expect(resets).toEqual([]);
+    await within(client.close());
+  });
+
   it('a failed re-initialize fails the waiting request; the next request tries again', async () => {
     let initializes = 0;
     const forget = sessions((session, body) => session === 'session-1' && body?.method === 'tools/list');
