@@ -111,9 +111,11 @@ export class HttpSession {
     const error = new SessionExpiredError(session, { retryable });
     // A 404 for a session we already replaced says nothing about the current one.
     if (this.id !== session) return error;
-    this.expired = error;
+    // What is kept (and becomes the transport's lastError, the cause of later failures) speaks of
+    // the session, not of one request: it is never "safe to resend".
+    this.expired = retryable ? new SessionExpiredError(session) : error;
     this.id = undefined;
-    this.onExpired(error);
+    this.onExpired(this.expired);
     return error;
   }
 
