@@ -1,10 +1,12 @@
 /**
- * A tiny typed emitter for server notifications. A throwing listener is reported and never stops
- * the others (guarantee 9: one failure stays where it happened).
+ * A tiny typed emitter for server notifications. A listener that throws, or an async listener
+ * whose promise rejects, is reported and never stops the others nor becomes an
+ * `unhandledRejection` (guarantee 9: one failure stays where it happened).
  */
 import type { ElicitationCompleteParams } from '../core/types/elicitation.js';
 import type { LoggingMessageParams } from '../core/types/logging.js';
 import type { ResourceUpdatedParams } from '../core/types/resources.js';
+import type { SessionReset } from './session-renewal.js';
 
 /**
  * Events of an `McpClient`, with their payloads.
@@ -28,6 +30,28 @@ export interface McpClientEvents {
   elicitationComplete: ElicitationCompleteParams;
   /** The connection ended (any cause). Fires once per connection. */
   close: undefined;
+  /**
+   * Streamable HTTP: the server had forgotten our session (404) and a new one replaced it. What
+   * the server kept per session is gone: subscribe again, set the log level again.
+   */
+  sessionReset: SessionReset;
+  /**
+   * A listener of `event` threw or rejected. Also passed to the connection logger's `error`; a
+   * failing `error` listener goes to the logger only.
+   */
+  error: McpClientListenerError;
+}
+
+/**
+ * Payload of the `error` event.
+ *
+ * @example
+ * client.on('error', ({ error, event }) => console.error(`${event} listener failed`, error));
+ */
+export interface McpClientListenerError {
+  error: unknown;
+  /** The event whose listener failed. */
+  event: McpClientEventName;
 }
 
 /**
@@ -40,13 +64,14 @@ export interface McpClientEvents {
 export type McpClientEventName = keyof McpClientEvents;
 
 /**
- * A listener for event `E`.
+ * A listener for event `E`. It may be async: a rejection is caught and reported like a throw (the
+ * return type is `unknown`, not `void`, so that type-aware linters accept an async listener).
  *
  * @example
  * const onLog: McpClientListener<'log'> = ({ level, data }) => console.error(`[${level}]`, data);
  * client.on('log', onLog);
  */
-export type McpClientListener<E extends McpClientEventName> = (payload: McpClientEvents[E]) => void;
+export type McpClientListener<E extends McpClientEventName> = (payload: McpClientEvents[E]) => unknown;
 
 /**
  * @example
@@ -73,15 +98,35 @@ export class ClientEmitter {
     if (!set) return;
     for (const listener of [...set]) {
       try {
-        (listener as McpClientListener<E>)(payload);
+        const returned = (listener as McpClientListener<E>)(payload);
+        // An async listener fails later: catch that too, or it becomes an unhandledRejection.
+        if (isThenable(returned)) returned.then(undefined, (error: unknown) => this.failed(error, event));
       } catch (error) {
-        this.onListenerError(error, event);
+        this.failed(error, event);
       }
     }
+  }
+
+  private failed(error: unknown, event: McpClientEventName): void {
+    try {
+      this.onListenerError(error, event);
+    } catch {
+      // The reporting hook is the last resort; it must not break the emitter either.
+    }
+    // A failing `error` listener is not reported to the `error` listeners again (no loop).
+    if (event !== 'error') this.emit('error', { error, event });
   }
 
   /** Listener count for `event` (tests, leak checks). */
   listenerCount(event: McpClientEventName): number {
     return this.listeners.get(event)?.size ?? 0;
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

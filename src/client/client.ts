@@ -18,6 +18,7 @@ import {
 } from '../core/protocol-version.js';
 import type { Transport } from '../core/transport.js';
 import type { Implementation } from '../server/server.js';
+import { SessionRenewal, type SessionReset } from './session-renewal.js';
 
 /**
  * @example
@@ -28,6 +29,16 @@ export interface ClientOptions {
   /** Version to ask for in `initialize`. Default: the latest supported. */
   protocolVersion?: ProtocolVersion;
   connection?: ConnectionOptions;
+  /**
+   * When the server answers 404 for our session (Streamable HTTP), start a new session with the
+   * same capabilities and client info, and resend the requests it refused. Default true.
+   */
+  renewSession?: boolean;
+}
+
+/** A transport that can tell when the server forgot its session (Streamable HTTP). */
+interface SessionWatchable {
+  watchSessionExpiry(listener: (sessionId: string) => void): () => void;
 }
 
 /**
@@ -44,6 +55,9 @@ export class Client {
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private connectionValue: Connection | undefined;
+  private renewal: SessionRenewal | undefined;
+  /** Called after a new session replaced one the server had forgotten (see `renewSession`). */
+  onsessionreset: ((reset: SessionReset) => void) | undefined;
   capabilities: JsonObject;
   serverCapabilities: JsonObject | undefined;
   serverInfo: Implementation | undefined;
@@ -103,37 +117,39 @@ export class Client {
     connection.fallbackNotificationHandler = (params, info, method) =>
       this.notificationHandlers.get(method)?.(params, info, method);
     connection.setRequestHandler('ping', () => ({}));
+    this.renewal = undefined;
     void connection.start();
     try {
-      const result = await connection.request(
-        'initialize',
-        {
-          protocolVersion: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
-          capabilities: this.capabilities,
-          clientInfo: this.info,
-        },
-        options,
-      );
-      if (!isSupportedVersion(result.protocolVersion)) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          `Server answered with an unsupported protocol version: ${String(result.protocolVersion)}`,
-        );
-      }
-      this.protocolVersion = result.protocolVersion;
-      this.serverCapabilities = (result.capabilities as JsonObject | undefined) ?? {};
-      this.serverInfo = result.serverInfo as Implementation | undefined;
-      this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
-      await connection.notify('notifications/initialized');
+      await this.handshake(connection, options);
     } catch (error) {
       await connection.close();
       throw error;
     }
+    // Only a transport with sessions can lose one (Streamable HTTP); others pay nothing for this.
+    if (transport.sessionId !== undefined && this.options.renewSession !== false) {
+      const renewal = new SessionRenewal(
+        async () => {
+          await this.handshake(connection, undefined);
+          return transport.sessionId;
+        },
+        (previousSessionId, sessionId) => this.sessionRenewed({ previousSessionId, sessionId }),
+        (error) => this.options.connection?.logger?.error('could not start a new session', error),
+      );
+      this.renewal = renewal;
+      const watchable = transport as Partial<SessionWatchable>;
+      if (typeof watchable.watchSessionExpiry === 'function') {
+        // Out of the transport's call stack: the new initialize must not run inside its 404 path.
+        const stop = watchable.watchSessionExpiry((id) => queueMicrotask(() => renewal.expired(id)));
+        connection.onClose(stop);
+      }
+    }
   }
 
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
-    if (!this.connectionValue) return Promise.reject(new NotConnectedError());
-    return this.connectionValue.request(method, params, options);
+    const connection = this.connectionValue;
+    if (!connection) return Promise.reject(new NotConnectedError());
+    if (!this.renewal) return connection.request(method, params, options);
+    return this.renewal.run(() => connection.request(method, params, options), options?.signal);
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
@@ -143,5 +159,40 @@ export class Client {
 
   close(): Promise<void> {
     return this.connectionValue?.close() ?? Promise.resolve();
+  }
+
+  /** `initialize` (same capabilities, client info and requested version every time), then `initialized`. */
+  private async handshake(
+    connection: Connection,
+    options: Pick<RequestOptions, 'signal' | 'timeoutMs'> | undefined,
+  ): Promise<void> {
+    const result = await connection.request(
+      'initialize',
+      {
+        protocolVersion: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+        capabilities: this.capabilities,
+        clientInfo: this.info,
+      },
+      options,
+    );
+    if (!isSupportedVersion(result.protocolVersion)) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Server answered with an unsupported protocol version: ${String(result.protocolVersion)}`,
+      );
+    }
+    this.protocolVersion = result.protocolVersion;
+    this.serverCapabilities = (result.capabilities as JsonObject | undefined) ?? {};
+    this.serverInfo = result.serverInfo as Implementation | undefined;
+    this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
+    await connection.notify('notifications/initialized');
+  }
+
+  private sessionRenewed(reset: SessionReset): void {
+    try {
+      this.onsessionreset?.(reset);
+    } catch (error) {
+      this.options.connection?.logger?.error('onsessionreset failed', error);
+    }
   }
 }

@@ -7,7 +7,12 @@ export {
   type TypedCallToolResult,
 } from './mcp-client.js';
 export { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
-export type { McpClientEventName, McpClientEvents, McpClientListener } from './client-events.js';
+export type {
+  McpClientEventName,
+  McpClientEvents,
+  McpClientListener,
+  McpClientListenerError,
+} from './client-events.js';
 export {
   applyElicitationDefaults,
   type ElicitationOptions,
@@ -17,6 +22,7 @@ export {
 export type { SamplingHandler, SamplingOptions } from './sampling.js';
 export type { RootsSource } from './roots.js';
 export { ProtocolViolationError, ToolOutputValidationError } from './errors.js';
+export type { SessionReset } from './session-renewal.js';
 export { DEFAULT_MAX_PAGES, paginate, type PaginateOptions } from './pagination.js';
 export {
   defaultJsonSchemaValidator,

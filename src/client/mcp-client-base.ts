@@ -45,6 +45,12 @@ export interface McpClientOptions {
   protocolVersion?: ProtocolVersion;
   /** Engine options (request timeouts, logger, ...). */
   connection?: ConnectionOptions;
+  /**
+   * Streamable HTTP: when the server answers 404 for our session, start a new one by itself (same
+   * capabilities and client info), resend the requests the server refused, and emit
+   * `sessionReset`. Default true; false leaves it to the caller (`SessionExpiredError`).
+   */
+  renewSession?: boolean;
   sampling?: SamplingHandler | SamplingOptions;
   elicitation?: ElicitationOptions;
   roots?: RootsSource;
@@ -85,6 +91,7 @@ export class McpClientBase {
     this.lowLevel = new Client(info, {
       protocolVersion: options.protocolVersion,
       connection: options.connection,
+      renewSession: options.renewSession,
     });
     const logger = options.connection?.logger;
     this.events = new ClientEmitter((error, event) => logger?.error(`${event} listener failed`, error));
@@ -110,6 +117,11 @@ export class McpClientBase {
       return resolveRoots(this.roots, ctx);
     });
     bindNotifications(this.lowLevel, this.events, this.outputSchemas);
+    this.lowLevel.onsessionreset = (reset) => {
+      // A new session may come with other tools: never validate against the old schemas.
+      this.outputSchemas.clear();
+      this.events.emit('sessionReset', reset);
+    };
   }
 
   get isConnected(): boolean {

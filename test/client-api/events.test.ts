@@ -85,6 +85,62 @@ describe('server notifications become client events', () => {
     await expect(client.ping()).resolves.toBeUndefined();
   });
 
+  test('an async listener that rejects is contained: reported, never an unhandledRejection', async () => {
+    // useProcessGuard fails this test on any unhandledRejection; before the fix there was one.
+    const logged: unknown[] = [];
+    const { client, session } = await connected({
+      connection: { logger: { debug() {}, error: (_message, detail) => void logged.push(detail) } },
+    });
+    const later = vi.fn();
+    client.on('toolsChanged', async () => {
+      await Promise.resolve();
+      throw new Error('async listener bug');
+    });
+    client.on('toolsChanged', later);
+    const reported = next(client, 'error');
+    await session.notify('notifications/tools/list_changed');
+    expect(await reported).toEqual({
+      error: expect.objectContaining({ message: 'async listener bug' }),
+      event: 'toolsChanged',
+    });
+    expect(logged).toEqual([expect.objectContaining({ message: 'async listener bug' })]);
+    expect(later).toHaveBeenCalledOnce();
+    await expect(client.ping()).resolves.toBeUndefined();
+  });
+
+  test('with no error listener and no logger, a rejecting listener is still no unhandledRejection', async () => {
+    const { client, session } = await connected();
+    let rejected!: () => void;
+    const didReject = new Promise<void>((resolve) => (rejected = resolve));
+    client.on('resourcesChanged', () => {
+      queueMicrotask(rejected);
+      return Promise.reject(new Error('async listener bug'));
+    });
+    await session.notify('notifications/resources/list_changed');
+    await within(didReject, 2_000, 'listener ran');
+    // The guard (afterEach) fails the test if the rejection was left unhandled.
+    await expect(client.ping()).resolves.toBeUndefined();
+  });
+
+  test('a failing error listener goes to the logger only (no loop)', async () => {
+    const logged: unknown[] = [];
+    const { client, session } = await connected({
+      connection: { logger: { debug() {}, error: (_message, detail) => void logged.push(detail) } },
+    });
+    const errorEvents = vi.fn(() => Promise.reject(new Error('error listener bug')));
+    client.on('error', errorEvents);
+    client.on('promptsChanged', () => {
+      throw new Error('listener bug');
+    });
+    await session.notify('notifications/prompts/list_changed');
+    await vi.waitFor(() => expect(logged).toHaveLength(2), { timeout: 2_000 });
+    expect(logged).toEqual([
+      expect.objectContaining({ message: 'listener bug' }),
+      expect.objectContaining({ message: 'error listener bug' }),
+    ]);
+    expect(errorEvents).toHaveBeenCalledOnce();
+  });
+
   test('close fires once, whichever side closes', async () => {
     const local = await connected();
     const closedLocally = vi.fn();

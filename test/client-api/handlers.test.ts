@@ -221,3 +221,48 @@ describe('roots', () => {
     await expect(client.callTool('roots')).rejects.toMatchObject({ code: -32601 });
   });
 });
+
+describe('every server→client handler gets the request signal', () => {
+  const requests = [
+    { method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } },
+    { method: 'elicitation/create', params: { message: 'm', requestedSchema: { type: 'object' } } },
+    {
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'm', url: 'https://example.com/a', elicitationId: 'e1' },
+    },
+    { method: 'roots/list', params: {} },
+  ] as const;
+  for (const { method, params } of requests) {
+    const label = 'mode' in params ? `${method} (url)` : method;
+    test(`${label}: the server's cancel aborts the handler's ctx.signal`, async () => {
+      const { CancelledByPeerError } = await import('../../src/core/errors.js');
+      let reached!: (signal: AbortSignal) => void;
+      const seen = new Promise<AbortSignal>((resolve) => (reached = resolve));
+      // Every handler kind waits for its own abort: only the signal can end it.
+      const wait = (_params: unknown, ctx: { signal: AbortSignal }): Promise<never> => {
+        reached(ctx.signal);
+        return new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }),
+        );
+      };
+      const { session } = await connected({
+        sampling: wait,
+        elicitation: { form: wait, url: wait },
+        roots: (ctx) => wait(undefined, ctx),
+      });
+      const abort = new AbortController();
+      const asking = session.request(method, params, { signal: abort.signal });
+      const signal = await within(seen, 2_000, `${method} reaching the handler`);
+      abort.abort();
+      await expect(asking).rejects.toThrow();
+      await within(
+        new Promise((resolve) =>
+          signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true }),
+        ),
+        2_000,
+        'handler signal aborted',
+      );
+      expect(signal.reason).toBeInstanceOf(CancelledByPeerError);
+    });
+  }
+});

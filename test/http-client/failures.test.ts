@@ -37,7 +37,7 @@ afterEach(async () => {
 const call = (name: string) => ({ name, arguments: {} });
 
 describe('Streamable HTTP client transport: failures', () => {
-  it('404 for a known session: SessionExpiredError, hook once, fail fast until re-initialized', async () => {
+  it('404 for a known session (renewSession off): SessionExpiredError, hook once, fail fast until re-initialized', async () => {
     let expiredSession = false;
     server = await startMockServer((seen, _req, res) => {
       const method = seen.body?.method;
@@ -52,7 +52,11 @@ describe('Streamable HTTP client transport: failures', () => {
       }
       return false;
     });
-    const { client, transport } = await connectClient(server.url, { openGetStream: false });
+    const { client, transport } = await connectClient(
+      server.url,
+      { openGetStream: false },
+      { renewSession: false },
+    );
     const expired: SessionExpiredError[] = [];
     transport.onsessionexpired = (error) => expired.push(error);
 
@@ -197,6 +201,6 @@ describe('Streamable HTTP client transport: failures', () => {
 
 /** Peek at the transport's bookkeeping (what it still tracks must be nothing when idle). */
 function transportInternals(transport: StreamableHttpClientTransport): { active: number; outbound: number } {
-  const internals = transport as unknown as { active: Set<unknown>; outbound: Map<unknown, unknown> };
-  return { active: internals.active.size, outbound: internals.outbound.size };
+  const { outbound } = transport as unknown as { outbound: { activeCount: number; size: number } };
+  return { active: outbound.activeCount, outbound: outbound.size };
 }

@@ -99,9 +99,32 @@ describe('Streamable HTTP client transport ⇄ official SDK server', () => {
     expect(server.state.deletedSessions).toEqual([sessionId]);
   });
 
-  it('a session the server ended surfaces as SessionExpiredError; close() then skips the DELETE', async () => {
+  it('a session the server ended is replaced by a new one; the request is resent there', async () => {
     server = await startOfficialServer();
     const { client, transport } = await connectClient(server.url);
+    const expired: string[] = [];
+    transport.onsessionexpired = (error) => expired.push(error.sessionId);
+    const resets: unknown[] = [];
+    client.onsessionreset = (reset) => resets.push(reset);
+    const sessionId = transport.sessionId!;
+    await server.expireSessions();
+
+    const tools = await within(client.request('tools/list', {}));
+    expect((tools.tools as unknown[]).length).toBe(3);
+    const renewed = transport.sessionId!;
+    expect(renewed).toMatch(/^[0-9a-f-]{36}$/);
+    expect(renewed).not.toBe(sessionId);
+    expect(expired).toEqual([sessionId]);
+    expect(resets).toEqual([{ previousSessionId: sessionId, sessionId: renewed }]);
+    await within(client.close());
+    expect(
+      server.state.requests.filter((r) => r.method === 'DELETE').map((r) => r.headers['mcp-session-id']),
+    ).toEqual([renewed]);
+  });
+
+  it('with renewSession off, a session the server ended surfaces as SessionExpiredError; close() skips the DELETE', async () => {
+    server = await startOfficialServer();
+    const { client, transport } = await connectClient(server.url, {}, { renewSession: false });
     const expired: string[] = [];
     transport.onsessionexpired = (error) => expired.push(error.sessionId);
     const sessionId = transport.sessionId!;

@@ -1,4 +1,4 @@
-import { Client } from '../../../src/client/client.js';
+import { Client, type ClientOptions } from '../../../src/client/client.js';
 import {
   StreamableHttpClientTransport,
   type StreamableHttpClientOptions,
@@ -9,9 +9,10 @@ import { within } from '../../helpers/guard.js';
 export async function connectClient(
   url: string,
   options?: StreamableHttpClientOptions,
+  clientOptions?: ClientOptions,
 ): Promise<{ client: Client; transport: StreamableHttpClientTransport }> {
   const transport = new StreamableHttpClientTransport(url, options);
-  const client = new Client({ name: 'keel-test', version: '1.0.0' });
+  const client = new Client({ name: 'keel-test', version: '1.0.0' }, clientOptions);
   await within(client.connect(transport), 5_000, 'connect');
   return { client, transport };
 }

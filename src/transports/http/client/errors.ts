@@ -32,14 +32,26 @@ export class HttpTransportError extends LocalError {
 /**
  * The server answered 404 to a request that carried our `Mcp-Session-Id`: the session is gone
  * (expired, deleted, server restarted). The spec requires a new `initialize` without a session id;
- * until one is sent, the transport fails every other message with this error at once.
+ * until one is sent, the transport fails every other message with this error at once. The
+ * clients (`Client`, `McpClient`) send that `initialize` by themselves (see docs/client.md).
  *
  * @example
  * transport.onsessionexpired = (error) => console.error(`session ${error.sessionId} ended; reconnecting`);
  */
 export class SessionExpiredError extends HttpTransportError {
   override name = 'SessionExpiredError';
-  constructor(readonly sessionId: string) {
+  /**
+   * True when the request that met this error was not processed by the server: its POST was
+   * answered 404, or it was never sent because the session was already known to be gone. Sending
+   * it again in a new session is safe. False when the session ended while the request was being
+   * answered (its response stream was lost): it may have run, so it is not resent.
+   */
+  readonly retryable: boolean;
+  constructor(
+    readonly sessionId: string,
+    options: { retryable?: boolean } = {},
+  ) {
     super(`The server no longer knows session ${sessionId}; initialize a new session`, 404);
+    this.retryable = options.retryable ?? false;
   }
 }

@@ -103,14 +103,19 @@ export class HttpSession {
     }
   }
 
-  /** The server answered 404 to a request carrying `session`. */
-  expire(session: string): SessionExpiredError {
+  /**
+   * The server answered 404 to a request carrying `session`. `retryable`: the request itself was
+   * refused, unprocessed (a POST), rather than lost mid-answer (see {@link SessionExpiredError}).
+   */
+  expire(session: string, retryable = false): SessionExpiredError {
+    const error = new SessionExpiredError(session, { retryable });
     // A 404 for a session we already replaced says nothing about the current one.
-    if (this.id !== session) return new SessionExpiredError(session);
-    const error = new SessionExpiredError(session);
-    this.expired = error;
+    if (this.id !== session) return error;
+    // What is kept (and becomes the transport's lastError, the cause of later failures) speaks of
+    // the session, not of one request: it is never "safe to resend".
+    this.expired = retryable ? new SessionExpiredError(session) : error;
     this.id = undefined;
-    this.onExpired(error);
+    this.onExpired(this.expired);
     return error;
   }
 

@@ -5,20 +5,14 @@
 import { ConnectionClosedError } from '../../../core/errors.js';
 import { Inbox } from '../../../core/inbox.js';
 import { isRequestId, type JsonRpcMessage, type RequestId } from '../../../core/jsonrpc.js';
-import type { SendOptions, Transport } from '../../../core/transport.js';
-import { HttpTransportError, type SessionExpiredError } from './errors.js';
+import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
+import { HttpTransportError, SessionExpiredError } from './errors.js';
 import { discard, isObject, mediaType, readBoundedText, tryParseJson } from './http-body.js';
 import { HttpSession } from './http-session.js';
 import { reconnectPolicy, type StreamableHttpClientOptions } from './options.js';
+import { OutboundTable, type OutboundRequest } from './outbound-table.js';
 import { StandaloneStream } from './standalone-stream.js';
 import { followStream, type StreamSettings } from './stream-follower.js';
-
-/** One outbound request whose answer is still expected on an HTTP response. */
-interface OutboundRequest {
-  readonly controller: AbortController;
-  readonly initialize: boolean;
-  answered: boolean;
-}
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 const CLOSED = 'The Streamable HTTP transport is closed';
@@ -33,8 +27,12 @@ const CLOSED = 'The Streamable HTTP transport is closed';
  *   `MCP-Protocol-Version` on every later request ({@link setProtocolVersion} overrides it).
  * - Session: `Mcp-Session-Id` is taken from the initialize response and echoed afterwards. A 404 to
  *   a request carrying it means the session is gone: the message fails with
- *   {@link SessionExpiredError}, {@link onsessionexpired} fires once, and every message except a
- *   new `initialize` (sent without session id, as the spec requires) fails fast until then.
+ *   {@link SessionExpiredError}, {@link onsessionexpired} fires once, requests still streaming in
+ *   that session fail at once, and every message except a new `initialize` (sent without session
+ *   id, as the spec requires) fails fast until then. `Client` sends that `initialize` by itself.
+ * - A message read on a POST's SSE stream (or on a GET resuming it) reports that POST's request
+ *   as `messageInfo(message).relatedRequestId`: giving up that request aborts the client's
+ *   handlers for the server requests it brought.
  * - Failures stay in their request: an HTTP error without a JSON-RPC answer rejects that `send`;
  *   a response stream that ends and cannot be resumed reports {@link onrequestlost} (the engine
  *   rejects that one request with `ConnectionClosedError`). Nothing fake is pushed as if the server
@@ -54,7 +52,10 @@ export class StreamableHttpClientTransport implements Transport {
   lastError: unknown;
   /** Set by the engine: the answer to request `id` can no longer arrive. */
   onrequestlost: ((id: RequestId, cause?: unknown) => void) | undefined;
-  /** Called once when the server reports the session gone (404); re-initialize to go on. */
+  /**
+   * Called once when the server reports the session gone (404). `Client` and `McpClient` then
+   * start a new session by themselves (their `renewSession` option).
+   */
   onsessionexpired: ((error: SessionExpiredError) => void) | undefined;
   /** Diagnostics for what the transport absorbs (a refused GET stream, an unreadable event). */
   onerror: ((error: unknown) => void) | undefined;
@@ -63,9 +64,10 @@ export class StreamableHttpClientTransport implements Transport {
   private readonly http: HttpSession;
   private readonly streams: StreamSettings;
   private readonly standalone: StandaloneStream;
-  /** Every fetch or stream in flight, so that close() can end them all. */
-  private readonly active = new Set<AbortController>();
-  private readonly outbound = new Map<RequestId, OutboundRequest>();
+  private readonly outbound = new OutboundTable();
+  /** Messages that came on a request's response stream, with the id of that request. */
+  private readonly related = new WeakMap<object, MessageInfo>();
+  private readonly expiryWatchers = new Set<(sessionId: string) => void>();
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -100,6 +102,19 @@ export class StreamableHttpClientTransport implements Transport {
     return this.http.version;
   }
 
+  /**
+   * Be told (after {@link onsessionexpired}) each time the server forgets the current session, by
+   * a 404 to any request: a POST, or a GET stream. `Client` uses it to start a new session at once,
+   * even when no call of its own met the 404. Returns a function that stops watching.
+   *
+   * @example
+   * const stop = transport.watchSessionExpiry((id) => console.error(`session ${id} is gone`));
+   */
+  watchSessionExpiry(listener: (sessionId: string) => void): () => void {
+    this.expiryWatchers.add(listener);
+    return () => void this.expiryWatchers.delete(listener);
+  }
+
   /** Override the version header, for a caller that negotiated the version some other way. */
   setProtocolVersion(version: string | undefined): void {
     this.http.version = version;
@@ -107,6 +122,15 @@ export class StreamableHttpClientTransport implements Transport {
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
     return this.inbox;
+  }
+
+  /**
+   * A message read on the SSE stream of one of our POSTs (or on a GET resuming that stream) names
+   * that POST's request as `relatedRequestId`: when the engine gives up on that request, it aborts
+   * the handlers of such server→client requests instead of answering into a dead exchange.
+   */
+  messageInfo(message: object): MessageInfo | undefined {
+    return this.related.get(message);
   }
 
   async send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
@@ -118,17 +142,14 @@ export class StreamableHttpClientTransport implements Transport {
       this.http.reset();
       this.standalone.stop();
     } else if (this.http.expired) {
-      throw this.http.expired;
+      // Not sent at all: safe to send again once a new session exists.
+      throw new SessionExpiredError(this.http.expired.sessionId, { retryable: true });
     }
+    // The caller gave up on that request: stop reading its stream.
     if (method === 'notifications/cancelled' && 'params' in message)
-      this.stopRequest(message.params?.requestId);
+      this.outbound.stop(message.params?.requestId);
 
-    const entry: OutboundRequest = {
-      controller: this.track(new AbortController()),
-      initialize,
-      answered: false,
-    };
-    if (request) this.outbound.set(request.id, entry);
+    const entry = this.outbound.open(request?.id, initialize);
     let followed = false;
     try {
       let posted: Awaited<ReturnType<HttpSession['post']>>;
@@ -150,6 +171,7 @@ export class StreamableHttpClientTransport implements Transport {
       const type = mediaType(response);
       if (type === 'text/event-stream' && response.body) {
         followed = true;
+        entry.stream = { session };
         void this.followRequest(request.id, entry, response, session);
       } else if (type === 'application/json') {
         await this.readJson(response);
@@ -160,7 +182,7 @@ export class StreamableHttpClientTransport implements Transport {
         }
       }
     } finally {
-      if (!followed) this.release(request?.id, entry);
+      if (!followed) this.outbound.release(request?.id, entry);
     }
   }
 
@@ -172,9 +194,7 @@ export class StreamableHttpClientTransport implements Transport {
   private async shutdown(): Promise<void> {
     this.closed = true;
     this.inbox.end();
-    for (const controller of this.active) controller.abort();
-    this.active.clear();
-    this.outbound.clear();
+    this.outbound.abortAll();
     this.standalone.stop();
     const failure = await this.http.delete(this.options.closeTimeoutMs ?? 2_000);
     if (failure !== undefined) this.report(failure);
@@ -187,11 +207,12 @@ export class StreamableHttpClientTransport implements Transport {
     session: string | undefined,
   ): Promise<void> {
     const body = tryParseJson(await readBoundedText(response, ERROR_BODY_LIMIT));
+    // The session is gone, whatever the body says: the server did not process this POST.
+    if (response.status === 404 && session !== undefined) throw this.http.expire(session, true);
     if (id !== undefined && isObject(body) && body.id === id && isObject(body.error)) {
       this.deliver(body);
       return;
     }
-    if (response.status === 404 && session !== undefined) throw this.http.expire(session);
     const detail = isObject(body) && isObject(body.error) ? String(body.error.message) : response.statusText;
     throw this.fail(
       new HttpTransportError(`HTTP ${response.status}${detail ? `: ${detail}` : ''}`, response.status),
@@ -216,26 +237,33 @@ export class StreamableHttpClientTransport implements Transport {
     // Resume within the session the request was made in, even if a new one started meanwhile.
     const reopen = (lastEventId: string | undefined, signal: AbortSignal): Promise<Response> =>
       this.http.get(signal, lastEventId, session);
-    const host = { ...this.streams, reopen };
+    const onData = (data: string): void => this.onEventData(data, id);
+    const host = { ...this.streams, onData, reopen };
     const result = await followStream(host, response, entry.controller.signal, () => entry.answered, true);
-    this.release(id, entry);
-    if (!result.lost || this.closed) return;
-    this.fail(result.cause);
+    this.outbound.release(id, entry);
+    if (result.lost) this.lose(id, result.cause);
+  }
+
+  /** The answer to `id` can no longer arrive: the engine fails that request alone. */
+  private lose(id: RequestId, cause: Error): void {
+    if (this.closed) return;
+    this.fail(cause);
     try {
-      this.onrequestlost?.(id, result.cause);
+      this.onrequestlost?.(id, cause);
     } catch (error) {
       this.report(error);
     }
   }
 
-  private onEventData(data: string): void {
+  private onEventData(data: string, relatedRequestId?: RequestId): void {
     const message = tryParseJson(data);
     if (message === undefined) this.report(new HttpTransportError('Dropped an SSE event that is not JSON'));
-    else this.deliver(message);
+    else this.deliver(message, relatedRequestId);
   }
 
   /** Every inbound message passes here: it marks its request answered and learns the version. */
-  private deliver(message: unknown): void {
+  private deliver(message: unknown, relatedRequestId?: RequestId): void {
+    if (relatedRequestId !== undefined && isObject(message)) this.related.set(message, { relatedRequestId });
     if (isObject(message) && message.method === undefined && isRequestId(message.id)) {
       const entry = this.outbound.get(message.id);
       if (entry) {
@@ -252,35 +280,28 @@ export class StreamableHttpClientTransport implements Transport {
   private sessionExpired(error: SessionExpiredError): void {
     this.lastError = error;
     this.standalone.stop();
+    // The streams still open in that session can no longer bring their answers (the server ended
+    // its handlers with the session): fail those requests now rather than wait for the streams.
+    for (const id of this.outbound.takeStreaming(error.sessionId)) {
+      this.lose(id, new SessionExpiredError(error.sessionId));
+    }
     try {
       this.onsessionexpired?.(error);
     } catch (hookError) {
       this.report(hookError);
     }
-  }
-
-  /** The caller gave up on `id` (`notifications/cancelled` is on its way): stop reading for it. */
-  private stopRequest(id: unknown): void {
-    if (!isRequestId(id)) return;
-    const entry = this.outbound.get(id);
-    if (!entry) return;
-    entry.controller.abort();
-    this.release(id, entry);
+    for (const watcher of [...this.expiryWatchers]) {
+      try {
+        watcher(error.sessionId);
+      } catch (hookError) {
+        this.report(hookError);
+      }
+    }
   }
 
   private sendFailed(error: unknown, signal: AbortSignal): unknown {
     if (!signal.aborted) return this.fail(error);
     return new ConnectionClosedError(this.closed ? CLOSED : 'The request was cancelled', { cause: error });
-  }
-
-  private track(controller: AbortController): AbortController {
-    this.active.add(controller);
-    return controller;
-  }
-
-  private release(id: RequestId | undefined, entry: OutboundRequest): void {
-    this.active.delete(entry.controller);
-    if (id !== undefined && this.outbound.get(id) === entry) this.outbound.delete(id);
   }
 
   private fail<E>(error: E): E {
