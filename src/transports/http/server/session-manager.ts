@@ -8,12 +8,13 @@ import type { EventStore } from './event-store.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_SESSIONS,
+  outputBudgetOf,
   type HttpHandlerOptions,
   type SessionEndReason,
 } from './options.js';
 import { RecencyList } from './recency-list.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
-import type { KeepAlive } from './sse-writer.js';
+import type { KeepAlive } from './keep-alive.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -43,6 +44,7 @@ export class SessionManager implements TransportHost {
   private sweepTimer: ReturnType<typeof setTimeout> | undefined;
   private accepting = true;
   readonly retryMs: number;
+  readonly budget: ReturnType<typeof outputBudgetOf>;
 
   constructor(
     private readonly target: Connectable,
@@ -58,6 +60,7 @@ export class SessionManager implements TransportHost {
     this.generateId = sessions.generateId ?? randomId;
     this.connection = options.connection;
     this.retryMs = retryMs;
+    this.budget = outputBudgetOf(options);
   }
 
   /** Live stateful sessions. */
@@ -153,6 +156,7 @@ export class SessionManager implements TransportHost {
 
   private forget(transport: HttpServerTransport, reason: SessionEndReason): void {
     transport.ending = true;
+    transport.endReason = reason;
     const sessionId = transport.sessionId;
     if (sessionId === undefined) {
       this.stateless.delete(transport);
