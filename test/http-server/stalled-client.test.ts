@@ -10,7 +10,9 @@ import { serveHttp, type ServeHttpOptions } from '../../src/adapters/node/index.
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { Server } from '../../src/server/server.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { deferred, openSession, ping, post, SseReader } from './support/harness.js';
+import { createHttpHandler } from '../../src/transports/http/index.js';
+import { call, initialize } from './support/direct.js';
+import { deferred, openSession, ping, post, SseReader, type Deferred } from './support/harness.js';
 
 useProcessGuard();
 
@@ -22,8 +24,7 @@ const CHUNK = 'x'.repeat(4_096);
  * `flood` sends `count` 4 KiB log notifications (or, without a count, until `stop` resolves),
  * yielding to I/O between them so a reading client keeps up.
  */
-async function startFloodServer(options: ServeHttpOptions) {
-  const stop = deferred<void>();
+function floodServer(stop: Deferred<void>): Server {
   const server = new Server({ name: 'flood', version: '1' }, { capabilities: { tools: {}, logging: {} } });
   server.setRequestHandler('tools/call', async (params, ctx) => {
     const asked = (params.arguments as JsonObject | undefined)?.count;
@@ -37,6 +38,12 @@ async function startFloodServer(options: ServeHttpOptions) {
     }
     return { content: [{ type: 'text', text: `sent ${sent}` }] };
   });
+  return server;
+}
+
+async function startFloodServer(options: ServeHttpOptions) {
+  const stop = deferred<void>();
+  const server = floodServer(stop);
   const serving = await serveHttp(server, { port: 0, keepAliveMs: 0, ...options });
   const serverSockets = new Map<number, Socket>();
   serving.server.on('connection', (socket: Socket) => serverSockets.set(socket.remotePort!, socket));
@@ -141,5 +148,36 @@ test('past maxQueuedBytes the connection with the most queued is destroyed; a re
   } finally {
     stop.resolve();
     await serving.close({ deadlineMs: 2_000 });
+  }
+});
+
+test('web-standard entry: a Response body nobody reads is errored past the per-stream limit', async () => {
+  const stop = deferred<void>();
+  const cut = deferred<void>();
+  const handler = createHttpHandler(floodServer(stop), {
+    keepAliveMs: 0,
+    maxQueuedBytesPerStream: 64 * 1024,
+    logger: {
+      debug: (message: string) => {
+        if (message.startsWith('cut an SSE connection')) cut.resolve();
+      },
+      error() {},
+    },
+  });
+  try {
+    const sessionId = await initialize(handler);
+    const response = await call(
+      handler,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'flood', arguments: {} } },
+      { sessionId },
+    );
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    await within(cut.promise, 10_000, 'cut');
+    stop.resolve();
+    // The backlog is gone with the errored body: the reader fails instead of draining megabytes.
+    await expect(within(response.body!.getReader().read())).rejects.toThrow('SSE client stopped reading');
+  } finally {
+    stop.resolve();
+    await handler.close();
   }
 });
