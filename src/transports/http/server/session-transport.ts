@@ -16,7 +16,8 @@ import { RequestStream } from './request-stream.js';
 import { sessionHeaders, type SessionHeaders } from './responses.js';
 import { SseWriter } from './sse-writer.js';
 import { StandaloneStream } from './standalone-stream.js';
-import { finishStream, forgetStream, RESOLVED } from './stream-events.js';
+import { RetainedStreams } from './retained-streams.js';
+import { forgetStream, RESOLVED } from './stream-events.js';
 import type {
   HttpExchange,
   HttpReply,
@@ -27,9 +28,6 @@ import type {
 
 /** The handler-wide services a session transport uses. */
 export type TransportHost = GenericTransportHost<HttpServerTransport>;
-
-/** Finished streams kept per session for resumption (the event store bounds their bytes). */
-const MAX_RETAINED_STREAMS = 16;
 
 /**
  * One session's transport (or one stateless exchange's). Created by the handler; users meet it
@@ -50,8 +48,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   lastError: unknown;
   /** @internal The standalone GET stream. */
   readonly standalone = new StandaloneStream(this);
-  /** @internal Finished streams that can still be resumed (oldest first, bounded). */
-  retained: string[] | undefined;
+  /** Finished streams that can still be resumed (allocated on the first). */
+  private retained: RetainedStreams | undefined;
   /** @internal Set by the handler right after `connect`. */
   session: ServerSession | undefined;
   /** @internal Open HTTP exchanges (pending POSTs and SSE connections); 0 = idle. */
@@ -210,7 +208,7 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
         if (stream.streamId !== undefined) forgetStream(this.host, stream.streamId);
       }
     this.standalone.close();
-    if (this.retained) for (const streamId of this.retained.splice(0)) forgetStream(this.host, streamId);
+    this.retained?.clear();
     this.host.transportClosed(this);
     return RESOLVED;
   }
@@ -257,7 +255,7 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
     if (requests?.get(id) === stream) requests.delete(id);
     const streamId = stream.streamId;
     if (streamId !== undefined) {
-      if (finished) this.retain(streamId);
+      if (finished) (this.retained ??= new RetainedStreams(this.host)).keep(streamId);
       else forgetStream(this.host, streamId);
     }
     this.finishIfStateless();
@@ -265,17 +263,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
 
   /** @internal A resumed stream that completed: no longer kept. */
   release(streamId: string): void {
-    const at = this.retained?.indexOf(streamId) ?? -1;
-    if (at >= 0) this.retained!.splice(at, 1);
-    forgetStream(this.host, streamId);
-  }
-
-  /** Keep a finished stream resumable (the most recent few per session). */
-  private retain(streamId: string): void {
-    finishStream(this.host, streamId);
-    const retained = (this.retained ??= []);
-    retained.push(streamId);
-    if (retained.length > MAX_RETAINED_STREAMS) forgetStream(this.host, retained.shift()!);
+    if (this.retained) this.retained.release(streamId);
+    else forgetStream(this.host, streamId);
   }
 
   /** Stateless: the exchange is over once its request stream is. */
