@@ -46,8 +46,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   private initialized = false;
   private replyHeaders: SessionHeaders | undefined;
   lastError: unknown;
-  /** @internal The standalone GET stream. */
-  readonly standalone = new StandaloneStream(this);
+  /** The standalone GET stream, built on first use (an idle session stays small). */
+  private standaloneStream: StandaloneStream | undefined;
   /** Finished streams that can still be resumed (allocated on the first). */
   private retained: RetainedStreams | undefined;
   /** @internal Set by the handler right after `connect`. */
@@ -73,6 +73,11 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   /** @internal The response header sets of this session (built on first use). */
   get headers(): SessionHeaders {
     return (this.replyHeaders ??= sessionHeaders(this.sessionId));
+  }
+
+  /** @internal The standalone GET stream. */
+  get standalone(): StandaloneStream {
+    return (this.standaloneStream ??= new StandaloneStream(this));
   }
 
   get writable(): boolean {
@@ -207,7 +212,7 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
         stream.abandon();
         if (stream.streamId !== undefined) forgetStream(this.host, stream.streamId);
       }
-    this.standalone.close();
+    this.standaloneStream?.close();
     this.retained?.clear();
     this.host.transportClosed(this);
     return RESOLVED;
