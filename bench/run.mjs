@@ -1,9 +1,11 @@
-// `npm run bench`: Keel vs the official SDK (1.x and v2) vs the bare-transport limit, measured in
-// one run, interleaved (A B C D A B C D ...), then a CPU-profile pass of Keel; writes BENCHMARKS.md.
+// `npm run bench`: Keel vs the official SDK (1.x and v2) vs the bare-transport limit, each in the
+// setups listed in lib/setups.mjs, measured in one run, interleaved (A B C … A B C …), then a
+// CPU-profile pass of Keel; writes BENCHMARKS.md.
 //
 // `--report-only` rewrites BENCHMARKS.md from the last run's bench/.work/results.json.
 // Environment: BENCH_REPS (default 3, at least 3 for a report), BENCH_SCALE (window size factor,
-// default 1), BENCH_ONLY (comma-separated phase names, for development), BENCH_OUT (report path).
+// default 1), BENCH_ONLY (comma-separated phase names, for development), BENCH_SETUPS
+// (comma-separated setup keys from lib/setups.mjs, for development), BENCH_OUT (report path).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -12,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { httpPhase, scaleWindows, sessionsPhase, spawnPhase, stdioPhase } from './lib/phases.mjs';
 import { machine } from './lib/proc.mjs';
+import { benchSetups } from './lib/setups.mjs';
 import { profilePhase } from './lib/profile-pass.mjs';
 import { writeReport } from './lib/report.mjs';
 
@@ -22,63 +25,11 @@ const scale = Number(process.env.BENCH_SCALE ?? 1);
 if (scale !== 1) scaleWindows(scale);
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const started = performance.now();
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-/** Keel's bench servers are exactly what the package scripts start: `node <file>`. */
-function scriptFile(name) {
-  const script = pkg.scripts?.[name];
-  const match = /^node (\S+)$/.exec(script ?? '');
-  if (!match)
-    throw new Error(
-      `package.json script ${name} must be exactly "node <file>", is ${JSON.stringify(script)}`,
-    );
-  return join(root, match[1]);
-}
-
-function versionOf(name) {
-  return JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
-}
-
-const servers = [
-  {
-    key: 'keel',
-    label: `Keel ${pkg.version}`,
-    stdio: scriptFile('bench:stdio'),
-    http: scriptFile('bench:http'),
-    stateless: scriptFile('bench:http-stateless'),
-  },
-  {
-    key: 'sdk1',
-    label: `SDK 1.x (${versionOf('@modelcontextprotocol/sdk')})`,
-    stdio: join(bench, 'official/sdk1-stdio.mjs'),
-    http: join(bench, 'official/sdk1-http.mjs'),
-    stateless: join(bench, 'official/sdk1-http-stateless.mjs'),
-  },
-  {
-    key: 'sdk2',
-    label: `SDK v2 (server ${versionOf('@modelcontextprotocol/server')}, node ${versionOf('@modelcontextprotocol/node')})`,
-    stdio: join(bench, 'official/sdk2-stdio.mjs'),
-    http: join(bench, 'official/sdk2-http.mjs'),
-    stateless: join(bench, 'official/sdk2-http-stateless.mjs'),
-  },
-  {
-    key: 'bare',
-    label: 'Bare limit',
-    stdio: join(bench, 'bare/stdio.mjs'),
-    http: join(bench, 'bare/http-stateful.mjs'),
-    stateless: join(bench, 'bare/http-stateless.mjs'),
-  },
-];
-
-const entries = [
-  { key: 'keel', label: 'keel-mcp/server', specifier: 'keel-mcp/server' },
-  {
-    key: 'sdk1',
-    label: '@modelcontextprotocol/sdk/server/mcp.js',
-    specifier: '@modelcontextprotocol/sdk/server/mcp.js',
-  },
-  { key: 'sdk2', label: '@modelcontextprotocol/server', specifier: '@modelcontextprotocol/server' },
-];
+const { servers: allServers, entries } = benchSetups(root);
+// BENCH_SETUPS (comma-separated setup keys, for development) runs only some setups.
+const setupKeys = process.env.BENCH_SETUPS ? new Set(process.env.BENCH_SETUPS.split(',')) : undefined;
+const servers = setupKeys ? allServers.filter((server) => setupKeys.has(server.key)) : allServers;
 
 // results[metric][serverKey]: a single value lands at its repetition's index (so per-repetition
 // ratios pair values of the same round); a list of samples (spawn, import) is appended.
@@ -99,11 +50,12 @@ function log(message) {
   process.stderr.write(`[bench ${seconds}s] ${message}\n`);
 }
 
-async function interleaved(name, run) {
+/** Runs `run` for every setup that `applies` to the phase, interleaved, `reps` times. */
+async function interleaved(name, applies, run) {
   if (only && !only.has(name)) return;
   loads.push({ phase: name, load: loadavg()[0] });
   for (let rep = 1; rep <= reps; rep++) {
-    for (const server of servers) {
+    for (const server of servers.filter(applies)) {
       const t0 = performance.now();
       try {
         const values = await run(server, rep);
@@ -126,19 +78,38 @@ function probe(script, specifier) {
 if (process.argv.includes('--report-only')) {
   const saved = JSON.parse(readFileSync(join(bench, '.work', 'results.json'), 'utf8'));
   const out = process.env.BENCH_OUT ?? join(root, 'BENCHMARKS.md');
-  await writeReport(out, { ...saved, servers, entries });
+  await writeReport(out, { ...saved, servers: allServers, entries });
   log(`rewrote ${out} from bench/.work/results.json`);
   process.exit(0);
 }
 
 log(`${reps} repetitions, window scale ${scale}`);
-await interleaved('stdio', (server) => stdioPhase(server.stdio));
-await interleaved('http', (server) => httpPhase(server.http, { stateless: false, prefix: 'http' }));
-await interleaved('stateless', (server) =>
-  httpPhase(server.stateless, { stateless: true, prefix: 'stateless' }),
+await interleaved(
+  'stdio',
+  (server) => server.stdio,
+  (server) => stdioPhase(server.stdio),
 );
-await interleaved('sessions', (server) => sessionsPhase(server.http));
-await interleaved('spawn', (server) => spawnPhase(server.stdio, 3));
+await interleaved(
+  'http',
+  (server) => server.http,
+  (server) =>
+    httpPhase(server.http, { stateless: false, prefix: 'http', sampling: server.sampling !== false }),
+);
+await interleaved(
+  'stateless',
+  (server) => server.stateless,
+  (server) => httpPhase(server.stateless, { stateless: true, prefix: 'stateless' }),
+);
+await interleaved(
+  'sessions',
+  (server) => server.memory && server.http,
+  (server) => sessionsPhase(server.http),
+);
+await interleaved(
+  'spawn',
+  (server) => server.stdio,
+  (server) => spawnPhase(server.stdio, 3),
+);
 
 const modules = {};
 if (!only || only.has('import')) {
@@ -176,7 +147,7 @@ if (!only || only.has('profile')) {
   mkdirSync(profileDir, { recursive: true });
   loads.push({ phase: 'profile', load: loadavg()[0] });
   try {
-    profiles = await profilePhase(servers[0], profileDir, root);
+    profiles = await profilePhase(allServers[0], profileDir, root);
     log('profile pass done');
   } catch (error) {
     errors.push({ phase: 'profile', server: 'keel', rep: 1, message: String(error?.message ?? error) });
@@ -201,5 +172,5 @@ writeFileSync(
   join(bench, '.work', 'results.json'),
   JSON.stringify({ info, results, errors, modules, profiles }, null, 2),
 );
-await writeReport(out, { info, servers, entries, results, errors, modules, profiles });
+await writeReport(out, { info, servers: allServers, entries, results, errors, modules, profiles });
 log(`wrote ${out}${errors.length ? ` (${errors.length} failures)` : ''}`);

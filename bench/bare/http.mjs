@@ -8,8 +8,11 @@ export function startBareHttp({ stateless }) {
   const sessions = new Map(); // session id -> Map(sampling id -> held SSE response + call id)
   let nextSamplingId = 0;
 
+  // Content-Length and one `end(body)`, as Keel's node:http path answers: headers and body leave
+  // in one write, without chunked framing (`writeHead` without a length would pick chunked).
   const json = (res, status, body, headers = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    const length = Buffer.byteLength(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': length, ...headers });
     res.end(body);
   };
   const textResult = (id, text) =>

@@ -4,9 +4,28 @@ let buffer = '';
 let nextSamplingId = 0;
 const waiting = new Map(); // sampling request id -> tool call id (JSON text)
 
-// One write per answer, like a plain line-oriented server.
+// The answers of one tick go out in one write (one syscall on the pipe), flushed at the end of
+// the tick or at 64 KiB, exactly as Keel's stdio writer does: the bare script must not pay a
+// syscall per message that Keel saves, or it would stop being a floor.
+const FLUSH_AT = 64 * 1024;
+let pending = '';
+let flushScheduled = false;
+
+function flush() {
+  flushScheduled = false;
+  if (pending === '') return;
+  const text = pending;
+  pending = '';
+  process.stdout.write(text);
+}
+
 function write(line) {
-  process.stdout.write(line + '\n');
+  pending += line + '\n';
+  if (pending.length >= FLUSH_AT) flush();
+  else if (!flushScheduled) {
+    flushScheduled = true;
+    process.nextTick(flush);
+  }
 }
 
 function textResult(id, text) {

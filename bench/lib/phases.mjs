@@ -100,17 +100,21 @@ export async function openSessions(target, count, parallel = 16) {
 }
 
 /**
- * HTTP: echo at concurrency 1 and 64 (one client session per worker), and — with sessions —
- * 64 wait_sampling calls in flight, each answered over the POST's SSE stream.
+ * HTTP: echo at concurrency 1 and 64 (one client session per worker), and — with sessions, unless
+ * `sampling` is false — 64 wait_sampling calls in flight, each answered over the POST's SSE
+ * stream. A server that answers every POST with plain JSON (`enableJsonResponse`) has no stream
+ * for the sampling request to travel on, so it passes `sampling: false`.
  */
-export async function httpPhase(file, { stateless, prefix }) {
+export async function httpPhase(file, { stateless, prefix, sampling: withSampling = true }) {
+  const measureSampling = !stateless && withSampling;
   const server = await HttpServerProcess.start(file);
   const target = new HttpTarget(server.port, 2 * 64 + 4);
   try {
     const pid = server.pid;
     const sessions = await openSessions(target, 64);
     await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].echo() });
-    if (!stateless) await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].sampling() });
+    if (measureSampling)
+      await warmUp({ ...WINDOWS.warm, concurrency: 64, call: (w) => sessions[w].sampling() });
     const c1 = await runWindow({
       ...WINDOWS.httpSequential,
       concurrency: 1,
@@ -124,7 +128,7 @@ export async function httpPhase(file, { stateless, prefix }) {
       call: (w) => sessions[w].echo(),
     });
     const result = { ...flatten(`${prefix}.c1`, c1), ...flatten(`${prefix}.c64`, c64) };
-    if (!stateless) {
+    if (measureSampling) {
       const sampling = await runWindow({
         ...WINDOWS.httpSampling,
         concurrency: 64,

@@ -36,56 +36,115 @@ export function ratios(metric, a, b) {
   return out;
 }
 
-export const ROWS = [
-  ['stdio — sequential `echo` (1 in flight)'],
-  ['calls/s', 'stdio.seq.rate', fmt.rate],
-  ['p50 latency, ms', 'stdio.seq.p50', fmt.ms],
-  ['p99 latency, ms', 'stdio.seq.p99', fmt.ms],
-  ['server CPU per call, µs', 'stdio.seq.cpu', fmt.us],
-  ['stdio — 64 `echo` calls in flight'],
-  ['calls/s', 'stdio.c64.rate', fmt.rate],
-  ['p99 latency, ms', 'stdio.c64.p99', fmt.ms],
-  ['server CPU per call, µs', 'stdio.c64.cpu', fmt.us],
-  ['stdio — 64 `wait_sampling` calls in flight (each answers a sampling request)'],
-  ['calls/s', 'stdio.samp64.rate', fmt.rate],
-  ['p99 latency, ms', 'stdio.samp64.p99', fmt.ms],
-  ['server CPU per call, µs', 'stdio.samp64.cpu', fmt.us],
-  ['stdio — process'],
-  ['spawn → initialize answer, ms', 'spawn.ms', fmt.ms],
-  ['peak RSS (VmHWM) after the stdio windows, MB', 'stdio.hwm', fmt.mb],
-  ['HTTP with sessions — `echo`, concurrency 1'],
-  ['req/s', 'http.c1.rate', fmt.rate],
-  ['p50 latency, ms', 'http.c1.p50', fmt.ms],
-  ['p99 latency, ms', 'http.c1.p99', fmt.ms],
-  ['server CPU per call, µs', 'http.c1.cpu', fmt.us],
-  ['HTTP with sessions — `echo`, concurrency 64 (64 sessions)'],
-  ['req/s', 'http.c64.rate', fmt.rate],
-  ['p50 latency, ms', 'http.c64.p50', fmt.ms],
-  ['p99 latency, ms', 'http.c64.p99', fmt.ms],
-  ['server CPU per call, µs', 'http.c64.cpu', fmt.us],
-  ['HTTP with sessions — `wait_sampling`, concurrency 64 (SSE answer + POSTed sampling result)'],
-  ['calls/s', 'http.samp64.rate', fmt.rate],
-  ['p50 latency, ms', 'http.samp64.p50', fmt.ms],
-  ['p99 latency, ms', 'http.samp64.p99', fmt.ms],
-  ['server CPU per call (both POSTs), µs', 'http.samp64.cpu', fmt.us],
-  ['HTTP stateless — `echo`, concurrency 1'],
-  ['req/s', 'stateless.c1.rate', fmt.rate],
-  ['p50 latency, ms', 'stateless.c1.p50', fmt.ms],
-  ['p99 latency, ms', 'stateless.c1.p99', fmt.ms],
-  ['server CPU per call, µs', 'stateless.c1.cpu', fmt.us],
-  ['HTTP stateless — `echo`, concurrency 64'],
-  ['req/s', 'stateless.c64.rate', fmt.rate],
-  ['p50 latency, ms', 'stateless.c64.p50', fmt.ms],
-  ['p99 latency, ms', 'stateless.c64.p99', fmt.ms],
-  ['server CPU per call, µs', 'stateless.c64.cpu', fmt.us],
-  ['HTTP with sessions — memory'],
-  ['RSS per idle initialized session (2,000 sessions, after full GC), KB', 'sessions.bytes', fmt.kb],
-  ['V8 heap per idle session (after full GC), KB', 'sessions.heap', fmt.kb],
-  [
-    'RSS per idle session without forced GC (garbage of the handshakes included), KB',
-    'sessions.rawBytes',
-    fmt.kb,
-  ],
+/**
+ * The results, one table per measurement: a row per setup that ran it, a column per figure.
+ * `[label, metric, format, ratio]`: with `ratio` true the figure is followed by a "÷ bare"
+ * column (the setup's figure over the bare limit's, paired per repetition).
+ */
+export const PHASES = [
+  {
+    title: 'stdio — sequential `echo` (1 in flight)',
+    columns: [
+      ['calls/s', 'stdio.seq.rate', fmt.rate],
+      ['p50, ms', 'stdio.seq.p50', fmt.ms],
+      ['p99, ms', 'stdio.seq.p99', fmt.ms],
+      ['server CPU per call, µs', 'stdio.seq.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title: 'stdio — 64 `echo` calls in flight',
+    columns: [
+      ['calls/s', 'stdio.c64.rate', fmt.rate],
+      ['p99, ms', 'stdio.c64.p99', fmt.ms],
+      ['server CPU per call, µs', 'stdio.c64.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title: 'stdio — 64 `wait_sampling` calls in flight (each answers a sampling request)',
+    columns: [
+      ['calls/s', 'stdio.samp64.rate', fmt.rate],
+      ['p99, ms', 'stdio.samp64.p99', fmt.ms],
+      ['server CPU per call, µs', 'stdio.samp64.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title: 'stdio — process',
+    columns: [
+      ['spawn → initialize answer, ms', 'spawn.ms', fmt.ms, true],
+      ['peak RSS (VmHWM) after the stdio windows, MB', 'stdio.hwm', fmt.mb, true],
+    ],
+  },
+  {
+    title: 'HTTP with sessions — `echo`, concurrency 1',
+    columns: [
+      ['req/s', 'http.c1.rate', fmt.rate],
+      ['p50, ms', 'http.c1.p50', fmt.ms],
+      ['p99, ms', 'http.c1.p99', fmt.ms],
+      ['server CPU per call, µs', 'http.c1.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title: 'HTTP with sessions — `echo`, concurrency 64 (64 sessions)',
+    columns: [
+      ['req/s', 'http.c64.rate', fmt.rate],
+      ['p50, ms', 'http.c64.p50', fmt.ms],
+      ['p99, ms', 'http.c64.p99', fmt.ms],
+      ['server CPU per call, µs', 'http.c64.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title: 'HTTP with sessions — `wait_sampling`, concurrency 64 (SSE answer + POSTed sampling result)',
+    note: 'Not measured for the JSON-answer setups: with `enableJsonResponse` the call is answered with one JSON body, so the sampling request has no stream of the call to travel on.',
+    columns: [
+      ['calls/s', 'http.samp64.rate', fmt.rate],
+      ['p50, ms', 'http.samp64.p50', fmt.ms],
+      ['p99, ms', 'http.samp64.p99', fmt.ms],
+      ['server CPU per call (both POSTs), µs', 'http.samp64.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title: 'HTTP stateless — `echo`, concurrency 1',
+    columns: [
+      ['req/s', 'stateless.c1.rate', fmt.rate],
+      ['p50, ms', 'stateless.c1.p50', fmt.ms],
+      ['p99, ms', 'stateless.c1.p99', fmt.ms],
+      ['server CPU per call, µs', 'stateless.c1.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title: 'HTTP stateless — `echo`, concurrency 64',
+    columns: [
+      ['req/s', 'stateless.c64.rate', fmt.rate],
+      ['p50, ms', 'stateless.c64.p50', fmt.ms],
+      ['p99, ms', 'stateless.c64.p99', fmt.ms],
+      ['server CPU per call, µs', 'stateless.c64.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title: 'HTTP with sessions — memory',
+    columns: [
+      ['RSS per idle initialized session (2,000 sessions, after full GC), KB', 'sessions.bytes', fmt.kb],
+      ['V8 heap per idle session (after full GC), KB', 'sessions.heap', fmt.kb],
+      [
+        'RSS per idle session without forced GC (handshake garbage included), KB',
+        'sessions.rawBytes',
+        fmt.kb,
+      ],
+    ],
+  },
+];
+
+/**
+ * Keel against the official SDKs, server CPU per call: `[label, Keel setup, SDK setup, fallback]`.
+ * Where the SDK setup has no figure for a row (the JSON-answer setups exist over HTTP only, and
+ * cannot serve `wait_sampling`), the fallback setup's figure is used: over stdio the two are the
+ * same server, and a call that must stream is answered with SSE by both SDKs' defaults and Keel.
+ */
+export const SDK_COMPARISONS = [
+  ['Keel ÷ SDK 1.x', 'keel', 'sdk1'],
+  ['Keel ÷ SDK v2', 'keel', 'sdk2'],
+  ['Keel, zod tools ÷ SDK 1.x, JSON answers', 'keelZod', 'sdk1Json', 'sdk1'],
+  ['Keel, zod tools ÷ SDK v2, JSON answers', 'keelZod', 'sdk2Json', 'sdk2'],
 ];
 
 export const CPU_ROWS = [
@@ -101,30 +160,54 @@ export const CPU_ROWS = [
   ['peak RSS stdio', 'stdio.hwm'],
 ];
 
+/**
+ * The targets, each on Keel's default setup (raw JSON Schema tools, `node:http` fast path) against
+ * the bare limit. `also`: the Keel variants shown under the same limit for reference (no status).
+ */
 export const TARGETS = [
-  { name: 'stdio, 64 in flight: server CPU per call', metric: 'stdio.c64.cpu', limit: 1.6, profile: 'stdio' },
   {
-    name: 'HTTP with sessions, c=64: server CPU per call',
+    name: 'stdio, 64 `echo` in flight: server CPU per call',
+    metric: 'stdio.c64.cpu',
+    limit: 1.6,
+    profile: 'stdio',
+    also: ['keelZod'],
+  },
+  {
+    name: 'HTTP with sessions, `echo` c=64: server CPU per call',
     metric: 'http.c64.cpu',
     limit: 2.0,
     profile: 'HTTP, sessions',
+    also: ['keelZod', 'keelWeb'],
   },
   {
-    name: 'HTTP stateless, c=64: server CPU per call',
+    name: 'HTTP stateless, `echo` c=64: server CPU per call',
     metric: 'stateless.c64.cpu',
     limit: 2.5,
     profile: 'HTTP, stateless',
+    also: ['keelZod'],
   },
-  { name: 'memory per idle HTTP session', metric: 'sessions.bytes', absolute: 8 * 1024, profile: undefined },
   {
-    name: 'spawn → initialize answer',
+    name: 'memory per idle HTTP session (RSS, after full GC)',
+    metric: 'sessions.bytes',
+    absolute: 8 * 1024,
+    profile: undefined,
+  },
+  {
+    name: 'spawn → initialize answer (stdio)',
     metric: 'spawn.ms',
     limit: 1.5,
+    also: ['keelZod'],
     note: (results, modules) => {
       const keel = modules.keel;
       const ms = summary(results['import.ms']?.keel ?? []).median;
+      const zod = summary(results['spawn.ms']?.keelZod ?? []).median;
+      const plain = summary(results['spawn.ms']?.keel ?? []).median;
+      const zodNote =
+        Number.isFinite(zod) && Number.isFinite(plain)
+          ? ` With zod tools Keel's spawn takes ${fmt.ms(zod)} ms (${fmt.ms(zod - plain)} ms more).`
+          : '';
       return keel && Number.isFinite(ms)
-        ? `Importing \`keel-mcp/server\` alone takes ${fmt.ms(ms)} ms (${keel.files} files; packages: ${keel.packages.join(', ') || 'none'}); the bare script imports nothing; the official SDK servers also load zod for their tool schemas (Keel's uses raw JSON Schema).`
+        ? `Importing \`keel-mcp/server\` alone takes ${fmt.ms(ms)} ms (${keel.files} files; packages: ${keel.packages.join(', ') || 'none'}); the bare script imports nothing; the official SDK servers also load zod for their tool schemas (Keel's default uses raw JSON Schema).${zodNote}`
         : '';
     },
   },
@@ -132,6 +215,7 @@ export const TARGETS = [
     name: 'peak RSS of the stdio server',
     metric: 'stdio.hwm',
     limit: 1.3,
+    also: ['keelZod'],
     note: (results) => {
       const k = summary(results['stdio.hwm']?.keel ?? []).median;
       const b = summary(results['stdio.hwm']?.bare ?? []).median;

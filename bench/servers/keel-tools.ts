@@ -4,9 +4,11 @@
  * Input schemas are raw JSON Schema, which Keel takes as a first-class input (advertised as given,
  * every call's arguments validated against it). No schema library is loaded: zod alone costs
  * ~58 ms of start-up, and a Keel server does not need one. The official SDK servers use zod,
- * which is how those SDKs take tool schemas.
+ * which is how those SDKs take tool schemas; `keel-zod-tools.ts` is the same server with zod, for
+ * the like-for-like rows.
  */
 import { McpServer } from '../../src/server/index.js';
+import type { SchemaInput } from '../../src/core/schema/compile-schema.js';
 
 const echoInput = {
   type: 'object',
@@ -20,20 +22,23 @@ const samplingInput = {
 };
 
 /**
+ * Registers `echo` and `wait_sampling` with the given input schemas (any schema Keel accepts).
+ *
  * @example
- * await serveStdio(createBenchServer());
+ * registerBenchTools(new McpServer({ name: 'x', version: '1' }), z.object({ text: z.string() }), z.object({ prompt: z.string() }));
  */
-export function createBenchServer(): McpServer {
-  const server = new McpServer({ name: 'bench-keel', version: '1.0.0' });
-  server.tool('echo', { description: 'Returns its input text', input: echoInput }, ({ text }) =>
-    String(text),
+export function registerBenchTools(server: McpServer, echo: SchemaInput, sampling: SchemaInput): McpServer {
+  server.tool('echo', { description: 'Returns its input text', input: echo }, (args) =>
+    String((args as { text: unknown }).text),
   );
   server.tool(
     'wait_sampling',
-    { description: 'Asks the client to sample a prompt', input: samplingInput },
-    async ({ prompt }, ctx) => {
+    { description: 'Asks the client to sample a prompt', input: sampling },
+    async (args, ctx) => {
       const sampled = await ctx.createMessage({
-        messages: [{ role: 'user', content: { type: 'text', text: String(prompt) } }],
+        messages: [
+          { role: 'user', content: { type: 'text', text: String((args as { prompt: unknown }).prompt) } },
+        ],
         maxTokens: 64,
       });
       const content = Array.isArray(sampled.content) ? sampled.content[0] : sampled.content;
@@ -41,4 +46,16 @@ export function createBenchServer(): McpServer {
     },
   );
   return server;
+}
+
+/**
+ * @example
+ * await serveStdio(createBenchServer());
+ */
+export function createBenchServer(): McpServer {
+  return registerBenchTools(
+    new McpServer({ name: 'bench-keel', version: '1.0.0' }),
+    echoInput,
+    samplingInput,
+  );
 }

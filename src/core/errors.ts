@@ -29,7 +29,10 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** 2026-07-28: HTTP header does not match the body. */
   HeaderMismatch: -32020,
-  /** 2026-07-28: a client capability the request needs was not declared. */
+  /**
+   * 2026-07-28 only: a client capability the request needs was not declared. Undefined in the
+   * legacy era, so legacy sessions never send it (see {@link MissingClientCapabilityError}).
+   */
   MissingRequiredClientCapability: -32021,
   /** 2026-07-28: protocol version not supported. */
   UnsupportedProtocolVersion: -32022,
@@ -195,6 +198,37 @@ export class CancelledByPeerError extends LocalError {
   override name = 'CancelledByPeerError';
   constructor(readonly reason?: string) {
     super(reason ? `Cancelled by peer: ${reason}` : 'Cancelled by peer');
+  }
+}
+
+/**
+ * A handler asked the client for something (`roots/list`, sampling, elicitation) that the client
+ * did not declare in its capabilities. Raised locally before anything is sent, like the official
+ * SDKs do; it has no wire code of its own because the legacy revisions define none: a tool that
+ * lets it escape answers with an `isError` result, any other handler with `-32603`.
+ * `toMcpError()` gives the 2026-07-28 form (`-32021`, `data.requiredCapabilities`).
+ *
+ * @example
+ * try { await ctx.elicit({ message: 'Units?', schema }); }
+ * catch (e) { if (e instanceof MissingClientCapabilityError) return 'Assuming Celsius'; throw e; }
+ */
+export class MissingClientCapabilityError extends LocalError {
+  override name = 'MissingClientCapabilityError';
+  constructor(
+    /** The capability, dotted for a sub-capability (`elicitation.url`, `sampling.tools`). */
+    readonly capability: string,
+    /** The capabilities object the request needs, e.g. `{ elicitation: { url: {} } }`. */
+    readonly requiredCapabilities: { [key: string]: unknown },
+    message = `The client did not declare the "${capability}" capability`,
+  ) {
+    super(message);
+  }
+
+  /** The 2026-07-28 wire error (`-32021`); never sent in the legacy era, where it is undefined. */
+  toMcpError(): McpError {
+    return new McpError(ErrorCode.MissingRequiredClientCapability, this.message, {
+      requiredCapabilities: this.requiredCapabilities,
+    });
   }
 }
 

@@ -6,6 +6,7 @@ import type { JsonObject } from '../core/jsonrpc.js';
 import type { PromptRegistry } from './prompt-registry.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import type { Completer } from './resource-types.js';
+import { guarded, type FailureReporter } from './handler-errors.js';
 
 /** The spec caps one answer at 100 values. */
 const MAX_VALUES = 100;
@@ -53,6 +54,7 @@ export async function complete(
   params: JsonObject,
   prompts: PromptRegistry,
   resources: ResourceRegistry,
+  ctx?: FailureReporter,
 ): Promise<JsonObject> {
   const ref = params.ref as JsonObject | undefined;
   const argument = params.argument as JsonObject | undefined;
@@ -63,7 +65,10 @@ export async function complete(
   const completer = findCompleter(ref, argument.name, prompts, resources);
   if (!completer) return { completion: { values: [] } };
   const context = { arguments: stringRecord((params.context as JsonObject | undefined)?.arguments) };
-  const values = (await completer(argument.value, context)).filter((v) => typeof v === 'string');
+  const value = argument.value;
+  const run = () => completer(value, context);
+  const target = String(ref.name ?? ref.uri);
+  const values = (await (ctx ? guarded(ctx, target, run) : run())).filter((v) => typeof v === 'string');
   return {
     completion: {
       values: values.slice(0, MAX_VALUES),

@@ -7,7 +7,8 @@ export {
   type ServerRequestHandler,
   type ServerNotificationHandler,
 } from './server.js';
-export { ServerSession } from './server-session.js';
+export { ServerSession, type HandlerSession } from './server-session.js';
+export { logHandlerFailureToStderr, type HandlerFailure, type ServerErrorHandler } from './handler-errors.js';
 export { McpServer, type McpServerOptions } from './mcp-server.js';
 export {
   ToolContext,

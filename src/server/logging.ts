@@ -13,7 +13,7 @@ export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 
 /** The session's minimum level, if the client set one. */
 export function sessionLogLevel(session: ServerSession): LoggingLevel | undefined {
-  return session.state.get(LEVEL_KEY) as LoggingLevel | undefined;
+  return session.internal.get(LEVEL_KEY) as LoggingLevel | undefined;
 }
 
 /**
@@ -26,7 +26,7 @@ export function setLogLevel(params: JsonObject, session: ServerSession): JsonObj
   if (!isLoggingLevel(params.level)) {
     throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${String(params.level)}`);
   }
-  session.state.set(LEVEL_KEY, params.level);
+  session.internal.set(LEVEL_KEY, params.level);
   return {};
 }
 

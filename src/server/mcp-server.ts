@@ -12,6 +12,7 @@ import type { ServerCapabilities } from '../core/types/capabilities.js';
 import type { Implementation } from '../core/types/common.js';
 import { isLoggingLevel, type LoggingLevel } from '../core/types/logging.js';
 import { complete } from './completion.js';
+import type { HandlerFailure, ServerErrorHandler } from './handler-errors.js';
 import { ListChangedNotifier } from './list-changed.js';
 import { logParams, setLogLevel, shouldLog } from './logging.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
@@ -26,7 +27,8 @@ import type {
   TemplateOptions,
   TemplateReader,
 } from './resource-types.js';
-import { methodNotFound, Server, type Connectable } from './server.js';
+import { markSelfReporting } from './self-reporting.js';
+import { methodNotFound, Server, type Connectable, type ServerOptions } from './server.js';
 import type { ServerSession } from './server-session.js';
 import { notifyResourceUpdated, subscribe, unsubscribe } from './subscriptions.js';
 import { ToolContext, type ContextServices } from './tool-context.js';
@@ -49,6 +51,13 @@ export interface McpServerOptions {
   capabilities?: ServerCapabilities;
   /** Engine options of every session (EOF drain, shutdown answers, request timeouts, logger). */
   connection?: ConnectionOptions;
+  /**
+   * Handler failures (a throwing tool, resource reader, prompt, completer or custom handler),
+   * reported locally with the method, request id and tool/prompt/URI; the client still gets its
+   * `isError` result or error answer. Default: one line on stderr ({@link logHandlerFailureToStderr});
+   * `undefined` = silent. Also settable later as `server.onerror`.
+   */
+  onerror?: ServerErrorHandler | undefined;
 }
 
 type Method = (
@@ -80,7 +89,12 @@ export class McpServer implements Connectable, ContextServices {
     readonly info: Implementation,
     private readonly options: McpServerOptions = {},
   ) {
-    this.server = new Server(info, { instructions: options.instructions, connection: options.connection });
+    const serverOptions: ServerOptions = {
+      instructions: options.instructions,
+      connection: options.connection,
+    };
+    if ('onerror' in options) serverOptions.onerror = options.onerror;
+    this.server = new Server(info, serverOptions);
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.defaultLogLevel = options.defaultLogLevel ?? 'debug';
     if (!isLoggingLevel(this.defaultLogLevel))
@@ -98,6 +112,25 @@ export class McpServer implements Connectable, ContextServices {
   /** Live sessions. */
   get sessions(): ReadonlySet<ServerSession> {
     return this.server.sessions;
+  }
+
+  /**
+   * The failure hook (see {@link McpServerOptions.onerror}); settable, `undefined` = silent.
+   *
+   * @example
+   * server.onerror = (error, { method, requestId, target }) => log.error({ method, requestId, target }, error);
+   */
+  get onerror(): ServerErrorHandler | undefined {
+    return this.server.onerror;
+  }
+
+  set onerror(hook: ServerErrorHandler | undefined) {
+    this.server.onerror = hook;
+  }
+
+  /** @internal Report a failure of user code (a context service). */
+  reportFailure(error: unknown, failure: HandlerFailure): void {
+    this.server.reportFailure(error, failure);
   }
 
   /** The capabilities sent in `initialize` (derived from what is registered). */
@@ -208,20 +241,25 @@ export class McpServer implements Connectable, ContextServices {
 
   private syncCapabilities(): void {
     const d = this.declared;
+    // An explicit `listChanged: false` in the options is kept: those sessions are never told.
+    const user = this.options.capabilities ?? {};
+    const listChanged = (list: 'tools' | 'resources' | 'prompts'): boolean =>
+      user[list]?.listChanged !== false;
     // Capabilities only grow: a session told "tools" keeps being served even if the last tool goes.
-    if (this.tools.size > 0) d.tools = { listChanged: true };
-    if (this.resources.size > 0) d.resources = { subscribe: true, listChanged: true };
-    if (this.prompts.size > 0) d.prompts = { listChanged: true };
+    if (this.tools.size > 0) d.tools = { listChanged: listChanged('tools') };
+    if (this.resources.size > 0) d.resources = { subscribe: true, listChanged: listChanged('resources') };
+    if (this.prompts.size > 0) d.prompts = { listChanged: listChanged('prompts') };
     if (this.prompts.hasCompleters() || this.resources.hasCompleters()) d.completions = {};
     this.server.registerCapabilities({ ...d });
   }
 
   private installHandlers(): void {
     const on = (method: string, capability: keyof ServerCapabilities, run: Method): void => {
-      this.server.setRequestHandler(method, (params, ctx: RequestContext, session) => {
+      const handler = (params: JsonObject, ctx: RequestContext, session: ServerSession) => {
         if (this.server.capabilities[capability] === undefined) throw methodNotFound(method);
         return run(params, new ToolContext(ctx, session, this), session);
-      });
+      };
+      this.server.setRequestHandler(method, markSelfReporting(handler));
     };
     on('tools/list', 'tools', (params) => this.tools.list(params, this.pageSize));
     on('tools/call', 'tools', (params, ctx) => this.tools.call(params, ctx));
@@ -234,7 +272,9 @@ export class McpServer implements Connectable, ContextServices {
     on('resources/unsubscribe', 'resources', (params, _ctx, session) => unsubscribe(params, session));
     on('prompts/list', 'prompts', (params) => this.prompts.list(params, this.pageSize));
     on('prompts/get', 'prompts', (params, ctx) => this.prompts.get(params, ctx));
-    on('completion/complete', 'completions', (params) => complete(params, this.prompts, this.resources));
+    on('completion/complete', 'completions', (params, ctx) =>
+      complete(params, this.prompts, this.resources, ctx),
+    );
     on('logging/setLevel', 'logging', (params, _ctx, session) => setLogLevel(params, session));
   }
 }

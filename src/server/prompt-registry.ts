@@ -19,6 +19,7 @@ import type {
 import { Registry } from './registry.js';
 import type { Completer } from './resource-types.js';
 import type { ToolContext } from './tool-context.js';
+import { guarded } from './handler-errors.js';
 
 /** @internal */
 export interface PromptEntry {
@@ -157,6 +158,7 @@ export class PromptRegistry {
         }
       }
     }
-    return toResult(await entry.handler(args, ctx), entry.definition.description);
+    const returned = await guarded(ctx, name, () => entry.handler(args, ctx));
+    return toResult(returned, entry.definition.description);
   }
 }

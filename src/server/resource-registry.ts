@@ -21,6 +21,7 @@ import type {
 } from './resource-types.js';
 import type { ToolContext } from './tool-context.js';
 import { UriTemplate } from './uri-template.js';
+import { guarded } from './handler-errors.js';
 
 interface ResourceEntry {
   definition: Resource;
@@ -122,7 +123,8 @@ export class ResourceRegistry {
   async list(params: JsonObject, pageSize: number, ctx: ToolContext): Promise<JsonObject> {
     const all: Resource[] = this.resources.enabled().map((entry) => entry.definition);
     for (const entry of this.templates.enabled()) {
-      if (entry.options.list) all.push(...(await entry.options.list(ctx)));
+      const list = entry.options.list;
+      if (list) all.push(...(await guarded(ctx, entry.definition.uriTemplate, () => list(ctx))));
     }
     return paginate('resources', all, params, pageSize);
   }
@@ -138,11 +140,15 @@ export class ResourceRegistry {
       throw new McpError(ErrorCode.InvalidParams, 'resources/read: uri must be a non-empty string');
     }
     const resource = this.resources.get(uri);
-    if (resource) return normalize(uri, resource.definition.mimeType, await resource.read(uri, ctx));
+    if (resource) {
+      const contents = await guarded(ctx, uri, () => resource.read(uri, ctx));
+      return normalize(uri, resource.definition.mimeType, contents);
+    }
     for (const entry of this.templates.enabled()) {
       const variables = entry.template.match(uri);
       if (variables) {
-        return normalize(uri, entry.definition.mimeType, await entry.read(uri, variables, ctx));
+        const contents = await guarded(ctx, uri, () => entry.read(uri, variables, ctx));
+        return normalize(uri, entry.definition.mimeType, contents);
       }
     }
     throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });

@@ -1,6 +1,6 @@
 /**
- * One client connected to a {@link Server}: its connection, the negotiated version and the
- * client's capabilities.
+ * One client connected to a {@link Server}: its connection, the negotiated version, the client's
+ * capabilities, and the state handlers keep for it (`ctx.session`).
  */
 import { Connection, type ConnectionOptions } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
@@ -8,8 +8,41 @@ import type { RequestContext } from '../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import { negotiateVersion, type ProtocolVersion } from '../core/protocol-version.js';
-import type { Transport } from '../core/transport.js';
+import type { MessageInfo, Transport } from '../core/transport.js';
+import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
+import { reportingFailures } from './handler-errors.js';
+import { isSelfReporting } from './self-reporting.js';
 import { methodNotFound, type Implementation, type Server } from './server.js';
+
+/**
+ * What a handler sees of its session (`ctx.session` in `McpServer` handlers; the low-level
+ * handlers get the whole {@link ServerSession}). The same object for every request of a session.
+ *
+ * @example
+ * server.tool('count', { description: 'Counts calls in this session' }, (_a, ctx) => {
+ *   const calls = ((ctx.session.state.get('calls') as number | undefined) ?? 0) + 1;
+ *   ctx.session.state.set('calls', calls);
+ *   return `${ctx.session.clientInfo?.name ?? 'client'} called ${calls} times (session ${ctx.session.id})`;
+ * });
+ */
+export interface HandlerSession {
+  /** The HTTP session id; on stdio, memory and stateless HTTP, an id the server generated. */
+  readonly id: string;
+  /** `clientInfo` from `initialize` (undefined before it, or without a handshake). */
+  readonly clientInfo: Implementation | undefined;
+  /** The capabilities the client declared in `initialize` (`{}` before it). */
+  readonly clientCapabilities: ClientCapabilities;
+  /** The negotiated protocol version (undefined before `initialize`, or without a handshake). */
+  readonly protocolVersion: ProtocolVersion | undefined;
+  /** Yours: lives exactly as long as the session, and is dropped with it. */
+  readonly state: Map<string, unknown>;
+}
+
+const LIST_CHANGED = new Map<string, 'tools' | 'resources' | 'prompts'>([
+  ['notifications/tools/list_changed', 'tools'],
+  ['notifications/resources/list_changed', 'resources'],
+  ['notifications/prompts/list_changed', 'prompts'],
+]);
 
 /**
  * A connected client. Created by {@link Server.connect}.
@@ -18,16 +51,21 @@ import { methodNotFound, type Implementation, type Server } from './server.js';
  * const session = server.connect(transport);
  * session.onInitialized(() => console.error(session.clientInfo?.name));
  */
-export class ServerSession {
+export class ServerSession implements HandlerSession {
   readonly connection: Connection;
   protocolVersion: ProtocolVersion | undefined;
-  clientCapabilities: JsonObject = {};
+  clientCapabilities: ClientCapabilities = {};
   clientInfo: Implementation | undefined;
+  /** The server capabilities this client was sent in `initialize` (what it was promised). */
+  serverCapabilities: ServerCapabilities | undefined;
   /** `notifications/initialized` received. */
   initialized = false;
-  /** Per-session state for higher layers (log level, subscriptions, ...). */
-  readonly state = new Map<string, unknown>();
+  /** @internal Keel's own per-session state (log level, subscriptions), apart from users' `state`. */
+  readonly internal = new Map<string, unknown>();
   private readonly initializedCallbacks: (() => void)[] = [];
+  // Created on first use: most sessions never need them (memory per idle HTTP session counts).
+  private userState: Map<string, unknown> | undefined;
+  private generatedId: string | undefined;
 
   constructor(
     readonly server: Server,
@@ -39,7 +77,7 @@ export class ServerSession {
     this.connection.setRequestHandler('ping', () => ({}));
     this.connection.fallbackRequestHandler = (params, ctx) => this.dispatch(params, ctx);
     this.connection.fallbackNotificationHandler = (params, info, method) =>
-      this.server.notificationHandlerFor(method)?.(params, this, info);
+      this.notification(method, params, info);
     this.connection.setNotificationHandler('notifications/initialized', () => {
       if (this.initialized) return;
       this.initialized = true;
@@ -47,8 +85,36 @@ export class ServerSession {
     });
   }
 
+  /** The HTTP session id, when the transport has one. */
   get sessionId(): string | undefined {
     return this.connection.sessionId;
+  }
+
+  /** The HTTP session id, or (stdio, memory, stateless HTTP) a random id generated on first use. */
+  get id(): string {
+    return this.connection.sessionId ?? (this.generatedId ??= crypto.randomUUID());
+  }
+
+  /** Per-session state for handlers: one Map per session, dropped with it. */
+  get state(): Map<string, unknown> {
+    return (this.userState ??= new Map());
+  }
+
+  /**
+   * True when this session was told, in the capabilities it received at `initialize`, that the
+   * `list` can change (`listChanged: true`): only then may `notifications/<list>/list_changed` go
+   * to it.
+   */
+  mayNotifyListChanged(list: 'tools' | 'resources' | 'prompts'): boolean {
+    const declared = this.serverCapabilities?.[list] as { listChanged?: unknown } | undefined;
+    return declared?.listChanged === true;
+  }
+
+  /** Whether a broadcast of `method` may reach this session (initialized; list_changed promised). */
+  accepts(method: string): boolean {
+    if (!this.initialized) return false;
+    const list = LIST_CHANGED.get(method);
+    return list === undefined || this.mayNotifyListChanged(list);
   }
 
   /** Settles after teardown. */
@@ -84,9 +150,11 @@ export class ServerSession {
       throw new McpError(ErrorCode.InvalidParams, 'initialize: capabilities must be an object');
     }
     this.protocolVersion = negotiateVersion(protocolVersion);
-    this.clientCapabilities = (capabilities as JsonObject | undefined) ?? {};
+    this.clientCapabilities = (capabilities as ClientCapabilities | undefined) ?? {};
     this.clientInfo =
       typeof clientInfo === 'object' && clientInfo !== null ? (clientInfo as Implementation) : undefined;
+    // `registerCapabilities` replaces the object, so this reference keeps what was promised.
+    this.serverCapabilities = this.server.capabilities;
     const result: JsonObject = {
       protocolVersion: this.protocolVersion,
       capabilities: this.server.capabilities,
@@ -99,6 +167,29 @@ export class ServerSession {
   private dispatch(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
     const handler = this.server.handlerFor(ctx.method);
     if (!handler) throw methodNotFound(ctx.method);
-    return handler(params, ctx, this);
+    // McpServer's own handlers report the failures of user code themselves (they know the tool,
+    // and tell a bad request from a failing handler); only other handlers are wrapped here.
+    if (isSelfReporting(handler)) return handler(params, ctx, this);
+    return reportingFailures(
+      () => handler(params, ctx, this),
+      (error) => {
+        // A failure after a cancel or teardown is explained by the abort; not reported.
+        if (!ctx.ended)
+          this.server.reportFailure(error, { method: ctx.method, requestId: ctx.id, sessionId: this.id });
+      },
+    );
+  }
+
+  private notification(
+    method: string,
+    params: JsonObject,
+    info: MessageInfo | undefined,
+  ): void | Promise<void> {
+    const handler = this.server.notificationHandlerFor(method);
+    if (!handler) return;
+    return reportingFailures(
+      () => handler(params, this, info),
+      (error) => this.server.reportFailure(error, { method, requestId: undefined, sessionId: this.id }),
+    );
   }
 }

@@ -9,6 +9,12 @@ import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { Implementation } from '../core/types/common.js';
+import {
+  callErrorHook,
+  logHandlerFailureToStderr,
+  type HandlerFailure,
+  type ServerErrorHandler,
+} from './handler-errors.js';
 import { ServerSession } from './server-session.js';
 
 export type { Implementation } from '../core/types/common.js';
@@ -44,6 +50,11 @@ export interface ServerOptions {
   instructions?: string;
   /** Engine options of every session (EOF drain, shutdown answers, request timeouts, logger). */
   connection?: ConnectionOptions;
+  /**
+   * Handler failures, reported locally (the peer still gets its error answer). Default:
+   * {@link logHandlerFailureToStderr} (stderr, never stdout); `undefined` = silent.
+   */
+  onerror?: ServerErrorHandler | undefined;
 }
 
 /**
@@ -73,6 +84,11 @@ export class Server implements Connectable {
   readonly sessions = new Set<ServerSession>();
   capabilities: JsonObject;
   instructions: string | undefined;
+  /**
+   * Called with every error a handler throws, with the method and request id (see
+   * {@link ServerErrorHandler}). Settable at any time; `undefined` silences it.
+   */
+  onerror: ServerErrorHandler | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -80,6 +96,12 @@ export class Server implements Connectable {
   ) {
     this.capabilities = { ...options.capabilities };
     this.instructions = options.instructions;
+    this.onerror = 'onerror' in options ? options.onerror : logHandlerFailureToStderr;
+  }
+
+  /** @internal Report a handler failure to {@link Server.onerror}; never throws. */
+  reportFailure(error: unknown, failure: HandlerFailure): void {
+    callErrorHook(this.onerror, error, failure);
   }
 
   /** Merge capabilities (before clients connect). */
@@ -117,9 +139,12 @@ export class Server implements Connectable {
     return session;
   }
 
-  /** Send a notification to every initialized session (e.g. `list_changed`). */
+  /**
+   * Send a notification to every initialized session. A `notifications/<list>/list_changed` goes
+   * only to sessions that were sent `<list>: { listChanged: true }` at `initialize`.
+   */
   broadcast(method: string, params?: JsonObject): void {
-    for (const session of this.sessions) if (session.initialized) void session.notify(method, params);
+    for (const session of this.sessions) if (session.accepts(method)) void session.notify(method, params);
   }
 
   /** Close every session. */

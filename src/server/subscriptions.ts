@@ -10,10 +10,10 @@ import type { ServerSession } from './server-session.js';
 const SUBSCRIPTIONS_KEY = 'keel.subscriptions';
 
 function subscriptions(session: ServerSession): Set<string> {
-  let set = session.state.get(SUBSCRIPTIONS_KEY) as Set<string> | undefined;
+  let set = session.internal.get(SUBSCRIPTIONS_KEY) as Set<string> | undefined;
   if (!set) {
     set = new Set();
-    session.state.set(SUBSCRIPTIONS_KEY, set);
+    session.internal.set(SUBSCRIPTIONS_KEY, set);
   }
   return set;
 }
@@ -25,7 +25,7 @@ function uriOf(params: JsonObject): string {
   return params.uri;
 }
 
-/** `resources/subscribe`. The set dies with the session (it lives in `session.state`). */
+/** `resources/subscribe`. The set dies with the session (it lives in `session.internal`). */
 export function subscribe(params: JsonObject, session: ServerSession): JsonObject {
   subscriptions(session).add(uriOf(params));
   return {};
@@ -39,7 +39,7 @@ export function unsubscribe(params: JsonObject, session: ServerSession): JsonObj
 
 /** True if `session` subscribed to `uri`. */
 export function isSubscribed(session: ServerSession, uri: string): boolean {
-  return (session.state.get(SUBSCRIPTIONS_KEY) as Set<string> | undefined)?.has(uri) ?? false;
+  return (session.internal.get(SUBSCRIPTIONS_KEY) as Set<string> | undefined)?.has(uri) ?? false;
 }
 
 /**

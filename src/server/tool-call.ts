@@ -92,8 +92,9 @@ function complete(
     : acceptOutput(name, result, mirrored, checked);
 }
 
-function handlerFailed(name: string, error: unknown): CallToolResult {
+function handlerFailed(name: string, error: unknown, ctx: ToolContext): CallToolResult {
   if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+  ctx.failed(error, name);
   const message = error instanceof Error ? error.message : String(error);
   return toolError(message || `Tool "${name}" failed`);
 }
@@ -116,12 +117,12 @@ function invoke(
   try {
     returned = entry.handler(input, ctx);
   } catch (error) {
-    return handlerFailed(name, error);
+    return handlerFailed(name, error, ctx);
   }
   if (isThenable(returned)) {
     return Promise.resolve(returned).then(
       (value) => complete(name, entry, value),
-      (error: unknown) => handlerFailed(name, error),
+      (error: unknown) => handlerFailed(name, error, ctx),
     );
   }
   return complete(name, entry, returned);

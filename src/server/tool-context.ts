@@ -15,7 +15,7 @@
  */
 import type { RequestOptions } from '../core/engine/outbound.js';
 import type { RequestContext } from '../core/engine/request-context.js';
-import { ContextClosedError, ErrorCode, McpError } from '../core/errors.js';
+import { ContextClosedError, MissingClientCapabilityError } from '../core/errors.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
 import type { MessageInfo } from '../core/transport.js';
 import type { ClientCapabilities } from '../core/types/capabilities.js';
@@ -33,8 +33,9 @@ import {
   type ElicitUrlRequest,
 } from './elicit.js';
 import type { SchemaInput } from '../core/schema/compile-schema.js';
+import type { HandlerFailure } from './handler-errors.js';
 import { logParams, shouldLog } from './logging.js';
-import type { ServerSession } from './server-session.js';
+import type { HandlerSession, ServerSession } from './server-session.js';
 
 /**
  * How back-channel requests reach the client (legacy: a nested request; modern: an input round).
@@ -59,6 +60,8 @@ export type BackChannelOptions = Pick<RequestOptions, 'signal' | 'timeoutMs' | '
 export interface ContextServices {
   readonly defaultLogLevel: LoggingLevel;
   notifyResourceUpdated(uri: string): Promise<void>;
+  /** Hand a failure of user code to the server's `onerror`. */
+  reportFailure(error: unknown, failure: HandlerFailure): void;
 }
 
 /**
@@ -75,7 +78,7 @@ export interface ContextServices {
 export class ToolContext {
   constructor(
     private readonly request: RequestContext,
-    private readonly session: ServerSession,
+    private readonly serverSession: ServerSession,
     private readonly services: ContextServices,
     private readonly inputChannel?: InputChannel,
   ) {}
@@ -94,8 +97,18 @@ export class ToolContext {
     return this.request.id;
   }
 
+  /** The HTTP session id (undefined on stdio and memory; `session.id` is always set). */
   get sessionId(): string | undefined {
     return this.request.sessionId;
+  }
+
+  /**
+   * The session this request belongs to: its id, the client's info, capabilities and protocol
+   * version, and a `state` Map that lives as long as the session (the same object for every
+   * request of it). On every transport; over stateless HTTP each request is its own session.
+   */
+  get session(): HandlerSession {
+    return this.serverSession;
   }
 
   /** The request's `_meta`, if any. */
@@ -109,11 +122,11 @@ export class ToolContext {
   }
 
   get clientCapabilities(): ClientCapabilities {
-    return this.session.clientCapabilities;
+    return this.serverSession.clientCapabilities;
   }
 
   get clientInfo(): Implementation | undefined {
-    return this.session.clientInfo;
+    return this.serverSession.clientInfo;
   }
 
   /** Progress for the caller (sent only if it gave a progress token; dropped once the request ended). */
@@ -124,7 +137,7 @@ export class ToolContext {
   /** A `notifications/message` on this request's stream, if the level passes the client's minimum. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     if (!isLoggingLevel(level)) return Promise.reject(new TypeError(`Invalid log level: ${String(level)}`));
-    if (!shouldLog(level, this.session, this.request.meta, this.services.defaultLogLevel)) {
+    if (!shouldLog(level, this.serverSession, this.request.meta, this.services.defaultLogLevel)) {
       return Promise.resolve();
     }
     return this.request.notify('notifications/message', logParams(level, data, logger));
@@ -168,7 +181,7 @@ export class ToolContext {
   /** Send the user to a URL (URL mode). `complete()` later sends `notifications/elicitation/complete`. */
   async elicitUrl(request: ElicitUrlRequest, options?: BackChannelOptions): Promise<ElicitUrlOutcome> {
     this.require('elicitation.url', this.clientCapabilities.elicitation?.url !== undefined);
-    return elicitUrl(this.channel, this.session, request, options);
+    return elicitUrl(this.channel, this.serverSession, request, options);
   }
 
   /** Tell subscribed clients a resource changed. */
@@ -184,16 +197,31 @@ export class ToolContext {
     this.request.info?.closeSSEStream?.();
   }
 
+  /**
+   * @internal Report a failure of user code under this request to the server's `onerror`, unless
+   * the request was already aborted (the abort explains it).
+   */
+  failed(error: unknown, target?: string): void {
+    if (this.request.ended) return;
+    const failure: HandlerFailure = {
+      method: this.request.method,
+      requestId: this.request.id,
+      sessionId: this.serverSession.id,
+    };
+    this.services.reportFailure(error, target === undefined ? failure : { ...failure, target });
+  }
+
   private require(capability: string, declared: boolean): void {
     if (this.request.ended) throw new ContextClosedError();
     if (declared) return;
     const [head, tail] = capability.split('.') as [string, string | undefined];
-    throw new McpError(
-      ErrorCode.MissingRequiredClientCapability,
-      this.session.protocolVersion === undefined
+    // Local, never -32021 on the wire: that code exists only in 2026-07-28 (see the error's JSDoc).
+    throw new MissingClientCapabilityError(
+      capability,
+      { [head]: tail ? { [tail]: {} } : {} },
+      this.serverSession.protocolVersion === undefined
         ? `No "${capability}" back-channel: this request came without a handshake on its connection (stateless HTTP), so the server cannot send requests to the client`
-        : `The client did not declare the "${capability}" capability`,
-      { requiredCapabilities: { [head]: tail ? { [tail]: {} } : {} } },
+        : undefined,
     );
   }
 }

@@ -1,81 +1,105 @@
 /**
  * The tools Keel's bench servers serve behave as the benchmark's load generator expects: `echo`
  * returns its text, `wait_sampling` returns what the client sampled, and arguments are still
- * validated (the benchmark must not measure a server that skips validation).
+ * validated (the benchmark must not measure a server that skips validation) — by Keel's JSON
+ * Schema checker for the default server, by zod itself for the zod one.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBenchServer } from '../../bench/servers/keel-tools.js';
+import { createZodBenchServer } from '../../bench/servers/keel-zod-tools.js';
+import type { McpServer } from '../../src/server/index.js';
 import { Client } from '../../src/client/client.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { createMemoryPair } from '../../src/transports/memory/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
-describe('bench server tools', () => {
-  useProcessGuard();
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup();
-  });
+const JSON_SCHEMA_ERROR =
+  'Invalid arguments for tool "echo": /text: Instance type "number" is invalid. Expected "string".';
+const ZOD_ERROR = 'Invalid arguments for tool "echo": text: Invalid input: expected string, received number';
+const echoSchema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+const samplingSchema = { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] };
+const draft = { $schema: 'https://json-schema.org/draft/2020-12/schema' };
 
-  async function connected(): Promise<Client> {
-    const server = createBenchServer();
-    const [clientSide, serverSide] = createMemoryPair();
-    server.connect(serverSide);
-    const client = new Client({ name: 'bench-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
-    client.setRequestHandler('sampling/createMessage', (params: JsonObject) => {
-      const messages = params.messages as { content: { text: string } }[];
-      return {
-        role: 'assistant',
-        content: { type: 'text', text: `sampled: ${messages[0]!.content.text}` },
-        model: 'm',
-      };
+describe.each([
+  {
+    schemas: 'raw JSON Schema',
+    create: createBenchServer,
+    invalid: JSON_SCHEMA_ERROR,
+    advertised: [echoSchema, samplingSchema],
+  },
+  {
+    schemas: 'zod',
+    create: createZodBenchServer,
+    invalid: ZOD_ERROR,
+    advertised: [
+      { ...draft, ...echoSchema },
+      { ...draft, ...samplingSchema },
+    ],
+  },
+] satisfies { schemas: string; create: () => McpServer; invalid: string; advertised: object[] }[])(
+  'bench server tools ($schemas)',
+  ({ create, invalid, advertised }) => {
+    useProcessGuard();
+    const cleanups: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0)) await cleanup();
     });
-    await within(client.connect(clientSide), 5_000, 'connect');
-    cleanups.push(async () => {
-      await client.close();
-      await server.close();
+
+    async function connected(): Promise<Client> {
+      const server = create();
+      const [clientSide, serverSide] = createMemoryPair();
+      server.connect(serverSide);
+      const client = new Client({ name: 'bench-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
+      client.setRequestHandler('sampling/createMessage', (params: JsonObject) => {
+        const messages = params.messages as { content: { text: string } }[];
+        return {
+          role: 'assistant',
+          content: { type: 'text', text: `sampled: ${messages[0]!.content.text}` },
+          model: 'm',
+        };
+      });
+      await within(client.connect(clientSide), 5_000, 'connect');
+      cleanups.push(async () => {
+        await client.close();
+        await server.close();
+      });
+      return client;
+    }
+
+    it('echo returns a text content equal to its input', async () => {
+      const client = await connected();
+      const result = await within(
+        client.request('tools/call', { name: 'echo', arguments: { text: 'hi there' } }),
+      );
+      expect(result).toEqual({ content: [{ type: 'text', text: 'hi there' }] });
     });
-    return client;
-  }
 
-  it('echo returns a text content equal to its input', async () => {
-    const client = await connected();
-    const result = await within(
-      client.request('tools/call', { name: 'echo', arguments: { text: 'hi there' } }),
-    );
-    expect(result).toEqual({ content: [{ type: 'text', text: 'hi there' }] });
-  });
-
-  it('wait_sampling asks the client and returns the sampled text', async () => {
-    const client = await connected();
-    const result = await within(
-      client.request('tools/call', { name: 'wait_sampling', arguments: { prompt: 'prompt 7' } }),
-    );
-    expect(result).toEqual({ content: [{ type: 'text', text: 'sampled: prompt 7' }] });
-  });
-
-  it('keeps validating arguments', async () => {
-    const client = await connected();
-    const result = await within(client.request('tools/call', { name: 'echo', arguments: { text: 5 } }));
-    expect(result).toEqual({
-      content: [
-        {
-          type: 'text',
-          text: 'Invalid arguments for tool "echo": /text: Instance type "number" is invalid. Expected "string".',
-        },
-      ],
-      isError: true,
+    it('wait_sampling asks the client and returns the sampled text', async () => {
+      const client = await connected();
+      const result = await within(
+        client.request('tools/call', { name: 'wait_sampling', arguments: { prompt: 'prompt 7' } }),
+      );
+      expect(result).toEqual({ content: [{ type: 'text', text: 'sampled: prompt 7' }] });
     });
-    const missing = await within(client.request('tools/call', { name: 'wait_sampling', arguments: {} }));
-    expect(missing.isError).toBe(true);
-  });
 
-  it('advertises the raw JSON Schemas it validates against', async () => {
-    const client = await connected();
-    const { tools } = (await within(client.request('tools/list', {}))) as { tools: JsonObject[] };
-    expect(tools.map((tool) => [tool.name, tool.inputSchema])).toEqual([
-      ['echo', { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }],
-      ['wait_sampling', { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] }],
-    ]);
-  });
-});
+    it('keeps validating arguments', async () => {
+      const client = await connected();
+      const result = await within(client.request('tools/call', { name: 'echo', arguments: { text: 5 } }));
+      expect(result).toEqual({
+        content: [{ type: 'text', text: invalid }],
+        isError: true,
+      });
+      const missing = await within(client.request('tools/call', { name: 'wait_sampling', arguments: {} }));
+      expect(missing.isError).toBe(true);
+    });
+
+    it('advertises the JSON Schemas of its inputs', async () => {
+      const client = await connected();
+      const { tools } = (await within(client.request('tools/list', {}))) as { tools: JsonObject[] };
+      expect(tools.map((tool) => [tool.name, tool.inputSchema])).toEqual([
+        ['echo', advertised[0]],
+        ['wait_sampling', advertised[1]],
+      ]);
+    });
+  },
+);

@@ -183,3 +183,51 @@ test('a body already consumed by middleware is a 400 parse error, never a hang',
     });
   }
 });
+
+/** POST 5 MB with Node's http client; resolves once the connection closed, with what it met. */
+function postFiveMegabytes(url: string): Promise<{ status: number | undefined; error: string | undefined }> {
+  return new Promise((resolve) => {
+    let status: number | undefined;
+    let error: string | undefined;
+    const req = request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      agent: false,
+    });
+    req.once('response', (res) => {
+      status = res.statusCode;
+      res.resume();
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => (error ??= e.code ?? e.message));
+    req.once('close', () => resolve({ status, error }));
+    req.end(Buffer.alloc(5 * 1024 * 1024, 0x20));
+  });
+}
+
+test('a fetch handler that answers without reading the body: the client still gets the answer (10 runs)', async () => {
+  const host = await listen(async () => new Response('too large', { status: 413 }));
+  try {
+    for (let i = 0; i < 10; i++) {
+      expect(await within(postFiveMegabytes(host.url), 10_000, `run ${i}`)).toEqual({
+        status: 413,
+        error: undefined,
+      });
+    }
+  } finally {
+    await host.close();
+  }
+});
+
+test('a fetch handler gets the remote address as extra.remoteAddress', async () => {
+  const host = await listen(async (_request, extra) =>
+    Response.json({
+      remoteAddress: (extra as { remoteAddress?: string } | undefined)?.remoteAddress ?? null,
+    }),
+  );
+  try {
+    const response = await fetch(host.url);
+    expect(await response.json()).toEqual({ remoteAddress: '127.0.0.1' });
+  } finally {
+    await host.close();
+  }
+});

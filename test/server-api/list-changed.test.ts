@@ -71,12 +71,14 @@ describe('list_changed and handles', () => {
   test('resources and prompts notify their own lists', async () => {
     const server = new McpServer({ name: 's', version: '1' });
     server.tool('t', { description: 'T' }, () => '');
+    const r = server.resource('r', 'test://r', {}, () => 'r');
+    server.prompt('p', { description: 'P' }, () => 'p');
     open = await connect(server);
     const resources = open.nextNotification('notifications/resources/list_changed');
-    const r = server.resource('r', 'test://r', {}, () => 'r');
+    server.resource('r2', 'test://r2', {}, () => 'r2');
     await resources;
     const prompts = open.nextNotification('notifications/prompts/list_changed');
-    server.prompt('p', { description: 'P' }, () => 'p');
+    server.prompt('p2', { description: 'P2' }, () => 'p2');
     await prompts;
     const again = open.nextNotification('notifications/resources/list_changed');
     r.disable();

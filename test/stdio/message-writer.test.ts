@@ -94,4 +94,70 @@ describe('MessageWriter', () => {
     expect(writes.join('').split('\n').filter(Boolean)).toHaveLength(200);
     writer.release();
   });
+
+  test('a full stream gets no write until it drains; what waited then goes out together, in order', async () => {
+    const { stream, writes, release } = recorder({ highWaterMark: 8, hold: true });
+    let changes = 0;
+    const writer = new MessageWriter(stream, undefined, () => changes++);
+    const first = writer.send(note(1));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(1);
+    // Three more ticks while the stream is full: nothing reaches it, everything is counted.
+    const later: Promise<void>[] = [];
+    for (const n of [2, 3, 4]) {
+      later.push(writer.send(note(n)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(writes).toHaveLength(1);
+    const line = (n: number) => JSON.stringify(note(n)).length + 1;
+    expect(writer.queuedBytes).toBe(line(1) + line(2) + line(3) + line(4));
+    expect(changes).toBeGreaterThan(0);
+    let laterSettled = false;
+    void Promise.all(later).then(() => (laterSettled = true));
+    // The drain settles the first send and writes the three that waited, as one write.
+    release();
+    await within(first, 1_000, 'first send');
+    expect(writes).toHaveLength(2);
+    expect(
+      writes[1]!
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).params.n),
+    ).toEqual([2, 3, 4]);
+    expect(laterSettled).toBe(false);
+    release();
+    await within(Promise.all(later), 1_000, 'later sends');
+    expect(writer.queuedBytes).toBe(0);
+    writer.release();
+  });
+
+  test('release writes what waited for a drain, and settles every waiting send', async () => {
+    const { stream, writes, release } = recorder({ highWaterMark: 8, hold: true });
+    const writer = new MessageWriter(stream);
+    const first = writer.send(note(1));
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = writer.send(note(2));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stream.writableLength).toBe(JSON.stringify(note(1)).length + 1);
+    writer.release();
+    // Handed to the stream (which queues it behind the first write), not dropped.
+    expect(stream.writableLength).toBe(JSON.stringify(note(1)).length + JSON.stringify(note(2)).length + 2);
+    await within(Promise.all([first, second]), 1_000, 'sends settled by release');
+    release();
+    expect(writes.map((w) => JSON.parse(w).params.n)).toEqual([1, 2]);
+  });
+
+  test('a stream that fails while sends wait for a drain: they all reject with ConnectionClosedError', async () => {
+    const { stream } = recorder({ highWaterMark: 8, hold: true });
+    const writer = new MessageWriter(stream);
+    const first = writer.send(note(1)).catch((e: unknown) => e);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = writer.send(note(2)).catch((e: unknown) => e);
+    await new Promise((resolve) => setImmediate(resolve));
+    stream.destroy(new Error('EPIPE'));
+    const errors = await within(Promise.all([first, second]), 1_000, 'rejections');
+    for (const error of errors) expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect(writer.queuedBytes).toBe(0);
+    writer.release();
+  });
 });

@@ -7,6 +7,8 @@ import { ErrorCode } from '../../core/errors.js';
 import type { HttpReply } from '../../transports/http/server/exchange.js';
 import type { HttpRequestExtra } from '../../transports/http/server/http-handler.js';
 import { messageError } from '../../transports/http/server/responses.js';
+import { DEFAULT_DISCARD_LIMITS, endAfterBody, type DiscardLimits } from './end-after-body.js';
+import { requestExtra } from './request-extra.js';
 
 /** A web-standard handler with Keel's optional per-request extra. */
 export type WebHandler = (request: Request, extra?: HttpRequestExtra) => Promise<Response>;
@@ -31,23 +33,27 @@ export async function serveFetch(
   authInfoOf: (req: IncomingMessage) => unknown,
   req: IncomingMessage,
   res: ServerResponse,
+  discard: DiscardLimits = DEFAULT_DISCARD_LIMITS,
 ): Promise<void> {
   const abort = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) abort.abort(new Error('client disconnected'));
   });
   let response: Response;
+  let request: Request | undefined;
   try {
-    const request = toRequest(req, abort.signal);
-    const authInfo = authInfoOf(req);
-    response = await handler(request, authInfo === undefined ? undefined : { authInfo });
+    request = toRequest(req, abort.signal);
+    response = await handler(request, requestExtra(req, authInfoOf));
   } catch {
     response = new Response(HANDLER_FAILED.body as string, {
       status: HANDLER_FAILED.status,
       headers: HANDLER_FAILED.headers,
     });
   }
-  await writeResponse(response, req, res, abort.signal);
+  // A body the handler left unread: stop feeding it, so the bounded discard can read it through.
+  const unread = request?.body;
+  if (unread && !unread.locked) void unread.cancel().catch(ignore);
+  await writeResponse(response, req, res, abort.signal, discard);
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
@@ -118,6 +124,7 @@ async function writeResponse(
   req: IncomingMessage,
   res: ServerResponse,
   clientGone: AbortSignal,
+  discard: DiscardLimits,
 ): Promise<void> {
   const body = response.body;
   if (res.destroyed || clientGone.aborted) {
@@ -140,7 +147,7 @@ async function writeResponse(
     return;
   }
   if (!body) {
-    res.end();
+    endAfterBody(req, res, discard);
     return;
   }
   const streaming = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
@@ -155,7 +162,8 @@ async function writeResponse(
       if (res.destroyed) break;
       if (!res.write(next.value)) await drained(res);
     }
-    if (!res.destroyed) res.end();
+    // A body still arriving: read and discard the rest (bounded) before closing.
+    if (!res.destroyed) endAfterBody(req, res, discard);
   } catch {
     // The body failed or the client left mid-write: end what can be ended.
     res.destroy();

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyFault, HttpExchange, HttpReply, SseSink } from '../../transports/http/server/exchange.js';
+import { DEFAULT_DISCARD_LIMITS, endAfterBody, type DiscardLimits } from './end-after-body.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -24,6 +25,8 @@ export class NodeExchange implements HttpExchange {
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
+    /** How much of a body still arriving after the reply is read before the connection is cut. */
+    readonly discard: DiscardLimits = DEFAULT_DISCARD_LIMITS,
   ) {}
 
   get method(): string {
@@ -121,9 +124,18 @@ export function writeReply(exchange: NodeExchange, reply: HttpReply): void {
     return;
   }
   try {
-    // A request body still arriving when we answer: close the connection afterwards rather than
-    // reading the rest of it on a keep-alive socket.
-    if (!req.complete) res.setHeader('connection', 'close');
+    // A request body still arriving when we answer (413, 415, ...): answer, read and discard the
+    // rest for a bounded time, then close, so the client reads the answer instead of a reset.
+    if (!req.complete) {
+      res.setHeader('connection', 'close');
+      if (typeof body !== 'object') {
+        const length = body === undefined ? 0 : Buffer.byteLength(body);
+        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(length) });
+        if (body !== undefined) res.write(body);
+        endAfterBody(req, res, exchange.discard);
+        return;
+      }
+    }
     if (typeof body === 'string') {
       const headers = { ...reply.headers, 'content-length': String(Buffer.byteLength(body)) };
       res.writeHead(reply.status, headers).end(body);

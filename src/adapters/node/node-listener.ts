@@ -7,8 +7,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exchangeHandlerOf, type ExchangeHandler } from '../../transports/http/server/exchange.js';
 import type { HttpHandler, HttpRequestExtra } from '../../transports/http/server/http-handler.js';
+import { DEFAULT_DISCARD_LIMITS, type DiscardLimits } from './end-after-body.js';
 import { HANDLER_FAILED, serveFetch } from './fetch-bridge.js';
 import { NodeExchange, writeReply } from './node-exchange.js';
+import { requestExtra } from './request-extra.js';
 
 /**
  * @example
@@ -17,6 +19,12 @@ import { NodeExchange, writeReply } from './node-exchange.js';
 export interface NodeListenerOptions {
   /** What to pass as `authInfo` (default: `req.auth`, as set by common auth middleware). */
   authInfo?: (req: IncomingMessage) => unknown;
+  /**
+   * When the answer goes out before the request body was read (413, 415, 403, ...): read and
+   * discard the rest for at most this long and this many bytes, then close the connection.
+   * Default {@link DEFAULT_DISCARD_LIMITS} (5 s, 8 MiB).
+   */
+  discardBody?: DiscardLimits;
 }
 
 /**
@@ -41,14 +49,15 @@ export function toNodeListener(
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const authInfoOf = options.authInfo ?? requestAuth;
+  const discard = options.discardBody ?? DEFAULT_DISCARD_LIMITS;
   const serve = exchangeHandlerOf(handler);
   if (serve) {
     return (req, res) => {
-      void serveExchange(serve, authInfoOf, new NodeExchange(req, res));
+      void serveExchange(serve, authInfoOf, new NodeExchange(req, res, discard));
     };
   }
   return (req, res) => {
-    void serveFetch(handler, authInfoOf, req, res);
+    void serveFetch(handler, authInfoOf, req, res, discard);
   };
 }
 
@@ -59,8 +68,7 @@ async function serveExchange(
 ): Promise<void> {
   let reply;
   try {
-    const authInfo = authInfoOf(exchange.req);
-    reply = await serve(exchange, authInfo === undefined ? undefined : { authInfo });
+    reply = await serve(exchange, requestExtra(exchange.req, authInfoOf));
   } catch {
     exchange.discardBody();
     reply = HANDLER_FAILED;

@@ -6,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Connectable } from '../../server/server.js';
 import { createHttpHandler, type HttpHandler } from '../../transports/http/server/http-handler.js';
 import type { HttpHandlerOptions } from '../../transports/http/server/options.js';
+import { DEFAULT_DISCARD_LIMITS, endAfterBody, type DiscardLimits } from './end-after-body.js';
 import { toNodeListener } from './node-listener.js';
 
 /**
@@ -19,7 +20,40 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   host?: string;
   /** The MCP endpoint path; other paths get 404. Default `/mcp`. */
   path?: string;
+  /**
+   * Longest time to receive a whole request (headers and body), in ms; a slower client gets 408
+   * and its connection is closed. It covers receiving only: a long SSE response is not cut.
+   * 0 disables. Default 30,000 (Node's own default is 300,000).
+   */
+  requestTimeout?: number;
+  /** Longest time to receive the request headers, in ms (at most `requestTimeout`). Default 10,000. */
+  headersTimeout?: number;
+  /**
+   * How long an idle keep-alive connection stays open after a response, in ms. (Not `keepAliveMs`,
+   * the interval of SSE keep-alive comments.) Default 5,000.
+   */
+  keepAliveTimeout?: number;
+  /**
+   * Most simultaneous TCP connections; past it, new ones are closed at once. Every open SSE stream
+   * holds one. Default 4,096: raise it (and the process's file limit) for big deployments.
+   */
+  maxConnections?: number;
+  /** Bounds on reading a body the server answered without reading (e.g. 413). Default 5 s, 8 MiB. */
+  discardBody?: DiscardLimits;
 }
+
+/**
+ * Defaults of the `node:http` limits {@link serveHttp} sets.
+ *
+ * @example
+ * await serveHttp(server, { requestTimeout: 2 * SERVE_HTTP_DEFAULTS.requestTimeout });
+ */
+export const SERVE_HTTP_DEFAULTS = Object.freeze({
+  requestTimeout: 30_000,
+  headersTimeout: 10_000,
+  keepAliveTimeout: 5_000,
+  maxConnections: 4_096,
+});
 
 /**
  * A running server from {@link serveHttp}.
@@ -49,21 +83,45 @@ export interface HttpServing {
  * process.on('SIGINT', () => void serving.close());
  */
 export async function serveHttp(target: Connectable, options: ServeHttpOptions = {}): Promise<HttpServing> {
-  const { port = 3000, host = '127.0.0.1', path = '/mcp', ...handlerOptions } = options;
+  const {
+    port = 3000,
+    host = '127.0.0.1',
+    path = '/mcp',
+    requestTimeout = SERVE_HTTP_DEFAULTS.requestTimeout,
+    headersTimeout = SERVE_HTTP_DEFAULTS.headersTimeout,
+    keepAliveTimeout = SERVE_HTTP_DEFAULTS.keepAliveTimeout,
+    maxConnections = SERVE_HTTP_DEFAULTS.maxConnections,
+    discardBody = DEFAULT_DISCARD_LIMITS,
+    ...handlerOptions
+  } = options;
   const handler = createHttpHandler(target, handlerOptions);
-  const listener = toNodeListener(handler);
+  const listener = toNodeListener(handler, { discardBody });
   // Sockets that never sent a request: Node does not count them as idle, so close() would wait
   // for its request timeout (clients such as undici open spare connections).
   const silent = new Set<Socket>();
-  const server = createServer((req, res) => {
-    silent.delete(req.socket);
-    if (pathOf(req.url ?? '/') !== path) {
-      req.resume();
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-      return;
-    }
-    listener(req, res);
-  });
+  // Node (18+) checks both timeouts only until the request is fully received, so a long SSE
+  // response lives on; the check runs every `connectionsCheckingInterval`, kept well below them.
+  const headersLimit = requestTimeout > 0 ? Math.min(headersTimeout, requestTimeout) : headersTimeout;
+  const smallest = Math.min(requestTimeout || Infinity, headersLimit || Infinity);
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: headersLimit,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(10, Math.floor(smallest / 4))),
+    },
+    (req, res) => {
+      silent.delete(req.socket);
+      if (pathOf(req.url ?? '/') !== path) {
+        if (!req.complete) res.setHeader('connection', 'close');
+        res.writeHead(404, { 'content-type': 'text/plain', 'content-length': '9' }).write('Not found');
+        endAfterBody(req, res, discardBody);
+        return;
+      }
+      listener(req, res);
+    },
+  );
+  server.keepAliveTimeout = keepAliveTimeout;
+  server.maxConnections = maxConnections;
   server.on('connection', (socket: Socket) => {
     silent.add(socket);
     socket.once('close', () => silent.delete(socket));

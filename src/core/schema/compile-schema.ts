@@ -5,6 +5,7 @@
  * stripped) and checked by {@link compileJsonSchema}, compiled at registration, synchronous; a
  * Standard Schema is checked by its own library.
  */
+import { assertValidJsonSchema } from './check-json-schema.js';
 import { compileJsonSchema } from './json-validator.js';
 import { formatIssues, isStandardSchema, type StandardSchema } from './standard-schema.js';
 import { standardToJsonSchema, type JsonSchema, type SchemaSide } from './to-json-schema.js';
@@ -38,7 +39,8 @@ export interface CompiledSchema<T = unknown> {
 
 /**
  * Compile a schema for `side`. Throws (with `what` in the message) when a Standard Schema cannot be
- * converted, or a raw schema is invalid or of an unsupported dialect.
+ * converted, or a raw schema breaks the JSON Schema 2020-12 meta-schema, is otherwise invalid, or
+ * is of an unsupported dialect.
  *
  * @example
  * compileSchema({ type: 'object', properties: { n: { type: 'number' } } }, 'input', 'tool "add" input');
@@ -63,6 +65,9 @@ export function compileSchema<T = unknown>(
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     throw new Error(`The ${what} schema must be a Standard Schema or a JSON Schema object`);
   }
+  // Checked against the meta-schema once, here, so a broken schema fails at registration rather
+  // than on every call; the per-call path below is untouched.
+  assertValidJsonSchema(schema as JsonSchema, what);
   const check = compileJsonSchema(schema as JsonSchema, what);
   return {
     jsonSchema: schema as JsonSchema,

@@ -5,6 +5,12 @@
 export { serveStdio, type ServeStdioOptions } from './serve-stdio.js';
 export { StdioServerTransport, type StdioServerTransportOptions } from './stdio-server-transport.js';
 export {
+  DEFAULT_INPUT_HIGH_WATER_MARK,
+  DEFAULT_OUTPUT_HIGH_WATER_MARK,
+  type FlowStats,
+  type StdioFlowOptions,
+} from './flow-control.js';
+export {
   StdioClientTransport,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_KILL_GRACE_MS,
@@ -13,5 +19,5 @@ export {
 export { defaultChildEnvironment } from './child-environment.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, type LineSink } from './line-splitter.js';
 export { parseLine } from './parse-line.js';
-export { MessageReader, type MessageReaderOptions } from './message-reader.js';
+export { MessageReader, type MessageReaderOptions, type MessageSink } from './message-reader.js';
 export { MessageWriter } from './message-writer.js';

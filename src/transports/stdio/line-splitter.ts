@@ -23,8 +23,12 @@ const NEWLINE = 10;
  * };
  */
 export interface LineSink {
-  /** A complete line, without its `\n` (a trailing `\r` is left for the parser). */
-  line(bytes: Uint8Array): void;
+  /**
+   * A complete line, without its `\n` (a trailing `\r` is left for the parser). Returning exactly
+   * `false` stops the splitter right after this line: {@link LineSplitter.push} then returns where
+   * it stopped, and the caller hands the rest of the chunk back later. Any other value goes on.
+   */
+  line(bytes: Uint8Array): unknown;
   /** A line grew past the cap; its bytes are being discarded up to the next newline. */
   oversize(maxBytes: number): void;
 }
@@ -56,7 +60,11 @@ export class LineSplitter {
     return this.size;
   }
 
-  push(chunk: Uint8Array): void {
+  /**
+   * Split `chunk`. Returns how many of its bytes were consumed: all of them, unless the sink
+   * asked to stop after a line (then the rest starts on a line boundary and nothing of it is held).
+   */
+  push(chunk: Uint8Array): number {
     const length = chunk.length;
     let start = 0;
     while (start < length) {
@@ -64,20 +72,23 @@ export class LineSplitter {
       if (newline === -1) {
         // A tail that is only part of the chunk is copied so the line does not pin the chunk.
         this.append(chunk, start, length, start > 0);
-        return;
+        return length;
       }
+      let more: unknown = true;
       if (this.skipping) {
         this.skipping = false;
       } else if (this.size === 0) {
         if (newline - start > this.maxBytes) this.sink.oversize(this.maxBytes);
-        else this.sink.line(chunk.subarray(start, newline));
+        else more = this.sink.line(chunk.subarray(start, newline));
       } else {
         this.append(chunk, start, newline, false);
         if (this.skipping) this.skipping = false;
-        else this.flush();
+        else more = this.flush();
       }
       start = newline + 1;
+      if (more === false) return start;
     }
+    return length;
   }
 
   /** The input ended: a last line without a newline still counts. */
@@ -101,12 +112,12 @@ export class LineSplitter {
     this.size += count;
   }
 
-  private flush(): void {
+  private flush(): unknown {
     const parts = this.parts;
     const line = parts.length === 1 ? (parts[0] as Uint8Array) : concat(parts, this.size);
     this.parts = [];
     this.size = 0;
-    this.sink.line(line);
+    return this.sink.line(line);
   }
 }
 

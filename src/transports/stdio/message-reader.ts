@@ -1,8 +1,8 @@
 /**
- * Reads newline-delimited JSON-RPC messages from a Node `Readable` into an {@link Inbox}.
+ * Reads newline-delimited JSON-RPC messages from a Node `Readable` into an inbox, and can pause
+ * between two lines without losing a byte (backpressure).
  */
 import type { Readable } from 'node:stream';
-import type { Inbox } from '../../core/inbox.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, type LineSink } from './line-splitter.js';
 import { oversizeFault, parseLine } from './parse-line.js';
 
@@ -19,9 +19,23 @@ export interface MessageReaderOptions {
 }
 
 /**
+ * Where a {@link MessageReader} puts what it parsed: the core `Inbox`, or the stdio server's
+ * `MeteredInbox` (which also counts the bytes of each message).
+ *
+ * @example
+ * const sink: MessageSink = { push: (item, bytes) => console.error(bytes, item), end() {} };
+ */
+export interface MessageSink {
+  push(item: unknown, bytes: number): void;
+  end(): void;
+}
+
+/**
  * Attaches to a readable byte stream, splits it into lines, parses each and pushes the result into
  * `inbox`. When the stream ends, fails or closes, the inbox is ended (or `onEnd` is told).
- * `detach()` stops reading.
+ * `detach()` stops reading. `pause()` stops reading right after the current line (the rest of the
+ * chunk goes back to the stream with `unshift`), `resume()` carries on where it stopped: nothing is
+ * lost, and EOF is still seen once everything before it was read.
  *
  * @example
  * const inbox = new Inbox<unknown>();
@@ -33,10 +47,11 @@ export class MessageReader implements LineSink {
   private readonly splitter: LineSplitter;
   private attached = true;
   private ended = false;
+  private paused = false;
 
   constructor(
     private readonly stream: Readable,
-    private readonly inbox: Inbox<unknown>,
+    private readonly inbox: MessageSink,
     private readonly options: MessageReaderOptions = {},
   ) {
     this.splitter = new LineSplitter(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, this);
@@ -52,14 +67,35 @@ export class MessageReader implements LineSink {
   }
 
   /** @internal LineSink */
-  line(bytes: Uint8Array): void {
+  line(bytes: Uint8Array): boolean {
     const item = parseLine(bytes);
-    if (item !== undefined) this.inbox.push(item);
+    // The push may make the owner call pause(): then the splitter stops after this line.
+    if (item !== undefined) this.inbox.push(item, bytes.length + 1);
+    return !this.paused;
   }
 
   /** @internal LineSink */
   oversize(maxBytes: number): void {
-    this.inbox.push(oversizeFault(maxBytes));
+    this.inbox.push(oversizeFault(maxBytes), 0);
+  }
+
+  /** True while reading is paused by {@link pause}. */
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** Stop reading after the current line, until {@link resume}. Idempotent. */
+  pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    if (this.attached) this.stream.pause();
+  }
+
+  /** Carry on reading where {@link pause} stopped. Idempotent. */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.attached) this.stream.resume();
   }
 
   /**
@@ -86,7 +122,16 @@ export class MessageReader implements LineSink {
   }
 
   private readonly onData = (chunk: Buffer | string): void => {
-    this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (this.paused) {
+      // A chunk the stream delivered although we paused: keep it for later, unread.
+      this.stream.unshift(bytes);
+      return;
+    }
+    const used = this.splitter.push(bytes);
+    // Paused mid-chunk: the unread lines go back to the front of the stream's buffer, so they are
+    // read first on resume and `end` cannot be emitted before them.
+    if (used < bytes.length) this.stream.unshift(bytes.subarray(used));
   };
 
   private readonly onEnd = (): void => {

@@ -4,13 +4,14 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ConnectionOptions, Logger } from '../../core/engine/connection.js';
 import type { Connectable } from '../../server/server.js';
+import type { StdioFlowOptions } from './flow-control.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
 
 /**
  * @example
  * await serveStdio(server, { drainMs: 5_000, maxMessageBytes: 16 * 1024 * 1024 });
  */
-export interface ServeStdioOptions {
+export interface ServeStdioOptions extends StdioFlowOptions {
   /**
    * EOF policy. `0` (default): when stdin ends, abort every in-flight handler at once and answer
    * each request still unanswered with one `-32000 Connection closed` error (if stdout is still
@@ -56,6 +57,10 @@ export async function serveStdio(target: Connectable, options: ServeStdioOptions
     stdin: options.stdin,
     stdout: options.stdout,
     maxMessageBytes: options.maxMessageBytes,
+    inputHighWaterMark: options.inputHighWaterMark,
+    inputLowWaterMark: options.inputLowWaterMark,
+    outputHighWaterMark: options.outputHighWaterMark,
+    outputLowWaterMark: options.outputLowWaterMark,
   });
   // Only what the caller set: an explicit `undefined` would override the server's own defaults.
   const connection: ConnectionOptions = { ...options.connection };

@@ -130,6 +130,15 @@ export class StdioClientTransport implements Transport {
     }
   }
 
+  /**
+   * Bytes sent to the child and not yet taken by it: once its stdin pipe is full, later messages
+   * wait here for `drain` instead of piling into the pipe's stream (and their `send` promises wait
+   * with them).
+   */
+  get queuedOutputBytes(): number {
+    return this.writer?.queuedBytes ?? 0;
+  }
+
   /** The child's process id, once spawned. */
   get pid(): number | undefined {
     return this.child?.pid;

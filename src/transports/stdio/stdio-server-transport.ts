@@ -2,17 +2,18 @@
  * The server side of stdio: read JSON-RPC lines from stdin, write them to stdout.
  */
 import type { Readable, Writable } from 'node:stream';
-import { Inbox } from '../../core/inbox.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import type { Transport } from '../../core/transport.js';
+import { FlowControl, type FlowStats, type StdioFlowOptions } from './flow-control.js';
 import { MessageReader } from './message-reader.js';
 import { MessageWriter } from './message-writer.js';
+import { MeteredInbox } from './metered-inbox.js';
 
 /**
  * @example
  * new StdioServerTransport({ maxMessageBytes: 1024 * 1024 });
  */
-export interface StdioServerTransportOptions {
+export interface StdioServerTransportOptions extends StdioFlowOptions {
   /** Where messages come from. Default `process.stdin`. */
   stdin?: Readable;
   /** Where messages go; nothing else may be written to it. Default `process.stdout`. */
@@ -36,6 +37,10 @@ export interface StdioServerTransportOptions {
  *   `lastError`; it never throws or crashes the process.
  * - `close()` stops reading (stdin is paused, so the process can exit) and stops writing. It does
  *   not end or destroy `process.stdout`.
+ * - Backpressure: stdin is paused while the messages read but not yet taken by the engine, or the
+ *   output not yet taken by the peer, are over their high-water marks, and resumed below the
+ *   low-water marks (see {@link StdioFlowOptions}; {@link stats} shows the figures). Pausing loses
+ *   nothing, and EOF is still seen after the resume.
  *
  * Most servers use {@link serveStdio} instead of building this by hand.
  *
@@ -44,16 +49,21 @@ export interface StdioServerTransportOptions {
  * await session.closed;
  */
 export class StdioServerTransport implements Transport {
-  private readonly inbox = new Inbox<unknown>();
+  private readonly inbox: MeteredInbox;
   private readonly reader: MessageReader;
   private readonly writer: MessageWriter;
+  private readonly flow: FlowControl;
   private readonly stdin: Readable;
   private closed = false;
   private inputError: unknown;
 
   constructor(options: StdioServerTransportOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
-    this.writer = new MessageWriter(options.stdout ?? process.stdout);
+    // The parts reach each other only through `flow`, which needs them all, so it comes last.
+    let flow: FlowControl | undefined;
+    const update = (): void => flow?.update();
+    this.inbox = new MeteredInbox(update);
+    this.writer = new MessageWriter(options.stdout ?? process.stdout, undefined, update);
     this.reader = new MessageReader(this.stdin, this.inbox, {
       maxMessageBytes: options.maxMessageBytes,
       onEnd: (error) => {
@@ -61,6 +71,18 @@ export class StdioServerTransport implements Transport {
         this.inbox.end();
       },
     });
+    this.flow = flow = new FlowControl(this.inbox, this.writer, this.reader, options);
+  }
+
+  /**
+   * Backpressure figures: what is buffered now, the peaks since the start, whether stdin is
+   * paused and how often it was. Read-only, for monitoring and tests.
+   *
+   * @example
+   * const { peakQueuedOutputBytes, pauses } = transport.stats;
+   */
+  get stats(): FlowStats {
+    return this.flow.stats;
   }
 
   get writable(): boolean {

@@ -39,9 +39,6 @@ const PARSE_ERROR = Object.freeze(messageError(ErrorCode.ParseError, 'Parse erro
 const BATCH_REFUSED = Object.freeze(
   messageError(ErrorCode.InvalidRequest, 'Batch requests are not supported', null),
 );
-const TOO_MANY_SESSIONS = Object.freeze(
-  httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later'),
-);
 /**
  * A second `initialize` on a live session: refused, the session stays as it was (re-negotiating
  * would, e.g., silently drop resumability). The spec allows one handshake per session; the official
@@ -119,8 +116,8 @@ export async function handlePost(
     if (sessionId === null) {
       if (!isInitialize) return SESSION_REQUIRED;
       if (ctx.closing) return SHUTTING_DOWN;
-      const created = ctx.manager.create();
-      if (!created) return TOO_MANY_SESSIONS;
+      const created = ctx.manager.create(exchange, extra);
+      if ('status' in created) return created;
       transport = created;
     } else {
       const found = ctx.manager.get(sessionId);
@@ -145,6 +142,7 @@ export async function handlePost(
       id,
     });
   }
+  ctx.manager.called(transport, classified.message.method);
   const eager = ctx.options.postResponse === 'sse';
   return transport.request(classified.message, info, accepts.json, accepts.sse, eager, exchange);
 }

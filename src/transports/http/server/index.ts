@@ -12,10 +12,13 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_QUEUED_BYTES,
   DEFAULT_MAX_QUEUED_BYTES_PER_STREAM,
+  DEFAULT_MAX_PER_CLIENT,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_RECENT_WORK_MS,
   DEFAULT_RETRY_MS,
   LOOPBACK_HOSTS,
   type HttpHandlerOptions,
+  type SessionClient,
   type SessionEndReason,
   type SessionOptions,
 } from './options.js';

@@ -29,12 +29,49 @@ export interface SessionOptions {
    */
   idleMs?: number;
   /**
-   * Maximum number of live sessions. A new `initialize` when full evicts the least recently used
-   * idle session; if every session has an open exchange it gets 503. Default 10,000.
+   * Maximum number of live sessions. A new `initialize` when full evicts one session that is not
+   * in use, preferring those that never finished the handshake, then those that never made a
+   * call, least recently used first; see {@link recentWorkMs}. If none qualifies it gets 503 with
+   * `Retry-After`. Default 10,000.
    */
   max?: number;
+  /**
+   * A session that made a call (any request but `initialize` and `ping`) and had HTTP activity
+   * within this time is never evicted (a new `initialize` gets 503 instead). A session in use (an
+   * open POST or SSE stream, or a handler still running) is never evicted at all. Default 5 minutes.
+   */
+  recentWorkMs?: number;
+  /**
+   * The key a new session counts against for {@link maxPerClient}, from facts about its
+   * `initialize` request: e.g. the authenticated principal, or the remote address (the Node
+   * adapter supplies it; other hosts pass it as `extra.remoteAddress`). `undefined`: no limit
+   * for this request. Default: none (no per-client limit).
+   */
+  clientKey?: (client: SessionClient) => string | undefined;
+  /**
+   * Live sessions allowed per {@link clientKey}; one more `initialize` gets 429 with
+   * `Retry-After` (the client should end or reuse its sessions). Default 100.
+   */
+  maxPerClient?: number;
   /** Session id factory; ids must be visible ASCII (0x21–0x7E). Default: `crypto.randomUUID()`. */
   generateId?: () => string;
+}
+
+/**
+ * What `sessions.clientKey` knows about the `initialize` request that would open a session.
+ *
+ * @example
+ * createHttpHandler(server, {
+ *   sessions: { clientKey: (client: SessionClient) => client.remoteAddress, maxPerClient: 20 },
+ * });
+ */
+export interface SessionClient {
+  /** The peer's address, when the host knows it (the Node adapter always passes it). */
+  readonly remoteAddress: string | undefined;
+  /** What the host's authentication passed as `authInfo`. */
+  readonly authInfo: unknown;
+  /** The request headers. */
+  readonly headers: Headers;
 }
 
 /**
@@ -162,6 +199,20 @@ export const DEFAULT_IDLE_MS = 30 * 60_000;
  * createHttpHandler(server, { sessions: { max: DEFAULT_MAX_SESSIONS / 10 } });
  */
 export const DEFAULT_MAX_SESSIONS = 10_000;
+/**
+ * Default `sessions.recentWorkMs`: 5 minutes.
+ *
+ * @example
+ * createHttpHandler(server, { sessions: { recentWorkMs: DEFAULT_RECENT_WORK_MS * 2 } });
+ */
+export const DEFAULT_RECENT_WORK_MS = 5 * 60_000;
+/**
+ * Default `sessions.maxPerClient`: 100 live sessions per client key.
+ *
+ * @example
+ * createHttpHandler(server, { sessions: { clientKey: (c) => c.remoteAddress, maxPerClient: DEFAULT_MAX_PER_CLIENT / 4 } });
+ */
+export const DEFAULT_MAX_PER_CLIENT = 100;
 /**
  * Default `maxBodyBytes`: 4 MiB; a larger POST body gets 413.
  *

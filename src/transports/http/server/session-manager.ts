@@ -1,18 +1,23 @@
 /**
- * The session table: creation, lookup, LRU order, idle expiry, eviction and shutdown, all ending
- * a session through one path ({@link SessionManager.terminate}).
+ * The session table: creation (with the per-client limit), lookup, LRU order by tier, idle
+ * expiry, eviction and shutdown, all ending a session through one path
+ * ({@link SessionManager.terminate}).
  */
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { Connectable } from '../../../server/server.js';
 import type { EventStore } from './event-store.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
+import { ClientQuota, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_RECENT_WORK_MS,
   outputBudgetOf,
   type HttpHandlerOptions,
   type SessionEndReason,
 } from './options.js';
-import { RecencyList } from './recency-list.js';
+import { SHUTTING_DOWN } from './responses.js';
+import { SessionSlot, SessionTiers, Tier } from './session-tiers.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
 import type { KeepAlive } from './keep-alive.js';
 
@@ -24,17 +29,19 @@ function randomId(): string {
 
 /**
  * Owns every session of one handler. Sessions are found by id in a `Map` and kept in
- * least-recently-used order in a {@link RecencyList}, so eviction takes the first idle entry and
- * the sweeper stops at the first recent one. One unref'd timer sweeps, and only while sessions
- * exist.
+ * least-recently-used order per tier ({@link SessionTiers}), so eviction takes the first unused
+ * handshake-only entry and the sweeper stops at the first recent one. One unref'd timer sweeps,
+ * and only while sessions exist.
  *
  * @example
- * const manager = new SessionManager(server, options, store, keepAlive, logger);
- * const transport = manager.create(); // undefined when full and nothing can be evicted
+ * const manager = new SessionManager(server, options, store, keepAlive, logger, 1_000);
+ * const created = manager.create(exchange, extra); // a transport, or the refusal to answer
  */
 export class SessionManager implements TransportHost {
-  private readonly sessions = new Map<string, HttpServerTransport>();
-  private readonly recency = new RecencyList<HttpServerTransport>();
+  private readonly sessions = new Map<string, SessionSlot>();
+  private readonly tiers = new SessionTiers();
+  private readonly quota: ClientQuota;
+  private readonly recentWorkMs: number;
   /** Stateless exchanges in flight, so shutdown can reach them too. */
   private readonly stateless = new Set<HttpServerTransport>();
   private readonly idleMs: number;
@@ -58,6 +65,8 @@ export class SessionManager implements TransportHost {
     this.idleMs = Math.max(1, sessions.idleMs ?? DEFAULT_IDLE_MS);
     this.max = Math.max(1, sessions.max ?? DEFAULT_MAX_SESSIONS);
     this.generateId = sessions.generateId ?? randomId;
+    this.quota = new ClientQuota(sessions);
+    this.recentWorkMs = Math.max(0, sessions.recentWorkMs ?? DEFAULT_RECENT_WORK_MS);
     this.connection = options.connection;
     this.retryMs = retryMs;
     this.budget = outputBudgetOf(options);
@@ -75,23 +84,34 @@ export class SessionManager implements TransportHost {
 
   /** The live session with this id (marked as used), or undefined (unknown, expired, deleted). */
   get(sessionId: string): HttpServerTransport | undefined {
-    const transport = this.sessions.get(sessionId);
-    if (transport) this.touched(transport);
-    return transport;
+    const slot = this.sessions.get(sessionId);
+    if (!slot) return undefined;
+    this.touched(slot.transport);
+    return slot.transport;
   }
 
-  /** A new session, or undefined when shutting down or full with no idle session to evict. */
-  create(): HttpServerTransport | undefined {
-    if (!this.accepting) return undefined;
-    if (this.sessions.size >= this.max && !this.evictOne()) return undefined;
+  /**
+   * A new session for the `initialize` request of `exchange`, or the refusal to answer: 503 when
+   * shutting down or full with nothing evictable, 429 when the client is over its limit.
+   */
+  create(exchange: HttpExchange, extra: HttpRequestExtra | undefined): HttpServerTransport | HttpReply {
+    if (!this.accepting) return SHUTTING_DOWN;
+    const key = this.quota.keyOf(exchange, extra);
+    if (!this.quota.admits(key)) return CLIENT_LIMIT;
+    if (this.sessions.size >= this.max && !this.evictOne()) return SESSIONS_FULL;
     const sessionId = this.generateId();
     if (!VISIBLE_ASCII.test(sessionId) || this.sessions.has(sessionId)) {
       throw new Error('generateId must return unique, visible-ASCII session ids');
     }
     const transport = new HttpServerTransport(this, sessionId);
-    this.sessions.set(sessionId, transport);
-    this.recency.touch(transport);
+    const slot = new SessionSlot(transport, key);
+    this.sessions.set(sessionId, slot);
+    this.quota.add(key);
+    this.tiers.touch(slot);
     this.attach(transport);
+    transport.session?.onInitialized(() => {
+      if (this.slotOf(transport) === slot) this.tiers.promote(slot, Tier.Ready);
+    });
     this.scheduleSweep();
     this.notify(() => this.options.onSessionStart?.(sessionId));
     return transport;
@@ -131,7 +151,7 @@ export class SessionManager implements TransportHost {
   async shutdown(deadlineMs: number): Promise<void> {
     this.accepting = false;
     this.stopSweep();
-    const all = [...this.sessions.values(), ...this.stateless];
+    const all = [...[...this.sessions.values()].map((slot) => slot.transport), ...this.stateless];
     const closing = Promise.all(all.map((transport) => this.terminate(transport, 'shutdown')));
     const finished = await within(closing, deadlineMs);
     // Past the deadline, cut the streams; the engines finish their teardown on their own.
@@ -141,8 +161,24 @@ export class SessionManager implements TransportHost {
 
   touched(transport: HttpServerTransport): void {
     transport.lastSeen = Date.now();
+    const slot = this.slotOf(transport);
+    if (slot) this.tiers.touch(slot);
+  }
+
+  /**
+   * A request other than `initialize` was routed to `transport`: a session that makes calls is
+   * protected from eviction while active (see `sessions.recentWorkMs`). `ping` is not work.
+   */
+  called(transport: HttpServerTransport, method: string): void {
+    if (method === 'ping' || method === 'initialize') return;
+    const slot = this.slotOf(transport);
+    if (slot) this.tiers.promote(slot, Tier.Working);
+  }
+
+  private slotOf(transport: HttpServerTransport): SessionSlot | undefined {
     const sessionId = transport.sessionId;
-    if (sessionId !== undefined && this.sessions.get(sessionId) === transport) this.recency.touch(transport);
+    const slot = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    return slot?.transport === transport ? slot : undefined;
   }
 
   transportClosed(transport: HttpServerTransport): void {
@@ -162,23 +198,22 @@ export class SessionManager implements TransportHost {
       this.stateless.delete(transport);
       return;
     }
-    if (this.sessions.get(sessionId) === transport) {
+    const slot = this.slotOf(transport);
+    if (slot) {
       this.sessions.delete(sessionId);
-      this.recency.remove(transport);
+      this.tiers.remove(slot);
+      this.quota.release(slot.key);
     }
     if (this.sessions.size === 0) this.stopSweep();
     this.notify(() => this.options.onSessionEnd?.(sessionId, reason));
   }
 
-  /** Evict the least recently used session with no open exchange. */
+  /** Evict one session that is not in use, lowest tier first (see {@link SessionTiers}). */
   private evictOne(): boolean {
-    for (let transport = this.recency.oldest; transport; transport = transport.newer) {
-      if (transport.attached === 0) {
-        void this.terminate(transport, 'evicted');
-        return true;
-      }
-    }
-    return false;
+    const victim = this.tiers.evictable(Date.now() - this.recentWorkMs);
+    if (!victim) return false;
+    void this.terminate(victim.transport, 'evicted');
+    return true;
   }
 
   private scheduleSweep(): void {
@@ -196,13 +231,8 @@ export class SessionManager implements TransportHost {
   /** @internal Expire idle sessions; runs from the sweep timer. */
   sweep(): void {
     this.sweepTimer = undefined;
-    const cutoff = Date.now() - this.idleMs;
-    let next: HttpServerTransport | undefined;
-    for (let transport = this.recency.oldest; transport; transport = next) {
-      // LRU order: everything after the first recent session is recent too.
-      if (transport.lastSeen > cutoff) break;
-      next = transport.newer; // terminate() takes the session out of the list
-      if (transport.attached === 0) void this.terminate(transport, 'expired');
+    for (const slot of this.tiers.expired(Date.now() - this.idleMs)) {
+      void this.terminate(slot.transport, 'expired');
     }
     if (this.sessions.size > 0) this.scheduleSweep();
   }

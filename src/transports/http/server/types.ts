@@ -19,6 +19,8 @@ import type { OutputBudget } from './output-budget.js';
 export interface HttpRequestExtra {
   /** Whatever your authentication middleware established (e.g. Express's `req.auth`). */
   authInfo?: unknown;
+  /** The client's address, if the host knows it (the Node adapter passes it); see `sessions.clientKey`. */
+  remoteAddress?: string;
 }
 
 /** Why a body could not be read: over the limit, or the read failed (client gone, broken framing). */

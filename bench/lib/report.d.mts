@@ -1,0 +1,25 @@
+// Types of report.mjs, for the tests that import it.
+import type { BenchSetup, ImportEntry } from './setups.mjs';
+
+export interface ReportInput {
+  info: {
+    model: string;
+    memTotal: number;
+    cores: number;
+    node: string;
+    reps: number;
+    scale: number;
+    durationS: number;
+    date: string;
+    loads: { phase: string; load: number }[];
+  };
+  servers: BenchSetup[];
+  entries: ImportEntry[];
+  /** results[metric][setupKey]: one value per repetition (or samples). */
+  results: Record<string, Record<string, number[]>>;
+  errors: { phase: string; server: string; rep: number; message: string }[];
+  modules: Record<string, { files: number; bytes: number; gzip: number; packages: string[] }>;
+  profiles: unknown[];
+}
+
+export function writeReport(path: string, input: ReportInput): Promise<void>;

@@ -1,0 +1,23 @@
+// Types of setups.mjs, for the tests that import it.
+export interface BenchSetup {
+  key: string;
+  label: string;
+  what: string;
+  stdio?: string;
+  http?: string;
+  stateless?: string;
+  memory?: boolean;
+  sampling?: boolean;
+}
+
+export interface ImportEntry {
+  key: string;
+  label: string;
+  specifier: string;
+}
+
+export function benchSetups(root: string): {
+  pkg: { scripts: Record<string, string> };
+  servers: BenchSetup[];
+  entries: ImportEntry[];
+};

@@ -1,0 +1,106 @@
+/**
+ * The server's `onerror` hook: handler failures reported locally (they are also answered to the
+ * peer as before). One signature for the low-level `Server` and `McpServer`.
+ */
+import type { RequestId } from '../core/jsonrpc.js';
+
+/**
+ * Where a handler failure happened.
+ *
+ * @example
+ * const onerror: ServerErrorHandler = (error, { method, requestId, target }) =>
+ *   myLogger.error({ method, requestId, target, error });
+ */
+export interface HandlerFailure {
+  /** The method of the request (or notification) whose handler failed, e.g. `tools/call`. */
+  readonly method: string;
+  /** The JSON-RPC id of that request; undefined for a notification handler. */
+  readonly requestId: RequestId | undefined;
+  /** The session's id (`ctx.session.id`): the HTTP session id, or one the server generated. */
+  readonly sessionId: string;
+  /** What failed within the method: the tool or prompt name, the resource URI. */
+  readonly target?: string;
+}
+
+/**
+ * Receives every error a handler throws (or rejects with): tools, resource readers and listers,
+ * prompts, completers, and low-level request and notification handlers. Not called for a request
+ * that was already cancelled or torn down (its abort explains the failure), nor for the `-32042`
+ * URL-elicitation signal (a protocol answer, not a failure). The hook may be async; one that
+ * throws or rejects is ignored (never an unhandled rejection).
+ *
+ * @example
+ * const server = new McpServer(info, { onerror: (error, failure) => log.error(failure, error) });
+ */
+export type ServerErrorHandler = (error: unknown, failure: HandlerFailure) => void | Promise<void>;
+
+/**
+ * The default hook: one line and the error (with its stack) on stderr through `console.error`.
+ * Never stdout, which carries a stdio server's protocol messages.
+ *
+ * @example
+ * new Server(info, { onerror: logHandlerFailureToStderr }); // the same as the default
+ */
+export function logHandlerFailureToStderr(error: unknown, failure: HandlerFailure): void {
+  const what = failure.target === undefined ? failure.method : `${failure.method} "${failure.target}"`;
+  const request = failure.requestId === undefined ? 'notification' : `request ${String(failure.requestId)}`;
+  console.error(`[keel] ${what} failed (${request}, session ${failure.sessionId}):`, error);
+}
+
+/** Call `hook`, containing whatever it throws or rejects with: reporting must never break a reply. */
+export function callErrorHook(
+  hook: ServerErrorHandler | undefined,
+  error: unknown,
+  failure: HandlerFailure,
+): void {
+  if (!hook) return;
+  try {
+    const returned: unknown = hook(error, failure);
+    if (returned instanceof Promise) returned.catch(() => undefined);
+  } catch {
+    // Contained on purpose: the hook is diagnostics; the request is answered regardless.
+  }
+}
+
+/** Anything that can report a failure of user code under the current request (a `ToolContext`). */
+export interface FailureReporter {
+  failed(error: unknown, target?: string): void;
+}
+
+/** Run user code (a reader, prompt, completer), reporting what it throws before passing it on. */
+export async function guarded<T>(
+  ctx: FailureReporter,
+  target: string,
+  run: () => T | PromiseLike<T>,
+): Promise<T> {
+  return reportingFailures(run, (error) => ctx.failed(error, target));
+}
+
+/**
+ * Call `run`; hand a synchronous throw or a rejection to `report`, then pass it on unchanged.
+ * A synchronous result stays synchronous (no promise on the hot path of sync handlers).
+ */
+export function reportingFailures<T>(
+  run: () => T | PromiseLike<T>,
+  report: (error: unknown) => void,
+): T | Promise<T> {
+  const fail = (error: unknown): never => {
+    report(error);
+    throw error;
+  };
+  let returned: T | PromiseLike<T>;
+  try {
+    returned = run();
+  } catch (error) {
+    return fail(error);
+  }
+  return isThenable(returned) ? Promise.resolve(returned).then(undefined, fail) : returned;
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}

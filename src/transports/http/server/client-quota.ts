@@ -1,0 +1,77 @@
+/**
+ * The per-client session limit (`sessions.clientKey` + `sessions.maxPerClient`) and the two
+ * refusals a new session can meet (503 full, 429 over the client's limit), each with `Retry-After`.
+ */
+import { ErrorCode } from '../../../core/errors.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
+import { DEFAULT_MAX_PER_CLIENT, type SessionClient, type SessionOptions } from './options.js';
+import { httpError } from './responses.js';
+
+/** Full, and every session is in use or did work recently: come back soon. */
+export const SESSIONS_FULL: HttpReply = withRetryAfter(
+  httpError(503, ErrorCode.ConnectionClosed, 'Too many sessions; try again later'),
+  5,
+);
+/** This client holds its quota of sessions: it must end (DELETE) or reuse one. */
+export const CLIENT_LIMIT: HttpReply = withRetryAfter(
+  httpError(429, ErrorCode.ConnectionClosed, 'Too many sessions for this client; end one first'),
+  60,
+);
+
+/**
+ * Live sessions per client key. Without a `clientKey` option it admits everything for free.
+ *
+ * @example
+ * const quota = new ClientQuota({ clientKey: (c) => c.remoteAddress, maxPerClient: 10 });
+ * const key = quota.keyOf(exchange, extra);
+ * if (!quota.admits(key)) return CLIENT_LIMIT;
+ * quota.add(key); // ... and quota.release(key) when the session ends
+ */
+export class ClientQuota {
+  private readonly counts = new Map<string, number>();
+  private readonly clientKey: ((client: SessionClient) => string | undefined) | undefined;
+  private readonly max: number;
+
+  constructor(options: SessionOptions) {
+    this.clientKey = options.clientKey;
+    this.max = Math.max(1, options.maxPerClient ?? DEFAULT_MAX_PER_CLIENT);
+  }
+
+  /** The host's key for the client sending this `initialize` (undefined: not limited). */
+  keyOf(exchange: HttpExchange, extra: HttpRequestExtra | undefined): string | undefined {
+    return this.clientKey?.(clientFacts(exchange, extra));
+  }
+
+  admits(key: string | undefined): boolean {
+    return key === undefined || (this.counts.get(key) ?? 0) < this.max;
+  }
+
+  add(key: string | undefined): void {
+    if (key !== undefined) this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  release(key: string | undefined): void {
+    if (key === undefined) return;
+    const left = (this.counts.get(key) ?? 1) - 1;
+    if (left > 0) this.counts.set(key, left);
+    else this.counts.delete(key);
+  }
+}
+
+/** The facts `sessions.clientKey` sees; headers are built only if it reads them. */
+function clientFacts(exchange: HttpExchange, extra: HttpRequestExtra | undefined): SessionClient {
+  return {
+    remoteAddress: extra?.remoteAddress,
+    authInfo: extra?.authInfo,
+    get headers() {
+      return exchange.headers();
+    },
+  };
+}
+
+function withRetryAfter(reply: HttpReply, seconds: number): HttpReply {
+  return Object.freeze({
+    ...reply,
+    headers: Object.freeze({ ...reply.headers, 'retry-after': String(seconds) }),
+  });
+}

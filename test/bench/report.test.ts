@@ -1,0 +1,147 @@
+/**
+ * The benchmark's setups and report: every setup names a server that exists, and the report shows
+ * each setup's figures in the table of its measurement, with its ratio to the bare limit paired
+ * per repetition, and the like-for-like comparison against the official SDKs.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeReport } from '../../bench/lib/report.mjs';
+import { benchSetups } from '../../bench/lib/setups.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Keel's servers are started from dist/ (package scripts); their sources are bench/servers/*.ts. */
+function sourceOf(file: string): string {
+  const dist = join(root, 'dist', 'bench', 'servers');
+  return file.startsWith(dist)
+    ? join(root, 'bench', 'servers', file.slice(dist.length).replace(/\.js$/, '.ts'))
+    : file;
+}
+
+/** The table under `### heading`, as rows of trimmed cells (header and separator left out). */
+function tableAfter(markdown: string, heading: string): string[][] {
+  const start = markdown.indexOf(`### ${heading}\n`);
+  expect(start, `section "${heading}"`).toBeGreaterThanOrEqual(0);
+  const lines = markdown.slice(start).split('\n');
+  const first = lines.findIndex((line) => line.startsWith('|'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
+  }
+  return rows;
+}
+
+describe('bench setups and report', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('every setup runs a server file that exists, under a distinct key', () => {
+    const { servers } = benchSetups(root);
+    expect(new Set(servers.map((s) => s.key)).size).toBe(servers.length);
+    for (const server of servers) {
+      const files = [server.stdio, server.http, server.stateless].filter((f) => f !== undefined);
+      expect(files.length, server.key).toBeGreaterThan(0);
+      for (const file of files) expect(existsSync(sourceOf(file)), file).toBe(true);
+    }
+    // The JSON-answer setups cannot serve wait_sampling on the call's stream, and say so.
+    expect(servers.filter((s) => s.sampling === false).map((s) => s.key)).toEqual(['sdk1Json', 'sdk2Json']);
+  });
+
+  it('shows every setup in the table of what it measured, with its ratio to bare', async () => {
+    const { servers, entries } = benchSetups(root);
+    dir = mkdtempSync(join(tmpdir(), 'keel-bench-report-'));
+    const out = join(dir, 'report.md');
+    // Two repetitions; CPU per call (µs) of HTTP with sessions, c=64, per setup.
+    const cpu: Record<string, number[]> = {
+      keel: [30, 33],
+      keelZod: [36, 44],
+      keelWeb: [60, 66],
+      sdk1: [150, 165],
+      sdk1Json: [120, 132],
+      sdk2: [180, 198],
+      sdk2Json: [90, 99],
+      bare: [30, 22],
+    };
+    await writeReport(out, {
+      info: {
+        model: 'test CPU',
+        memTotal: 1024 ** 3,
+        cores: 2,
+        node: 'v20',
+        reps: 2,
+        scale: 1,
+        durationS: 60,
+        date: '2026-01-01T00:00:00.000Z',
+        loads: [],
+      },
+      servers,
+      entries,
+      // Over stdio only the default SDK setups exist: the comparison falls back to them.
+      results: { 'http.c64.cpu': cpu, 'stdio.c64.cpu': { keelZod: [4, 4], sdk1: [20, 20], sdk2: [40, 40] } },
+      errors: [],
+      modules: {},
+      profiles: [],
+    });
+    const markdown = readFileSync(out, 'utf8');
+    const label = (key: string): string => servers.find((s) => s.key === key)!.label;
+
+    const rows = tableAfter(markdown, 'HTTP with sessions — `echo`, concurrency 64 (64 sessions)');
+    // Setup, then req/s, p50, p99 (not measured here), CPU and its ratio (median of 30/30, 33/22).
+    expect(rows).toContainEqual([
+      `**${label('keel')}**`,
+      '—',
+      '—',
+      '—',
+      '31.5 (30.0–33.0)',
+      '1.25× (1.00×–1.50×)',
+    ]);
+    expect(rows).toContainEqual([label('keelWeb'), '—', '—', '—', '63.0 (60.0–66.0)', '2.50× (2.00×–3.00×)']);
+    expect(rows).toContainEqual([
+      label('sdk2Json'),
+      '—',
+      '—',
+      '—',
+      '94.5 (90.0–99.0)',
+      '3.75× (3.00×–4.50×)',
+    ]);
+    expect(rows.map((row) => row[0])).toHaveLength(servers.length);
+    // A measurement nobody ran has no table.
+    expect(markdown).not.toContain('### stdio — sequential');
+
+    // Keel ÷ SDK 1.x, Keel ÷ SDK v2 (the defaults), then like for like: Keel with zod over the SDKs
+    // with JSON answers, paired per repetition (36/120 and 44/132; 36/90 and 44/99).
+    const comparison = markdown.slice(markdown.indexOf('## Keel against the official SDKs'));
+    const line = comparison.split('\n').find((l) => l.startsWith('| HTTP sessions c=64'));
+    expect(line?.split('|').map((c) => c.trim())).toEqual([
+      '',
+      'HTTP sessions c=64',
+      '0.20×',
+      '0.17×',
+      '0.32× (0.30×–0.33×)',
+      '0.42× (0.40×–0.44×)',
+      '',
+    ]);
+    const stdio = comparison.split('\n').find((l) => l.startsWith('| stdio 64 in flight'));
+    expect(stdio?.split('|').map((c) => c.trim())).toEqual([
+      '',
+      'stdio 64 in flight',
+      '—',
+      '—',
+      '0.20×',
+      '0.10×',
+      '',
+    ]);
+  });
+});
