@@ -19,8 +19,10 @@ import {
 
 useProcessGuard();
 
+// DESIGN.md "Ending HTTP streams": the server ended the session, so each unanswered request on an
+// open stream gets one -32000 before its stream ends, whatever answerOnClose says.
 test.each([{ answerOnClose: true }, { answerOnClose: false }])(
-  'close() with live POST and GET streams aborts handlers and ends every stream in time (answerOnClose: $answerOnClose)',
+  'close() with live POST and GET streams aborts handlers, answers each open request with one -32000 and ends every stream in time (answerOnClose: $answerOnClose)',
   async ({ answerOnClose }) => {
     const ended: string[] = [];
     const h = await startHarness({
@@ -52,12 +54,16 @@ test.each([{ answerOnClose: true }, { answerOnClose: false }])(
         ]),
       );
       for (const reason of reasons) expect(reason).toBeInstanceOf(ConnectionClosedError);
-      for (const stream of [blocked, gated, standalone]) {
-        const rest = await within(stream.rest(), 5_000, 'stream end');
-        // At most the engine's one -32000 terminator; never a result.
-        for (const message of rest) expect(message).not.toHaveProperty('result');
+      for (const [stream, id] of [
+        [blocked, 1],
+        [gated, 2],
+      ] as const) {
+        expect(await within(stream.rest(), 5_000, 'stream end')).toEqual([
+          { jsonrpc: '2.0', id, error: { code: -32000, message: 'Connection closed' } },
+        ]);
         expect(stream.done).toBe(true);
       }
+      expect(await within(standalone.rest(), 5_000, 'GET end')).toEqual([]);
       expect(ended.sort()).toEqual(['shutdown', 'shutdown']);
       expect(h.serving.handler.sessionCount).toBe(0);
       expect(h.server.sessions.size).toBe(0);

@@ -164,20 +164,32 @@ class ResponseSink implements SseSink {
     const res = this.res;
     if (res.destroyed || res.writableEnded) return Number.POSITIVE_INFINITY;
     this.wrote = true;
+    const backlog = res.writableLength;
     res.write(text);
-    return res.writableLength;
+    return backlog;
+  }
+
+  queued(): number {
+    return this.res.destroyed ? 0 : this.res.writableLength;
   }
 
   end(): void {
     const res = this.res;
     if (!res.destroyed && !res.writableEnded) res.end();
   }
+
+  abort(): void {
+    // Frees the backlog of a client that stopped reading; ending would keep it queued.
+    this.res.destroy();
+  }
 }
 
 /** The sink of a response that can no longer be written: the source learns the client left. */
 const GONE: SseSink = {
   write: () => Number.POSITIVE_INFINITY,
+  queued: () => 0,
   end() {},
+  abort() {},
 };
 
 function headersOf(raw: readonly string[]): Headers {

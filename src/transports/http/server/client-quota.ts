@@ -3,8 +3,7 @@
  * refusals a new session can meet (503 full, 429 over the client's limit), each with `Retry-After`.
  */
 import { ErrorCode } from '../../../core/errors.js';
-import type { HttpExchange, HttpReply } from './exchange.js';
-import type { HttpRequestExtra } from './http-handler.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
 import { DEFAULT_MAX_PER_CLIENT, type SessionClient, type SessionOptions } from './options.js';
 import { httpError } from './responses.js';
 

@@ -3,10 +3,8 @@
  * request is answered with JSON or SSE by its session's transport.
  */
 import { ErrorCode } from '../../../core/errors.js';
-import { classifyMessage } from '../../../core/jsonrpc.js';
+import { classifyMessage, type RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo } from '../../../core/transport.js';
-import type { HttpExchange, HttpReply } from './exchange.js';
-import type { HttpRequestExtra } from './http-handler.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions } from './options.js';
 import { checkVersion, isJsonContentType, parseAccept, readBody } from './request-checks.js';
 import {
@@ -20,6 +18,7 @@ import {
 } from './responses.js';
 import type { SessionManager } from './session-manager.js';
 import type { HttpServerTransport } from './session-transport.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
 
 /** What POST handling needs from the handler. */
 export interface PostContext {
@@ -40,6 +39,13 @@ const PARSE_ERROR = Object.freeze(messageError(ErrorCode.ParseError, 'Parse erro
 const BATCH_REFUSED = Object.freeze(
   messageError(ErrorCode.InvalidRequest, 'Batch requests are not supported', null),
 );
+/**
+ * A second `initialize` on a live session: refused, the session stays as it was (re-negotiating
+ * would, e.g., silently drop resumability). The spec allows one handshake per session; the official
+ * SDKs answer the same way.
+ */
+const ALREADY_INITIALIZED = (id: RequestId): HttpReply =>
+  httpError(400, ErrorCode.InvalidRequest, 'Invalid Request: Server already initialized', { id });
 
 /**
  * What a handler sees as `ctx.info`: the request headers are built only if it reads them.
@@ -116,7 +122,8 @@ export async function handlePost(
     } else {
       const found = ctx.manager.get(sessionId);
       if (!found) return SESSION_NOT_FOUND;
-      const refused = isInitialize ? undefined : checkVersion(exchange);
+      if (isInitialize) return ALREADY_INITIALIZED(classified.message.id);
+      const refused = checkVersion(exchange);
       if (refused) return refused;
       transport = found;
     }

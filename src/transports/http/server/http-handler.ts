@@ -7,7 +7,7 @@ import type { Logger } from '../../../core/engine/connection.js';
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
 import { InMemoryEventStore } from './event-store.js';
-import { SERVE_EXCHANGE, type ExchangeHandler, type HttpExchange, type HttpReply } from './exchange.js';
+import { SERVE_EXCHANGE } from './exchange.js';
 import { handlePost } from './handle-post.js';
 import { HostOriginPolicy } from './host-origin-policy.js';
 import {
@@ -27,22 +27,12 @@ import {
 } from './responses.js';
 import { SessionManager } from './session-manager.js';
 import { HttpServerTransport } from './session-transport.js';
-import { KeepAlive } from './sse-writer.js';
+import { KeepAlive } from './keep-alive.js';
+import { resumeStream } from './resume.js';
+import type { ExchangeHandler, HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
 import { toResponse, WebExchange } from './web-exchange.js';
 
-/**
- * Per-request facts a host framework can pass along (they reach handlers as `ctx.info`).
- *
- * @example
- * app.all('/mcp', (c) => handler(c.req.raw, { authInfo: c.get('user') })); // Hono
- * // in a tool: ctx.info?.authInfo
- */
-export interface HttpRequestExtra {
-  /** Whatever your authentication middleware established (e.g. Express's `req.auth`). */
-  authInfo?: unknown;
-  /** The client's address, if the host knows it (the Node adapter passes it); see `sessions.clientKey`. */
-  remoteAddress?: string;
-}
+export type { HttpRequestExtra } from './types.js';
 
 /**
  * A Streamable HTTP endpoint as a fetch-style function, plus graceful shutdown.
@@ -205,9 +195,9 @@ class HttpHandlerCore {
     const found = this.session(exchange);
     if (!(found instanceof HttpServerTransport)) return found;
     const lastEventId = exchange.header('last-event-id');
-    if (lastEventId !== null && this.manager.store) return found.resume(lastEventId, exchange);
-    if (found.standalone?.open) return STREAM_CONFLICT;
-    return found.openStandalone(exchange);
+    if (lastEventId !== null && this.manager.store) return resumeStream(found, lastEventId, exchange);
+    if (found.standalone.writer?.open) return STREAM_CONFLICT;
+    return found.standalone.open(exchange);
   }
 
   private async delete(exchange: HttpExchange): Promise<HttpReply> {

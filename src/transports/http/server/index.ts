@@ -1,10 +1,17 @@
 export { createHttpHandler, type HttpHandler, type HttpRequestExtra } from './http-handler.js';
-export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions } from './event-store.js';
+export {
+  InMemoryEventStore,
+  StreamEvictedError,
+  type EventStore,
+  type InMemoryEventStoreOptions,
+} from './event-store.js';
 export { HostOriginPolicy } from './host-origin-policy.js';
 export {
   DEFAULT_IDLE_MS,
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_QUEUED_BYTES,
+  DEFAULT_MAX_QUEUED_BYTES_PER_STREAM,
   DEFAULT_MAX_PER_CLIENT,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RECENT_WORK_MS,

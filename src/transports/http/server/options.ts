@@ -3,6 +3,7 @@
  */
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { EventStore } from './event-store.js';
+import { OutputBudget } from './output-budget.js';
 
 /**
  * Why a session ended (passed to `onSessionEnd`).
@@ -133,6 +134,47 @@ export interface HttpHandlerOptions {
   onSessionEnd?: (sessionId: string, reason: SessionEndReason) => void;
   /** Where dropped writes and transport faults are reported. Default: silent. */
   logger?: Logger;
+
+  // --- Queued SSE output (clients that stop reading) ---
+  /**
+   * Bytes an SSE connection may have queued, unread by its client, before more is written; past
+   * it the connection is aborted (its backlog freed; a resumable stream can be resumed). One
+   * message of any size always goes out. Default 16 MiB.
+   */
+  maxQueuedBytesPerStream?: number;
+  /**
+   * Bytes queued across all SSE connections of the handler; past it, the connection with the most
+   * queued is aborted. Default 128 MiB.
+   */
+  maxQueuedBytes?: number;
+}
+
+/**
+ * Default `maxQueuedBytesPerStream`: 16 MiB.
+ *
+ * @example
+ * createHttpHandler(server, { maxQueuedBytesPerStream: DEFAULT_MAX_QUEUED_BYTES_PER_STREAM / 4 });
+ */
+export const DEFAULT_MAX_QUEUED_BYTES_PER_STREAM = 16 * 1024 * 1024;
+/**
+ * Default `maxQueuedBytes`: 128 MiB across all SSE connections of a handler.
+ *
+ * @example
+ * createHttpHandler(server, { maxQueuedBytes: DEFAULT_MAX_QUEUED_BYTES / 2 });
+ */
+export const DEFAULT_MAX_QUEUED_BYTES = 128 * 1024 * 1024;
+
+/**
+ * The queued-output limits of a handler, from its options.
+ *
+ * @example
+ * const budget = outputBudgetOf({ maxQueuedBytes: 64 * 1024 * 1024 });
+ */
+export function outputBudgetOf(options: HttpHandlerOptions): OutputBudget {
+  return new OutputBudget(
+    Math.max(0, options.maxQueuedBytesPerStream ?? DEFAULT_MAX_QUEUED_BYTES_PER_STREAM),
+    Math.max(0, options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES),
+  );
 }
 
 /**

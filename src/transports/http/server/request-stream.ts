@@ -3,13 +3,12 @@
  * goes, until its response. It outlives the HTTP connection that opened it (a dropped connection
  * is not a cancel; the client may resume with GET + `Last-Event-ID`).
  */
-import { ConnectionClosedError } from '../../../core/errors.js';
+import { ErrorCode } from '../../../core/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
-import type { HttpReply } from './exchange.js';
-import { endedSseReply, jsonReply, sessionHeaders, sseReply } from './responses.js';
-import type { HttpServerTransport } from './session-transport.js';
+import { emptyReply, endedSseReply, jsonReply, sessionHeaders, sseReply } from './responses.js';
 import { SseWriter } from './sse-writer.js';
-import { forgetStream, primeWriter, RESOLVED, storeThen } from './stream-events.js';
+import { primeWriter, RESOLVED, storeThen } from './stream-events.js';
+import type { HttpReply, SseWriterOwner, StreamOwner } from './types.js';
 
 /** Headers of an answer that must not announce the session (its initialize failed). */
 const ANONYMOUS = sessionHeaders(undefined);
@@ -23,7 +22,7 @@ const ANONYMOUS = sessionHeaders(undefined);
  * const stream = new RequestStream(transport, 1, 'tools/call', resolve, true, true);
  * await stream.deliver({ jsonrpc: '2.0', id: 1, result: {} }, true); // answers JSON
  */
-export class RequestStream {
+export class RequestStream implements SseWriterOwner {
   /** Resolves the POST's HTTP reply; undefined once decided (or the client left undecided). */
   respond: ((reply: HttpReply) => void) | undefined;
   /** The attached connection (the POST's own, or a GET that resumed the stream). */
@@ -36,7 +35,7 @@ export class RequestStream {
   ended = false;
 
   constructor(
-    readonly transport: HttpServerTransport,
+    readonly transport: StreamOwner,
     readonly requestId: RequestId,
     readonly method: string,
     respond: (reply: HttpReply) => void,
@@ -59,11 +58,11 @@ export class RequestStream {
       if (!this.sseAllowed) return this.transport.toStandalone(message);
       this.upgrade();
     } else if (this.writer === undefined && this.streamId === undefined) {
-      // The client left before the stream could be resumed: nobody can receive this.
-      if (isResponse) this.end();
-      else if ('id' in message)
-        return Promise.reject(new ConnectionClosedError('The client left this request'));
-      this.transport.host.logger.debug('dropped a message: the client left its request stream', message);
+      // The client left before the stream could be resumed: related messages take the standalone
+      // stream (a nested request's cancel must still reach a client that reads one).
+      if (!isResponse) return this.transport.toStandalone(message);
+      this.transport.host.logger.debug('dropped a response: the client left its request stream', message);
+      this.end(false);
       return RESOLVED;
     }
     const data = JSON.stringify(message);
@@ -71,7 +70,14 @@ export class RequestStream {
       this.emit(undefined, data, message);
       return RESOLVED;
     }
-    return storeThen(this.transport.host, this.streamId, message, (id) => this.emit(id, data, message));
+    return storeThen(
+      this.transport.host,
+      this.streamId,
+      message,
+      data,
+      (id) => this.emit(id, data, message),
+      () => this.evicted(),
+    );
   }
 
   /** Pending → SSE: answer the POST with an event stream (primed when resumable). */
@@ -80,7 +86,7 @@ export class RequestStream {
     this.respond = undefined;
     const transport = this.transport;
     // The pending exchange becomes this connection: the open-exchange count is unchanged.
-    const writer = new SseWriter(transport, transport.host.keepAlive, this);
+    const writer = new SseWriter(this, transport.host);
     this.writer = this.postWriter = writer;
     if (transport.resumable) {
       this.streamId = transport.nextStreamId();
@@ -112,25 +118,74 @@ export class RequestStream {
     this.writer?.close();
   }
 
+  /**
+   * The peer cancelled the request and the engine has written what the cancel caused (nested
+   * requests' cancels, on this stream): end the stream with no response. A POST still undecided
+   * gets an empty answer (an event stream that ends at once, or 202 for a JSON-only client).
+   */
+  cancelled(): void {
+    if (this.ended) return;
+    const respond = this.respond;
+    if (respond) {
+      this.respond = undefined;
+      this.transport.streamEnded(this, false);
+      this.ended = true;
+      respond(
+        this.sseAllowed ? endedSseReply(this.transport.headers) : emptyReply(202, this.transport.headers),
+      );
+      this.transport.exchangeEnded(false);
+      return;
+    }
+    this.end(false);
+  }
+
   /** The session closed: end the stream without an answer. */
   abandon(): void {
     this.ended = true;
     const respond = this.respond;
     if (respond) {
       this.respond = undefined;
-      this.transport.attached--;
+      this.transport.exchangeEnded(false);
       respond(endedSseReply(this.transport.headers));
     }
     this.writer?.close();
     this.postWriter?.close();
-    if (this.streamId !== undefined) forgetStream(this.transport.host, this.streamId);
+  }
+
+  writerEnded(writer: unknown, byClient: boolean): void {
+    if (this.writer === writer) this.writer = undefined;
+    if (this.postWriter === writer) this.postWriter = undefined;
+    this.transport.exchangeEnded(byClient);
+  }
+
+  /**
+   * The event store dropped this stream while it was live (it needed the room): nobody can resume
+   * it now, so a reading client gets one clear error for the request and the stream ends; a client
+   * that resumes later gets 400 for its `Last-Event-ID`.
+   */
+  private evicted(): void {
+    if (this.ended) return;
+    const error = {
+      jsonrpc: '2.0' as const,
+      id: this.requestId,
+      error: {
+        code: ErrorCode.ConnectionClosed,
+        message: 'Stream evicted from the event store: the result of this request cannot be delivered',
+      },
+    };
+    this.transport.host.logger.error(
+      `event store evicted the live stream of request ${String(this.requestId)}`,
+    );
+    this.writer?.event(undefined, JSON.stringify(error));
+    this.end(false);
   }
 
   private emit(eventId: string | undefined, data: string, message: JsonRpcMessage): void {
+    if (this.ended) return;
     this.writer?.event(eventId, data);
     if ('method' in message) return;
     if (this.method === 'initialize') this.transport.handshakeAnswered('error' in message);
-    this.end();
+    this.end(true);
   }
 
   private answerJson(message: JsonRpcMessage): void {
@@ -138,20 +193,20 @@ export class RequestStream {
     this.respond = undefined;
     const transport = this.transport;
     const announce = this.method !== 'initialize' || transport.handshakeAnswered('error' in message);
-    transport.removeStream(this);
+    this.ended = true;
+    transport.streamEnded(this, false);
     respond(jsonReply(JSON.stringify(message), announce ? transport.headers : ANONYMOUS));
     transport.exchangeEnded(false);
   }
 
-  private end(): void {
-    const transport = this.transport;
-    transport.removeStream(this);
+  /** `finished`: the response is in the stream (kept for resumption); else it ends unanswered. */
+  private end(finished: boolean): void {
+    this.ended = true;
     const writer = this.writer;
     this.writer = undefined;
-    writer?.close();
     // Kept even when "delivered": an enqueued event is not a received one (a dropped TCP
     // connection is noticed late), and the client may still resume.
-    if (this.streamId !== undefined) transport.retain(this.streamId);
-    transport.finishIfStateless();
+    this.transport.streamEnded(this, finished);
+    writer?.close();
   }
 }

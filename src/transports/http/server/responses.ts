@@ -4,7 +4,9 @@
  */
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { RequestId } from '../../../core/jsonrpc.js';
-import type { HttpReply, SseSink, SseSource } from './exchange.js';
+import type { HttpReply, SessionHeaders, SseSink, SseSource } from './types.js';
+
+export type { SessionHeaders } from './types.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
@@ -20,19 +22,6 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'cache-control': 'no-cache, no-transform',
   'x-accel-buffering': 'no',
 });
-
-/**
- * The three header sets a session answers with, built once per session.
- *
- * @example
- * const headers = sessionHeaders('9f1c…');
- * reply = { status: 200, headers: headers.json, body };
- */
-export interface SessionHeaders {
-  readonly json: Readonly<Record<string, string>>;
-  readonly sse: Readonly<Record<string, string>>;
-  readonly bare: Readonly<Record<string, string>>;
-}
 
 const STATELESS_HEADERS: SessionHeaders = Object.freeze({
   json: JSON_HEADERS,

@@ -3,11 +3,10 @@
  * connection (or end it at once when its response was already stored).
  */
 import type { EventStore } from './event-store.js';
-import type { HttpExchange, HttpReply } from './exchange.js';
 import { badRequest, SESSION_NOT_FOUND, sseReply } from './responses.js';
 import type { HttpServerTransport } from './session-transport.js';
 import type { SseWriter } from './sse-writer.js';
-import { forgetStream } from './stream-events.js';
+import type { HttpExchange, HttpReply } from './types.js';
 
 /**
  * Resume the stream `lastEventId` belongs to. Only a stream of this session is ever replayed.
@@ -39,9 +38,9 @@ export async function resumeStream(
     return badRequest('Unknown or expired Last-Event-ID');
   }
 
-  const standalone = streamId === transport.standaloneStreamId;
+  const standalone = streamId === transport.standalone.streamId;
   const stream = standalone ? undefined : transport.streamById(streamId);
-  const writer = transport.newWriter(stream, exchange);
+  const writer = transport.newWriter(stream ?? transport.standalone, exchange);
   const written = isAsync ? new Set<string>() : undefined;
   for (const [id, text] of replayed) {
     writer.replayed(id, text);
@@ -51,10 +50,7 @@ export async function resumeStream(
   if (!standalone && !stream) {
     // The stream's response is among the replayed events: the stream is complete.
     writer.close();
-    const retained = transport.retained;
-    const at = retained?.indexOf(streamId) ?? -1;
-    if (at >= 0) retained!.splice(at, 1);
-    forgetStream(transport.host, streamId);
+    transport.release(streamId);
     return sseReply(writer, transport.headers);
   }
 
@@ -63,10 +59,7 @@ export async function resumeStream(
     stream.writer = writer;
     previous?.close();
   } else {
-    const previous = transport.standalone;
-    transport.standalone = writer;
-    transport.standalonePrimed = true;
-    previous?.close();
+    transport.standalone.adopt(writer);
   }
   if (written) {
     // An asynchronous store may have taken events between its replay and this attach.

@@ -6,20 +6,20 @@
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { Connectable } from '../../../server/server.js';
 import type { EventStore } from './event-store.js';
-import type { HttpExchange, HttpReply } from './exchange.js';
-import type { HttpRequestExtra } from './http-handler.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
 import { ClientQuota, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RECENT_WORK_MS,
+  outputBudgetOf,
   type HttpHandlerOptions,
   type SessionEndReason,
 } from './options.js';
 import { SHUTTING_DOWN } from './responses.js';
 import { SessionSlot, SessionTiers, Tier } from './session-tiers.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
-import type { KeepAlive } from './sse-writer.js';
+import type { KeepAlive } from './keep-alive.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -51,6 +51,7 @@ export class SessionManager implements TransportHost {
   private sweepTimer: ReturnType<typeof setTimeout> | undefined;
   private accepting = true;
   readonly retryMs: number;
+  readonly budget: ReturnType<typeof outputBudgetOf>;
 
   constructor(
     private readonly target: Connectable,
@@ -68,6 +69,7 @@ export class SessionManager implements TransportHost {
     this.recentWorkMs = Math.max(0, sessions.recentWorkMs ?? DEFAULT_RECENT_WORK_MS);
     this.connection = options.connection;
     this.retryMs = retryMs;
+    this.budget = outputBudgetOf(options);
   }
 
   /** Live stateful sessions. */
@@ -190,6 +192,7 @@ export class SessionManager implements TransportHost {
 
   private forget(transport: HttpServerTransport, reason: SessionEndReason): void {
     transport.ending = true;
+    transport.endReason = reason;
     const sessionId = transport.sessionId;
     if (sessionId === undefined) {
       this.stateless.delete(transport);

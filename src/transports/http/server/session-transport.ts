@@ -1,45 +1,33 @@
 /**
  * The per-session Streamable HTTP transport (legacy era). The handler feeds it POSTed messages
  * and hands it GET connections; the engine reads the inbox and `send`s, and `send` routes each
- * message to the one stream it belongs on.
+ * message to the one stream it belongs on: its request's POST stream while that is open, else the
+ * standalone GET stream (see standalone-stream.ts), else nowhere (dropped at debug level).
  */
-import { ConnectionClosedError, ErrorCode } from '../../../core/errors.js';
+import { ConnectionClosedError } from '../../../core/errors.js';
 import { Inbox } from '../../../core/inbox.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
 import type { ServerSession } from '../../../server/server-session.js';
-import type { HttpExchange, HttpReply } from './exchange.js';
+import { infoOf, tagMessage } from './message-info.js';
+import type { SessionEndReason } from './options.js';
 import type { RecencyEntry } from './recency-list.js';
 import { RequestStream } from './request-stream.js';
-import { sessionHeaders, sseReply, type SessionHeaders } from './responses.js';
-import { resumeStream } from './resume.js';
-import { SseWriter, type SseWriterOwner } from './sse-writer.js';
-import { forgetStream, primeWriter, RESOLVED, storeThen, type StreamHost } from './stream-events.js';
+import { sessionHeaders, type SessionHeaders } from './responses.js';
+import { SseWriter } from './sse-writer.js';
+import { StandaloneStream } from './standalone-stream.js';
+import { RetainedStreams } from './retained-streams.js';
+import { forgetStream, RESOLVED } from './stream-events.js';
+import type {
+  HttpExchange,
+  HttpReply,
+  SseWriterOwner,
+  StreamOwner,
+  TransportHost as GenericTransportHost,
+} from './types.js';
 
 /** The handler-wide services a session transport uses. */
-export interface TransportHost extends StreamHost {
-  /** The session had HTTP activity (LRU order, idle clock). */
-  touched(transport: HttpServerTransport): void;
-  /** The transport closed: forget its session. */
-  transportClosed(transport: HttpServerTransport): void;
-  /** The session's initialize request was answered with an error: end the session. */
-  initializeFailed(transport: HttpServerTransport): void;
-}
-
-/**
- * Facts about an inbound message ride on the message object itself, under a private,
- * non-enumerable key: they live exactly as long as the message. (A WeakMap keyed by messages kept
- * every request's objects alive through young-generation GCs — an old table holding young keys —
- * and made GC a quarter of the server's CPU under load.)
- */
-const INFO = Symbol('keel.http.messageInfo');
-
-function tagMessage(message: object, info: MessageInfo): void {
-  Object.defineProperty(message, INFO, { value: info, configurable: true });
-}
-/** Finished streams kept per session for resumption. */
-const MAX_RETAINED_STREAMS = 16;
-const NO_ROUTE = 'No open stream to send this request on (the client has no GET stream open)';
+export type TransportHost = GenericTransportHost<HttpServerTransport>;
 
 /**
  * One session's transport (or one stateless exchange's). Created by the handler; users meet it
@@ -49,7 +37,7 @@ const NO_ROUTE = 'No open stream to send this request on (the client has no GET 
  * const transport = new HttpServerTransport(host, crypto.randomUUID());
  * transport.session = server.connect(transport);
  */
-export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEntry<HttpServerTransport> {
+export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry<HttpServerTransport> {
   private readonly inbox = new Inbox<unknown>();
   /** Open request streams by request id; allocated on the first request. */
   private requests: Map<RequestId, RequestStream> | undefined;
@@ -58,12 +46,10 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
   private initialized = false;
   private replyHeaders: SessionHeaders | undefined;
   lastError: unknown;
-  /** @internal The standalone GET stream's connection. */
-  standalone: SseWriter | undefined;
-  /** @internal The standalone stream has event ids: messages are stored while no GET is open. */
-  standalonePrimed = false;
-  /** @internal Finished streams that can still be resumed (oldest first, bounded). */
-  retained: string[] | undefined;
+  /** The standalone GET stream, built on first use (an idle session stays small). */
+  private standaloneStream: StandaloneStream | undefined;
+  /** Finished streams that can still be resumed (allocated on the first). */
+  private retained: RetainedStreams | undefined;
   /** @internal Set by the handler right after `connect`. */
   session: ServerSession | undefined;
   /** @internal Open HTTP exchanges (pending POSTs and SSE connections); 0 = idle. */
@@ -72,6 +58,8 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
   lastSeen = Date.now();
   /** @internal The one cleanup path has started. */
   ending = false;
+  /** @internal Why the session ended (set by the session manager). */
+  endReason: SessionEndReason | undefined;
   /** @internal Session table order (see RecencyList). */
   newer: HttpServerTransport | undefined;
   /** @internal Session table order (see RecencyList). */
@@ -87,12 +75,35 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
     return (this.replyHeaders ??= sessionHeaders(this.sessionId));
   }
 
+  /** @internal The standalone GET stream. */
+  get standalone(): StandaloneStream {
+    return (this.standaloneStream ??= new StandaloneStream(this));
+  }
+
   get writable(): boolean {
     return !this.closed;
   }
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /**
+   * DESIGN.md "Ending HTTP streams": a DELETE ends the open streams without an error (the client
+   * asked for it); when the server ends the session (expiry, eviction, shutdown) each unanswered
+   * request gets one `-32000 Connection closed`, so a client still reading settles at once.
+   */
+  get answerOnClose(): boolean | undefined {
+    switch (this.endReason) {
+      case 'deleted':
+        return false;
+      case 'expired':
+      case 'evicted':
+      case 'shutdown':
+        return true;
+      default:
+        return undefined;
+    }
   }
 
   /** Streams get event ids (and can be resumed) only with a store, a session and ≥ 2025-11-25. */
@@ -104,25 +115,20 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
     );
   }
 
-  /** @internal The standalone GET stream's id. */
-  get standaloneStreamId(): string {
-    return `${this.sessionId}:0`;
-  }
-
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
     return this.inbox;
   }
 
   messageInfo(message: object): MessageInfo | undefined {
-    return (message as { [INFO]?: MessageInfo })[INFO];
+    return infoOf(message);
   }
 
   /** @internal A POSTed notification or response. */
   accept(message: object, info: MessageInfo): void {
     tagMessage(message, info);
+    // A cancel is only read here: its stream ends in `requestCancelled`, once the engine has
+    // written what the cancel causes (the nested requests' cancels) on that stream.
     this.inbox.push(message);
-    const { method, params } = message as { method?: unknown; params?: { requestId?: unknown } };
-    if (method === 'notifications/cancelled') this.cancelStream(params?.requestId);
   }
 
   /** @internal Stateless mode: the POST carried no request; end the connection once it is read. */
@@ -160,22 +166,6 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
     });
   }
 
-  /** @internal A GET without `Last-Event-ID`: the standalone stream. Caller checks for a live one. */
-  openStandalone(exchange: HttpExchange): HttpReply {
-    const writer = this.newWriter(undefined, exchange);
-    this.standalone = writer;
-    if (this.resumable) {
-      this.standalonePrimed = true;
-      primeWriter(this.host, writer, this.standaloneStreamId);
-    }
-    return sseReply(writer, this.headers);
-  }
-
-  /** @internal A GET with `Last-Event-ID`. */
-  resume(lastEventId: string, exchange: HttpExchange): Promise<HttpReply> {
-    return resumeStream(this, lastEventId, exchange);
-  }
-
   /** @internal The live request stream with this stream id. */
   streamById(streamId: string): RequestStream | undefined {
     if (this.requests)
@@ -184,8 +174,8 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
   }
 
   /** @internal A writer for this session's `exchange`, counted as an open exchange. */
-  newWriter(stream: RequestStream | undefined, exchange: HttpExchange): SseWriter {
-    const writer = new SseWriter(this, this.host.keepAlive, stream);
+  newWriter(owner: SseWriterOwner, exchange: HttpExchange): SseWriter {
+    const writer = new SseWriter(owner, this.host);
     this.attached++;
     exchange.onClientGone(() => writer.gone());
     return writer;
@@ -203,7 +193,12 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
         return RESOLVED;
       }
     }
-    return this.toStandalone(message);
+    return this.standalone.send(message);
+  }
+
+  /** The engine processed the peer's cancel of `id`: end that request's stream, unanswered. */
+  requestCancelled(id: RequestId): void {
+    this.requests?.get(id)?.cancelled();
   }
 
   close(): Promise<void> {
@@ -212,22 +207,15 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
     void this.inbox.return();
     const requests = this.requests;
     this.requests = undefined;
-    if (requests) for (const stream of requests.values()) stream.abandon();
-    this.standalone?.close();
-    if (this.standalonePrimed) forgetStream(this.host, this.standaloneStreamId);
-    if (this.retained) for (const streamId of this.retained.splice(0)) forgetStream(this.host, streamId);
+    if (requests)
+      for (const stream of requests.values()) {
+        stream.abandon();
+        if (stream.streamId !== undefined) forgetStream(this.host, stream.streamId);
+      }
+    this.standaloneStream?.close();
+    this.retained?.clear();
     this.host.transportClosed(this);
     return RESOLVED;
-  }
-
-  writerEnded(writer: SseWriter, byClient: boolean): void {
-    const stream = writer.stream;
-    if (stream) {
-      if (stream.writer === writer) stream.writer = undefined;
-    } else if (this.standalone === writer) {
-      this.standalone = undefined;
-    }
-    this.exchangeEnded(byClient);
   }
 
   /** @internal A pending POST or an SSE connection finished. */
@@ -240,20 +228,9 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
     else this.finishIfStateless();
   }
 
-  /** @internal Messages with no request stream: the standalone GET stream, stored or dropped. */
+  /** @internal Messages with no open request stream. */
   toStandalone(message: JsonRpcMessage): Promise<void> {
-    if (!this.standalonePrimed) {
-      const writer = this.standalone;
-      if (writer) {
-        writer.event(undefined, JSON.stringify(message));
-        return RESOLVED;
-      }
-      if ('method' in message && 'id' in message) return Promise.reject(new ConnectionClosedError(NO_ROUTE));
-      this.host.logger.debug('dropped a message: no GET stream is open', message);
-      return RESOLVED;
-    }
-    const data = JSON.stringify(message);
-    return storeThen(this.host, this.standaloneStreamId, message, (id) => this.standalone?.event(id, data));
+    return this.standalone.send(message);
   }
 
   /** @internal A new stream id for a resumable request stream. */
@@ -273,38 +250,32 @@ export class HttpServerTransport implements Transport, SseWriterOwner, RecencyEn
     return true;
   }
 
-  /** @internal Keep a finished stream resumable (the most recent few per session). */
-  retain(streamId: string): void {
-    const retained = (this.retained ??= []);
-    retained.push(streamId);
-    if (retained.length > MAX_RETAINED_STREAMS) forgetStream(this.host, retained.shift()!);
+  /** @internal A request stream ended: answered (`finished`, kept resumable), cancelled or cut. */
+  streamEnded(
+    stream: { readonly requestId: unknown; readonly streamId: string | undefined },
+    finished: boolean,
+  ): void {
+    const requests = this.requests;
+    const id = stream.requestId as RequestId;
+    if (requests?.get(id) === stream) requests.delete(id);
+    const streamId = stream.streamId;
+    if (streamId !== undefined) {
+      if (finished) (this.retained ??= new RetainedStreams(this.host)).keep(streamId);
+      else forgetStream(this.host, streamId);
+    }
+    this.finishIfStateless();
   }
 
-  /** @internal The request stream ended (answered or cut). */
-  removeStream(stream: RequestStream): void {
-    stream.ended = true;
-    if (this.requests?.get(stream.requestId) === stream) this.requests.delete(stream.requestId);
+  /** @internal A resumed stream that completed: no longer kept. */
+  release(streamId: string): void {
+    if (this.retained) this.retained.release(streamId);
+    else forgetStream(this.host, streamId);
   }
 
-  /** @internal Stateless: the exchange is over once its request stream is. */
-  finishIfStateless(): void {
+  /** Stateless: the exchange is over once its request stream is. */
+  private finishIfStateless(): void {
     if (this.sessionId === undefined && !this.closed && (this.requests?.size ?? 0) === 0) {
       void this.session?.close();
     }
-  }
-
-  /** A peer cancel ends the request's stream with one terminator (the engine writes nothing). */
-  private cancelStream(requestId: unknown): void {
-    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    const stream = this.requests?.get(requestId);
-    if (!stream || stream.method === 'initialize') return;
-    void stream.deliver(
-      {
-        jsonrpc: '2.0',
-        id: requestId,
-        error: { code: ErrorCode.RequestCancelled, message: 'Request cancelled' },
-      },
-      true,
-    );
   }
 }

@@ -3,27 +3,18 @@
  * the stream was ended, writes are dropped, never thrown. Events written before the host attached
  * its sink (the response was still on its way out) wait in order.
  */
-import type { SseSink, SseSource } from './exchange.js';
-import type { RequestStream } from './request-stream.js';
-
-/** Queued bytes the client has not read beyond which it counts as gone (it may resume). */
-const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
-
-/** Who learns that a writer ended. */
-export interface SseWriterOwner {
-  /** Called once per writer: `byClient` when the client went away, else a server-side end. */
-  writerEnded(writer: SseWriter, byClient: boolean): void;
-}
+import type { Budgeted } from './output-budget.js';
+import type { SseSink, SseSource, SseWriterOwner, StreamHost } from './types.js';
 
 /**
  * One SSE response body (`text/event-stream`).
  *
  * @example
- * const writer = new SseWriter(owner, keepAlive, undefined);
+ * const writer = new SseWriter(owner, host);
  * writer.event('s:1_0', JSON.stringify(message));
  * return sseReply(writer, headers); // the host attaches its sink
  */
-export class SseWriter implements SseSource {
+export class SseWriter implements SseSource, Budgeted {
   private sink: SseSink | undefined;
   /** Text written before a sink was attached. */
   private pending: string[] | undefined;
@@ -32,12 +23,11 @@ export class SseWriter implements SseSource {
   private held: [string | undefined, string][] | undefined;
 
   constructor(
-    private readonly owner: SseWriterOwner,
-    private readonly keepAlive: KeepAlive | undefined,
-    /** The request stream this connection carries; `undefined` for the standalone GET stream. */
-    readonly stream: RequestStream | undefined,
+    /** The request stream this connection carries, or the transport (standalone GET stream). */
+    readonly owner: SseWriterOwner,
+    private readonly host: Pick<StreamHost, 'keepAlive' | 'budget' | 'logger'>,
   ) {
-    keepAlive?.add(this);
+    host.keepAlive?.add(this);
   }
 
   get open(): boolean {
@@ -49,9 +39,10 @@ export class SseWriter implements SseSource {
     const pending = this.pending;
     this.pending = undefined;
     this.sink = sink;
+    const endedBefore = !this.isOpen;
     if (pending) for (const text of pending) if (!this.deliver(text)) break;
-    // Ended before the host took the body: it still gets its end.
-    if (!this.isOpen) sink.end();
+    // Ended before the host took the body: it still gets its end, after what was written.
+    if (endedBefore) sink.end();
   }
 
   /** A JSON-RPC message as an SSE event (with an id when the stream is resumable). */
@@ -100,12 +91,25 @@ export class SseWriter implements SseSource {
     this.end(true);
   }
 
-  private end(byClient: boolean): void {
+  /** The client stopped reading: abort the response (its backlog is freed). Idempotent. */
+  cut(): void {
+    if (!this.isOpen) return;
+    this.host.logger.debug('cut an SSE connection: the client stopped reading its queued output');
+    this.end(true, true);
+  }
+
+  queuedNow(): number {
+    return this.sink?.queued() ?? 0;
+  }
+
+  private end(byClient: boolean, abort = false): void {
     if (!this.isOpen) return;
     this.isOpen = false;
     this.held = undefined;
-    this.keepAlive?.delete(this);
-    this.sink?.end();
+    this.host.keepAlive?.delete(this);
+    this.host.budget.remove(this);
+    if (abort) this.sink?.abort();
+    else this.sink?.end();
     this.owner.writerEnded(this, byClient);
   }
 
@@ -118,44 +122,19 @@ export class SseWriter implements SseSource {
 
   /** False when the client counts as gone: it left, or stopped reading (it can resume). */
   private deliver(text: string): boolean {
-    if (this.sink!.write(text) <= MAX_BUFFERED_BYTES) return true;
-    this.end(true);
-    return false;
-  }
-}
-
-/**
- * One interval timer for the keep-alive comments of all open streams of a handler. It runs only
- * while a stream is open and never keeps the process alive.
- *
- * @example
- * const keepAlive = new KeepAlive(15_000);
- */
-export class KeepAlive {
-  private readonly writers = new Set<SseWriter>();
-  private timer: ReturnType<typeof setInterval> | undefined;
-
-  constructor(private readonly intervalMs: number) {}
-
-  add(writer: SseWriter): void {
-    this.writers.add(writer);
-    if (this.timer === undefined) {
-      this.timer = setInterval(tick, this.intervalMs, this.writers);
-      (this.timer as { unref?: () => void }).unref?.();
+    const sink = this.sink!;
+    const backlog = sink.write(text);
+    // Flushing the body of a writer that ended before its sink came: nothing left to police.
+    if (!this.isOpen) return backlog !== Number.POSITIVE_INFINITY;
+    if (backlog === Number.POSITIVE_INFINITY) {
+      this.end(true);
+      return false;
     }
+    // Judged on what was queued before this chunk: one large message is not a stall.
+    if (backlog > this.host.budget.perStream) {
+      this.cut();
+      return false;
+    }
+    return this.host.budget.update(this, sink.queued());
   }
-
-  delete(writer: SseWriter): void {
-    this.writers.delete(writer);
-    if (this.writers.size === 0) this.stop();
-  }
-
-  stop(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-}
-
-function tick(writers: Set<SseWriter>): void {
-  for (const writer of writers) writer.comment('keep-alive');
 }

@@ -2,7 +2,7 @@
  * The web-standard side of an exchange: a fetch `Request` read through {@link HttpExchange}, and
  * an {@link HttpReply} turned into a `Response` (SSE bodies become a `ReadableStream`).
  */
-import type { BodyFault, HttpExchange, HttpReply, SseSink, SseSource } from './exchange.js';
+import type { BodyFault, HttpExchange, HttpReply, SseSink, SseSource } from './types.js';
 
 /**
  * A fetch `Request` as an exchange. The client counts as gone when `request.signal` aborts or the
@@ -118,13 +118,18 @@ class StreamSink implements SseSink {
   constructor(private readonly controller: ReadableStreamDefaultController<Uint8Array>) {}
 
   write(text: string): number {
+    const backlog = this.queued();
     try {
       this.controller.enqueue(encoder.encode(text));
     } catch {
       return Number.POSITIVE_INFINITY;
     }
-    // High-water mark 0: minus the desired size is what is queued.
-    return -(this.controller.desiredSize ?? 0);
+    return backlog;
+  }
+
+  queued(): number {
+    // High-water mark 0: minus the desired size is what is queued (null once errored).
+    return Math.max(0, -(this.controller.desiredSize ?? 0));
   }
 
   end(): void {
@@ -132,6 +137,15 @@ class StreamSink implements SseSink {
       this.controller.close();
     } catch {
       // Already closed or cancelled by the consumer: nothing left to end.
+    }
+  }
+
+  abort(): void {
+    try {
+      // An errored body aborts the response (the host destroys the connection) and drops the queue.
+      this.controller.error(new Error('SSE client stopped reading'));
+    } catch {
+      // Already closed or cancelled: nothing to abort.
     }
   }
 }
