@@ -6,7 +6,7 @@ import { expect, test } from 'vitest';
 import { Connection, type ConnectionOptions } from '../../src/core/engine/index.js';
 import { ConnectionClosedError } from '../../src/core/errors.js';
 import { Server } from '../../src/server/index.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   aborted,
@@ -135,7 +135,7 @@ test('EOF aborts in-flight handlers and settles serve without throwing', async (
 });
 
 test('EOF aborts an in-flight handler on a bare connection with no handshake (era-neutral engine)', async () => {
-  const [peerSide, local] = createMemoryPair();
+  const [peerSide, local] = createRecordingPair();
   const connection = new Connection(local);
   const started = deferred();
   let reason: unknown;

@@ -7,7 +7,7 @@ import { Client } from '../../src/client/index.js';
 import { Connection } from '../../src/core/engine/index.js';
 import { CancelledByPeerError, McpError, RequestAbortedError } from '../../src/core/errors.js';
 import { Server } from '../../src/server/index.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   aborted,
@@ -36,7 +36,7 @@ test('python-sdk#1152: peer cancel aborts the handler, sends no response, and th
     }
     return { content: [{ type: 'text', text: `Call number: ${n}` }] };
   });
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, serverSide] = createRecordingPair();
   const session = server.connect(serverSide);
   const client = new Client({ name: 'c', version: '1' });
   await client.connect(clientSide);
@@ -260,7 +260,7 @@ test('ids 0 and "" are valid: answered with the same id, and cancellable', async
 });
 
 test('the id-0 request of a client is correlated and cancelled like any other', async () => {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local);
   void connection.start();
   const peer = new RawPeer(remote);
@@ -275,7 +275,7 @@ test('the id-0 request of a client is correlated and cancelled like any other', 
 });
 
 test('initialize is never cancelled: a cancel for an in-flight initialize is ignored', async () => {
-  const [peerSide, local] = createMemoryPair();
+  const [peerSide, local] = createRecordingPair();
   const connection = new Connection(local);
   const gate = deferred();
   let reason: unknown;
