@@ -7,12 +7,16 @@ import type { RequestOptions } from './outbound.js';
 import type { RequestContext } from './request-context.js';
 
 /**
- * Handles one inbound request; returns the `result` object (or throws an error to send).
+ * Handles one inbound request; returns the `result` object, or a promise or any other thenable of
+ * it (or throws / rejects with an error to send).
  *
  * @example
  * const ping: RequestHandler = () => ({});
  */
-export type RequestHandler = (params: JsonObject, ctx: RequestContext) => JsonObject | Promise<JsonObject>;
+export type RequestHandler = (
+  params: JsonObject,
+  ctx: RequestContext,
+) => JsonObject | Promise<JsonObject> | PromiseLike<JsonObject>;
 
 /**
  * Handles one inbound notification. Throwing (or rejecting) is contained and logged.
@@ -24,7 +28,7 @@ export type NotificationHandler = (
   params: JsonObject,
   info: MessageInfo | undefined,
   method: string,
-) => void | Promise<void>;
+) => void | Promise<void> | PromiseLike<void>;
 
 /**
  * Where the engine reports what it drops. Defaults to silence; never stdout.
