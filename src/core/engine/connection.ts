@@ -1,32 +1,25 @@
 /**
- * The connection engine: reads the transport, dispatches each message, and owns the one ordered
- * teardown. Runtime-neutral; knows nothing of MCP methods beyond `notifications/cancelled` and
- * `notifications/progress`. Inbound requests live in `inbound-requests.ts`, outbound ones in
- * `outbound-requests.ts`, writes in `wire-writer.ts`.
+ * The connection engine: reads the transport and owns the one ordered teardown. Runtime-neutral;
+ * knows nothing of MCP methods beyond `notifications/cancelled` and `notifications/progress`.
+ * Routing lives in `message-router.ts`, inbound requests in `inbound-requests.ts`, outbound ones
+ * in `outbound-requests.ts`, writes in `wire-writer.ts`, the teardown's steps in
+ * `shutdown-steps.ts`.
  */
-import { CancelledByPeerError, ConnectionClosedError, ErrorCode } from '../errors.js';
-import {
-  classifyMessage,
-  errorResponse,
-  isRequestId,
-  type JsonObject,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type RequestId,
-} from '../jsonrpc.js';
-import { InboundFault, type MessageInfo, type Transport } from '../transport.js';
+import { ConnectionClosedError } from '../errors.js';
+import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc.js';
+import type { Transport } from '../transport.js';
 import type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } from './connection-types.js';
 import type { InflightRequest } from './inbound.js';
 import { InboundRequests, type InboundHost } from './inbound-requests.js';
+import { MessageRouter, type RouterHost } from './message-router.js';
 import type { PendingRequest, RequestOptions } from './outbound.js';
 import { OutboundRequests, type OutboundHost } from './outbound-requests.js';
 import type { ContextHost } from './request-context.js';
-import { isThenable } from './thenable.js';
+import { abortAll, answerClosed, drainWindow, type Reporter } from './shutdown-steps.js';
 import { WireWriter } from './wire-writer.js';
 
 export type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } from './connection-types.js';
 
-const EMPTY: JsonObject = Object.freeze({});
 const silent: Logger = { debug() {}, error() {} };
 const noop = (): void => undefined;
 const NONE: InflightRequest[] = [];
@@ -55,11 +48,10 @@ type State = 'idle' | 'open' | 'draining' | 'closing' | 'closed';
  * const result = await connection.request('ping', {});
  * await connection.close();
  */
-export class Connection implements ContextHost, InboundHost, OutboundHost {
-  private readonly handlers = new Map<string, RequestHandler>();
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+export class Connection implements ContextHost, InboundHost, OutboundHost, RouterHost {
   private readonly inbound: InboundRequests;
   private readonly outbound: OutboundRequests;
+  private readonly router: MessageRouter;
   private readonly closeCallbacks: (() => void)[] = [];
   private iterator: AsyncIterator<unknown> | undefined;
   private state: State = 'idle';
@@ -73,10 +65,6 @@ export class Connection implements ContextHost, InboundHost, OutboundHost {
   readonly writer: WireWriter;
   /** Settles (never rejects) once teardown is complete. */
   readonly closed: Promise<void>;
-  /** Called for inbound requests with no registered handler; default: method not found. */
-  fallbackRequestHandler: RequestHandler | undefined;
-  /** Called for inbound notifications with no registered handler; default: ignored. */
-  fallbackNotificationHandler: NotificationHandler | undefined;
 
   constructor(
     readonly transport: Transport,
@@ -88,6 +76,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost {
     const maxQueued = positive('maxQueued', options.maxQueued ?? 4 * maxInflight);
     this.inbound = new InboundRequests(this, maxInflight, maxQueued);
     this.outbound = new OutboundRequests(this, options.requestDefaults);
+    this.router = new MessageRouter(this, this.inbound, this.outbound, this.report);
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });
@@ -122,12 +111,28 @@ export class Connection implements ContextHost, InboundHost, OutboundHost {
     return this.outbound.size;
   }
 
+  /** Called for inbound requests with no registered handler; default: method not found. */
+  get fallbackRequestHandler(): RequestHandler | undefined {
+    return this.router.fallbackRequestHandler;
+  }
+  set fallbackRequestHandler(handler: RequestHandler | undefined) {
+    this.router.fallbackRequestHandler = handler;
+  }
+
+  /** Called for inbound notifications with no registered handler; default: ignored. */
+  get fallbackNotificationHandler(): NotificationHandler | undefined {
+    return this.router.fallbackNotificationHandler;
+  }
+  set fallbackNotificationHandler(handler: NotificationHandler | undefined) {
+    this.router.fallbackNotificationHandler = handler;
+  }
+
   setRequestHandler(method: string, handler: RequestHandler): void {
-    this.handlers.set(method, handler);
+    this.router.handlers.set(method, handler);
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler): void {
-    this.notificationHandlers.set(method, handler);
+    this.router.notificationHandlers.set(method, handler);
   }
 
   /** Run `callback` once, when teardown completes. Runs at once if already closed. */
@@ -262,91 +267,10 @@ export class Connection implements ContextHost, InboundHost, OutboundHost {
     // A message the iterator still yields after a local close is not processed.
     if (this.state !== 'open') return;
     try {
-      this.dispatch(value);
+      this.router.route(value);
     } catch (error) {
       // One bad message (or a throwing hook) must not end the read loop.
       this.logger.error('failed to handle an inbound message', error);
-    }
-  }
-
-  private dispatch(value: unknown): void {
-    if (value instanceof InboundFault) {
-      this.writer.post(value.reply);
-      return;
-    }
-    const classified = classifyMessage(value);
-    switch (classified.kind) {
-      case 'request':
-        this.onRequest(classified.message);
-        return;
-      case 'notification':
-        this.onNotification(classified.message);
-        return;
-      case 'response':
-        this.outbound.onResponse(classified.message);
-        return;
-      default:
-        if (classified.reply) this.writer.post(classified.reply);
-        else this.logger.debug('dropped an invalid message', value);
-    }
-  }
-
-  private onRequest(request: JsonRpcRequest): void {
-    // First: any answer written with a duplicate's id would read as the first request's answer.
-    if (this.inbound.refuseDuplicate(request.id)) return;
-    const handler = this.handlers.get(request.method) ?? this.fallbackRequestHandler;
-    if (!handler) {
-      this.writer.post(
-        errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
-        request.id,
-      );
-      return;
-    }
-    let info: MessageInfo | undefined;
-    try {
-      info = this.transport.messageInfo?.(request);
-    } catch (error) {
-      // Without its transport facts (auth!) the request cannot be handled safely: answer it alone.
-      this.logger.error(`transport messageInfo failed for ${request.method}`, error);
-      this.writer.post(errorResponse(request.id, ErrorCode.InternalError, 'Internal error'), request.id);
-      return;
-    }
-    this.inbound.accept(request, handler, info);
-  }
-
-  private onNotification(notification: JsonRpcNotification): void {
-    const params = notification.params ?? EMPTY;
-    if (notification.method === 'notifications/cancelled') return this.onCancelled(params);
-    if (notification.method === 'notifications/progress') return this.outbound.onProgress(params);
-    const handler = this.notificationHandlers.get(notification.method) ?? this.fallbackNotificationHandler;
-    if (!handler) return;
-    try {
-      const done = handler(params, this.transport.messageInfo?.(notification), notification.method);
-      if (isThenable(done)) {
-        Promise.resolve(done).then(undefined, (error: unknown) =>
-          this.report('error', `notification handler ${notification.method} failed`, error),
-        );
-      }
-    } catch (error) {
-      this.logger.error(`notification handler ${notification.method} failed`, error);
-    }
-  }
-
-  private onCancelled(params: JsonObject): void {
-    const id = params.requestId;
-    if (!isRequestId(id)) return;
-    // initialize is never cancelled (spec), so it is never taken out of the table here.
-    if (this.inbound.peek(id)?.method === 'initialize') return;
-    const entry = this.inbound.take(id);
-    if (!entry) return;
-    entry.cancelled = true;
-    if (this.inbound.size === 0) this.inboundIdle();
-    entry.abort(new CancelledByPeerError(typeof params.reason === 'string' ? params.reason : undefined));
-    // Only now, after the abort wrote its nested cancels, may the transport end the request's stream.
-    try {
-      this.transport.requestCancelled?.(id);
-    } catch (error) {
-      this.logger.error('transport requestCancelled failed', error);
     }
   }
 
@@ -363,13 +287,13 @@ export class Connection implements ContextHost, InboundHost, OutboundHost {
   };
 
   /** Log without ever throwing: teardown and error paths must not fail on a faulty logger. */
-  private report(level: 'debug' | 'error', message: string, detail: unknown): void {
+  private readonly report: Reporter = (level, message, detail) => {
     try {
       this.logger[level](message, detail);
     } catch {
       // Nowhere left to report to.
     }
-  }
+  };
 
   /**
    * The one teardown, entered once (reading already stopped): (EOF drain) → abort handlers → fail
@@ -419,21 +343,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost {
     // The close error (a stack trace) is built only when something is there to fail: a stateless
     // HTTP request closes a connection with nothing in flight, every time.
     if (this.inbound.size === 0) return NONE;
-    let inflight = NONE;
-    try {
-      inflight = this.inbound.takeAll();
-    } catch (error) {
-      this.report('error', 'emptying the in-flight table failed', error);
-    }
-    const error = this.closedError();
-    for (const entry of inflight) {
-      try {
-        entry.abort(error);
-      } catch (abortError) {
-        this.report('error', `aborting ${entry.method} failed`, abortError);
-      }
-    }
-    return inflight;
+    return abortAll(this.inbound, this.closedError(), this.report);
   }
 
   /** Reject every pending outbound request, exactly once each. */
@@ -454,19 +364,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost {
     if (inflight.length === 0) return;
     try {
       const answer = this.transport.answerOnClose ?? this.options.answerOnClose ?? !fromEof;
-      if (!answer || !this.writer.open) return;
-      const writes: Promise<void>[] = [];
-      for (const entry of inflight) {
-        if (entry.answered || entry.cancelled) continue;
-        entry.answered = true;
-        writes.push(
-          this.writer.write(
-            errorResponse(entry.id, ErrorCode.ConnectionClosed, 'Connection closed'),
-            entry.id,
-          ),
-        );
-      }
-      if (writes.length > 0) await bounded(Promise.all(writes), this.options.closeWriteTimeoutMs ?? 1_000);
+      if (answer) await answerClosed(inflight, this.writer, this.options.closeWriteTimeoutMs ?? 1_000);
     } catch (error) {
       this.report('error', 'writing the shutdown answers failed', error);
     }
@@ -481,28 +379,11 @@ export class Connection implements ContextHost, InboundHost, OutboundHost {
   }
 
   private drain(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.drainWaiter = done;
-    }).finally(() => {
-      this.drainWaiter = undefined;
-    });
+    return drainWindow(ms, (done) => (this.drainWaiter = done));
   }
 }
 
 function positive(name: string, value: number): number {
   if (!(value >= 1)) throw new RangeError(`${name} must be at least 1, got ${String(value)}`);
   return value;
-}
-
-function bounded(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  return Promise.race([work.then(() => undefined), limit]).finally(() => clearTimeout(timer));
 }
