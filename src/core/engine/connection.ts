@@ -269,8 +269,8 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     try {
       this.router.route(value);
     } catch (error) {
-      // One bad message (or a throwing hook) must not end the read loop.
-      this.logger.error('failed to handle an inbound message', error);
+      // One bad message (or a throwing hook, or logger) must not end the read loop.
+      this.report('error', 'failed to handle an inbound message', error);
     }
   }
 
