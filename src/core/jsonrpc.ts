@@ -137,6 +137,9 @@ export function errorResponse(
   };
 }
 
+const UNSAFE_ID =
+  'Invalid Request: a numeric id must be an integer within ±(2^53-1) (larger numbers lose precision in JSON parsers); use a string id';
+
 function invalid(id: RequestId | null, message: string, code: number = ErrorCode.InvalidRequest): Classified {
   return { kind: 'invalid', reply: errorResponse(id, code, message) };
 }
@@ -147,7 +150,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Classify a parsed JSON value as a request, notification or response, or produce the error to
- * answer it with. Batches (arrays) are rejected: MCP removed batching in 2025-06-18.
+ * answer it with. Batches (arrays) are rejected: MCP removed batching in 2025-06-18. A request
+ * whose numeric id is not a safe integer (beyond 2^53, or fractional) is refused with `-32600` and
+ * id null: JSON.parse has rounded it already, so no answer could carry the id the peer sent.
  *
  * @example
  * const c = classifyMessage(JSON.parse(line));
@@ -174,6 +179,8 @@ export function classifyMessage(value: unknown): Classified {
   const hasId = id !== undefined;
   // An id we cannot echo (null, boolean, object) is answered with id null.
   if (hasId && !isRequestId(id)) return invalid(null, 'Invalid Request: id must be a string or a number');
+  // JSON.parse already rounded a numeric id beyond 2^53: echoing it would answer another id.
+  if (typeof id === 'number' && !Number.isSafeInteger(id)) return invalid(null, UNSAFE_ID);
   const replyId = hasId ? id : null;
   if (value.jsonrpc !== '2.0') return invalid(replyId, 'Invalid Request: jsonrpc must be "2.0"');
   if (typeof method !== 'string') return invalid(replyId, 'Invalid Request: method must be a string');

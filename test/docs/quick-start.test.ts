@@ -83,6 +83,10 @@ test('the Quick start curl commands work against the fixture server, as the READ
   expect(commands.every((c) => c.url === README_URL)).toBe(true);
 
   serving = await serveHttp(createFixtureServer(), { port: 0, host: '127.0.0.1', path: '/mcp' });
+  // One bound for the whole walkthrough, cleared at the end (AbortSignal.timeout would leave an
+  // unref'd timer per request pending after the test, which the process guard reports).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error('the Quick start took over 10 s')), 10_000);
   let session = '';
   const send = (curl: Curl): Promise<Response> =>
     fetch(serving!.url, {
@@ -92,7 +96,7 @@ test('the Quick start curl commands work against the fixture server, as the READ
         value.replace('$SESSION', session),
       ]),
       body: curl.body,
-      signal: AbortSignal.timeout(10_000),
+      signal: deadline.signal,
     });
 
   const [initialize, initialized, call, progress, remove] = commands as [Curl, Curl, Curl, Curl, Curl];
@@ -127,4 +131,5 @@ test('the Quick start curl commands work against the fixture server, as the READ
   const after = await send(call);
   expect(after.status).toBe(404);
   await after.body?.cancel();
+  clearTimeout(timer);
 });

@@ -5,7 +5,10 @@
  *   const guard = useProcessGuard();   // at top level: installs beforeEach/afterEach
  * Each test then fails if an `unhandledRejection` or `uncaughtException` happened during it, or if
  * it left a handle or timer open (compared with the resources open when the test started).
+ * Unref'd timers are seen too: `process.getActiveResourcesInfo()` omits them, so the guard tracks
+ * every `Timeout` created during the test (an async_hooks init hook, on only while a test runs).
  */
+import { createHook } from 'node:async_hooks';
 import { afterEach, beforeEach, expect } from 'vitest';
 
 export interface ProcessGuard {
@@ -32,13 +35,63 @@ export function leakedResources(before: Map<string, number>): string[] {
   return leaked;
 }
 
-/** Wait (bounded) until no resource beyond `before` is open; returns what is still open. */
-export async function waitForNoLeaks(before: Map<string, number>, timeoutMs = 2_000): Promise<string[]> {
+/** Node's Timeout object, as the init hook hands it over. */
+interface TimeoutResource {
+  hasRef(): boolean;
+  _destroyed?: boolean;
+  _idleTimeout?: number;
+}
+
+/**
+ * Tracks the `Timeout`s created while it is started. Only the init hook is installed (no destroy
+ * hook): whether a timer is still pending is read from the timer itself at the end.
+ */
+export class TimerTracker {
+  private readonly timers = new Set<TimeoutResource>();
+  private readonly hook = createHook({
+    init: (_id, type, _trigger, resource) => {
+      if (type === 'Timeout') this.timers.add(resource as TimeoutResource);
+    },
+  });
+
+  start(): void {
+    this.timers.clear();
+    this.hook.enable();
+  }
+
+  stop(): void {
+    this.hook.disable();
+  }
+
+  /** Unref'd timers created since `start()` that are still pending (ref'd ones are counted by Node). */
+  unrefLeft(): string[] {
+    const left: string[] = [];
+    for (const timer of this.timers) {
+      if (timer._destroyed !== false) {
+        this.timers.delete(timer);
+      } else if (!timer.hasRef()) {
+        left.push(`unref'd Timeout (${String(timer._idleTimeout)} ms)`);
+      }
+    }
+    return left;
+  }
+}
+
+/**
+ * Wait (bounded) until no resource beyond `before` is open (and, with `timers`, no unref'd timer
+ * created during the test is pending); returns what is still open.
+ */
+export async function waitForNoLeaks(
+  before: Map<string, number>,
+  timeoutMs = 2_000,
+  timers?: TimerTracker,
+): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     // Let close callbacks and socket teardown run.
     await new Promise((resolve) => setImmediate(resolve));
     const leaked = leakedResources(before).filter((name) => !name.startsWith('Immediate'));
+    if (timers) leaked.push(...timers.unrefLeft());
     if (leaked.length === 0 || Date.now() > deadline) return leaked;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -49,6 +102,7 @@ export function useProcessGuard(): ProcessGuard {
   const uncaught: unknown[] = [];
   let before = new Map<string, number>();
   let skipHandles = false;
+  const timers = new TimerTracker();
   const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
   const onUncaught = (error: unknown): void => void uncaught.push(error);
 
@@ -59,10 +113,17 @@ export function useProcessGuard(): ProcessGuard {
     process.on('unhandledRejection', onUnhandled);
     process.on('uncaughtException', onUncaught);
     before = resourceCounts();
+    timers.start();
   });
 
+  // Two after-hooks. Vitest runs after-hooks in reverse order (sequence.hooks 'stack', the
+  // default), so the second one registered runs first: it stops tracking before the checking
+  // hook starts, because vitest arms each hook's own (unref'd) timeout timer just before running
+  // it, and the checking hook's timer must not count as the test's leak. The stopping hook's timer
+  // is cleared when it returns.
   afterEach(async () => {
-    const leaked = skipHandles ? [] : await waitForNoLeaks(before);
+    timers.stop();
+    const leaked = skipHandles ? [] : await waitForNoLeaks(before, 2_000, timers);
     // Give a stray rejection one more turn to surface before judging.
     await new Promise((resolve) => setImmediate(resolve));
     process.off('unhandledRejection', onUnhandled);
@@ -70,6 +131,9 @@ export function useProcessGuard(): ProcessGuard {
     expect(unhandled, 'unhandledRejection during the test').toEqual([]);
     expect(uncaught, 'uncaughtException during the test').toEqual([]);
     expect(leaked, 'handles or timers left open by the test').toEqual([]);
+  });
+  afterEach(() => {
+    timers.stop();
   });
 
   return {

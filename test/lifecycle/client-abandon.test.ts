@@ -13,7 +13,7 @@ import {
   RequestTimeoutError,
 } from '../../src/core/errors.js';
 import { Server } from '../../src/server/index.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { aborted, deferred, expectCleanWire, RawPeer, withMethod } from './support/raw-peer.js';
 
@@ -27,7 +27,7 @@ afterEach(() => {
 
 /** A raw peer facing a started Connection. */
 function connectionWithPeer(options?: ConstructorParameters<typeof Connection>[1]) {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local, options);
   void connection.start();
   return { connection, local, peer: new RawPeer(remote) };
@@ -44,7 +44,7 @@ test('python-sdk#2507: a timed-out call is cancelled on the wire once and the se
     reason.resolve(await aborted(ctx.signal));
     return { content: [] };
   });
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, serverSide] = createRecordingPair();
   const session = server.connect(serverSide);
   const client = new Client({ name: 'c', version: '1' });
   await client.connect(clientSide);
@@ -125,7 +125,7 @@ test('a late response to an abandoned call is ignored and the connection keeps w
 });
 
 test('initialize is never cancelled: a client whose initialize times out sends no notifications/cancelled', async () => {
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, serverSide] = createRecordingPair();
   const peer = new RawPeer(serverSide); // a server that never answers
   const client = new Client({ name: 'c', version: '1' });
   const connecting = client.connect(clientSide, { timeoutMs: 500 }).catch((e: unknown) => e);
@@ -142,7 +142,7 @@ test('initialize is never cancelled: a client whose initialize times out sends n
 });
 
 test('initialize aborted by the caller sends no notifications/cancelled either', async () => {
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, serverSide] = createRecordingPair();
   const peer = new RawPeer(serverSide);
   const client = new Client({ name: 'c', version: '1' });
   const controller = new AbortController();
@@ -244,7 +244,7 @@ test('the connection default timeout applies, and a per-call timeout overrides i
 });
 
 test('a timeout on a connection that is not started yet is a timeout, not a close', async () => {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local);
   const outcome = connection.request('early', {}, { timeoutMs: 100 }).catch((e: unknown) => e);
   await vi.advanceTimersByTimeAsync(100);

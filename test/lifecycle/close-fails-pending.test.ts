@@ -14,7 +14,7 @@ import {
   RequestAbortedError,
 } from '../../src/core/errors.js';
 import { Server } from '../../src/server/index.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { expectCleanWire, RawPeer, settle, withMethod } from './support/raw-peer.js';
 
@@ -22,7 +22,7 @@ useProcessGuard();
 
 for (const n of [2, 100]) {
   test(`close rejects each of ${n} pending requests exactly once from a snapshot of the pending table`, async () => {
-    const [local, remote] = createMemoryPair();
+    const [local, remote] = createRecordingPair();
     const connection = new Connection(local);
     void connection.start();
     const peer = new RawPeer(remote);
@@ -67,7 +67,7 @@ test('server dies mid-call: the pending call rejects with ConnectionClosedError 
       return new Promise(() => undefined); // never answers
     }),
   );
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, serverSide] = createRecordingPair();
   server.connect(serverSide);
   const client = new Client({ name: 'c', version: '1' });
   await client.connect(clientSide);
@@ -93,7 +93,7 @@ test('server dies mid-call: the pending call rejects with ConnectionClosedError 
 });
 
 test('connection-closed errors carry the transport last error as cause', async () => {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local);
   void connection.start();
   const peer = new RawPeer(remote);
@@ -113,7 +113,7 @@ test('connection-closed errors carry the transport last error as cause', async (
 });
 
 test('a request over a broken write side fails fast with ConnectionClosedError caused by the write error', async () => {
-  const [local] = createMemoryPair();
+  const [local] = createRecordingPair();
   const connection = new Connection(local);
   void connection.start();
   const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
@@ -134,7 +134,7 @@ test('a request over a broken write side fails fast with ConnectionClosedError c
 
 test('use after close: a request fails at once with ConnectionClosedError and a notification is dropped', async () => {
   const server = new Server({ name: 's', version: '1' });
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, serverSide] = createRecordingPair();
   const session = server.connect(serverSide);
   const client = new Client({ name: 'c', version: '1' });
   await client.connect(clientSide);
@@ -151,7 +151,7 @@ test('use after close: a request fails at once with ConnectionClosedError and a 
 });
 
 test('a request made right after close() (not awaited) fails with ConnectionClosedError and is never written', async () => {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local);
   void connection.start();
   const closing = connection.close();
@@ -174,7 +174,7 @@ test('before connect, the low-level client rejects with NotConnectedError', asyn
 });
 
 test('local errors are distinct types, none of them a wire error', async () => {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local);
   void connection.start();
   const peer = new RawPeer(remote);

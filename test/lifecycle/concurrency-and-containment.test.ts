@@ -8,7 +8,7 @@ import { Connection } from '../../src/core/engine/index.js';
 import { McpError } from '../../src/core/errors.js';
 import type { MessageInfo } from '../../src/core/transport.js';
 import { Server } from '../../src/server/index.js';
-import { createMemoryPair, MemoryTransport } from '../../src/transports/memory/index.js';
+import { createRecordingPair, RecordingTransport } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, expectCleanWire, RawPeer, settle } from './support/raw-peer.js';
 import { call, text, toolServer } from './support/tool-server.js';
@@ -27,7 +27,7 @@ test('concurrent dispatch: a fast call returns while a slow one on the same conn
     }
     return { content: [{ type: 'text', text: 'fast' }] };
   });
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, serverSide] = createRecordingPair();
   const session = server.connect(serverSide);
   const client = new Client({ name: 'c', version: '1' });
   await client.connect(clientSide);
@@ -46,7 +46,7 @@ test('concurrent dispatch: a fast call returns while a slow one on the same conn
 });
 
 test('responses out of order are correlated by id', async () => {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local);
   void connection.start();
   const peer = new RawPeer(remote);
@@ -92,7 +92,7 @@ test('throwing and rejecting notification handlers are contained and logged', as
     throw new Error('async notification failure');
   });
   const errors: unknown[] = [];
-  const [peerSide, serverSide] = createMemoryPair();
+  const [peerSide, serverSide] = createRecordingPair();
   const session = server.connect(serverSide, {
     logger: { debug() {}, error: (_m, detail) => void errors.push(detail) },
   });
@@ -129,15 +129,15 @@ test('bad messages are answered or dropped and the connection keeps serving', as
 });
 
 test('a transport hook that throws affects only its message', async () => {
-  class FlakyInfo extends MemoryTransport {
+  class FlakyInfo extends RecordingTransport {
     messageInfo(message: object): MessageInfo | undefined {
       if ((message as { id?: unknown }).id === 1) throw new Error('hook failure');
       return undefined;
     }
   }
   const local = new FlakyInfo();
-  const remote = new MemoryTransport();
-  MemoryTransport.link(local, remote);
+  const remote = new RecordingTransport();
+  RecordingTransport.link(local, remote);
   const connection = new Connection(local);
   connection.setRequestHandler('echo', (params) => params);
   void connection.start();
@@ -160,7 +160,7 @@ test('a transport hook that throws affects only its message', async () => {
 });
 
 test('a handler that closes its own connection gets one answer (the shutdown one), never two', async () => {
-  const [peerSide, local] = createMemoryPair();
+  const [peerSide, local] = createRecordingPair();
   const connection = new Connection(local);
   connection.setRequestHandler('quit', () => {
     void connection.close();
@@ -175,7 +175,7 @@ test('a handler that closes its own connection gets one answer (the shutdown one
 });
 
 test('a message already read when close() is called is not handled', async () => {
-  const [peerSide, local] = createMemoryPair();
+  const [peerSide, local] = createRecordingPair();
   const connection = new Connection(local);
   const seen: string[] = [];
   connection.setNotificationHandler('notifications/note', () => void seen.push('note'));

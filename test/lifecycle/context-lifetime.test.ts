@@ -11,7 +11,7 @@ import {
   ContextClosedError,
   RequestAbortedError,
 } from '../../src/core/errors.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { aborted, deferred, expectCleanWire, RawPeer, settle, withMethod } from './support/raw-peer.js';
 import { call, text, toolServer } from './support/tool-server.js';
@@ -64,7 +64,7 @@ test('a context of a peer-cancelled request is dead at once: no progress, no bac
 });
 
 test('late progress for a finished call is not delivered to the caller', async () => {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local);
   void connection.start();
   const peer = new RawPeer(remote);
@@ -84,7 +84,7 @@ test('late progress for a finished call is not delivered to the caller', async (
 });
 
 test('a throwing progress callback is contained and the call still completes', async () => {
-  const [local, remote] = createMemoryPair();
+  const [local, remote] = createRecordingPair();
   const connection = new Connection(local);
   void connection.start();
   const peer = new RawPeer(remote);

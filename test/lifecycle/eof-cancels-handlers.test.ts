@@ -6,7 +6,7 @@ import { expect, test } from 'vitest';
 import { Connection, type ConnectionOptions } from '../../src/core/engine/index.js';
 import { ConnectionClosedError } from '../../src/core/errors.js';
 import { Server } from '../../src/server/index.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   aborted,
@@ -66,10 +66,10 @@ test('python-sdk#2306: two handlers blocked on roots/list when input closes', as
   expect(session.connection.pendingCount).toBe(0);
   expect(session.connection.inflightCount).toBe(0);
   expect(server.sessions.size).toBe(0);
-  // Default EOF policy: the write side is still open, so each unanswered request gets exactly one
-  // connection-closed error; the handlers' own error answers come later and are dropped.
-  expect(responsesFor(serverSide.sent, 2)).toEqual([closedAnswer(2)]);
-  expect(responsesFor(serverSide.sent, 3)).toEqual([closedAnswer(3)]);
+  // Default EOF policy: the peer is leaving, so nothing more is written for the aborted requests
+  // (neither a shutdown error nor the handlers' own late error answers).
+  expect(responsesFor(serverSide.sent, 2)).toEqual([]);
+  expect(responsesFor(serverSide.sent, 3)).toEqual([]);
   expectCleanWire(serverSide);
   expect(await peer.inputEnds()).toBe(true);
 });
@@ -130,12 +130,12 @@ test('EOF aborts in-flight handlers and settles serve without throwing', async (
   await settle();
   expect(reason).toBeInstanceOf(ConnectionClosedError);
   expect(cleanedUp).toBe(true);
-  expect(responsesFor(serverSide.sent, 2)).toEqual([closedAnswer(2)]);
+  expect(responsesFor(serverSide.sent, 2)).toEqual([]);
   expectCleanWire(serverSide);
 });
 
 test('EOF aborts an in-flight handler on a bare connection with no handshake (era-neutral engine)', async () => {
-  const [peerSide, local] = createMemoryPair();
+  const [peerSide, local] = createRecordingPair();
   const connection = new Connection(local);
   const started = deferred();
   let reason: unknown;
@@ -160,12 +160,38 @@ test('EOF aborts an in-flight handler on a bare connection with no handshake (er
   await settle();
   expect(reason).toBeInstanceOf(ConnectionClosedError);
   expect(cleanedUp).toBe(true);
+  expect(responsesFor(local.sent, 2)).toEqual([]);
+  expectCleanWire(local);
+});
+
+test('a local close (not EOF) answers each unanswered request once with -32000 by default', async () => {
+  const [peerSide, local] = createRecordingPair();
+  const connection = new Connection(local);
+  const started = deferred();
+  let late = 0;
+  connection.setRequestHandler('tools/call', async (_params, ctx) => {
+    started.resolve();
+    await aborted(ctx.signal);
+    late++;
+    return {};
+  });
+  const closed = connection.start();
+  const peer = new RawPeer(peerSide);
+  await peer.request('tools/call', { name: 'wait' }, 2);
+  await within(started.promise, 5_000, 'handler start');
+
+  await connection.close(); // the server shuts down while the peer still reads
+
+  await within(closed, 5_000, 'closed');
+  await settle();
+  expect(late).toBe(1);
+  expect(await peer.read('the shutdown answer')).toEqual(closedAnswer(2));
   expect(responsesFor(local.sent, 2)).toEqual([closedAnswer(2)]);
   expectCleanWire(local);
 });
 
-test('with answerOnClose off, EOF writes nothing for the aborted request', async () => {
-  const server = newServer({ answerOnClose: false });
+test('with answerOnClose: true, EOF answers each unanswered request once with -32000', async () => {
+  const server = newServer({ answerOnClose: true });
   const started = deferred();
   server.setRequestHandler('tools/call', async (_params, ctx) => {
     started.resolve();
@@ -182,7 +208,8 @@ test('with answerOnClose off, EOF writes nothing for the aborted request', async
 
   await within(session.closed, 5_000, 'session.closed');
   await settle();
-  expect(responsesFor(serverSide.sent, 2)).toEqual([]);
+  // Exactly one answer: the shutdown error; the handler's late result is dropped.
+  expect(responsesFor(serverSide.sent, 2)).toEqual([closedAnswer(2)]);
   expectCleanWire(serverSide);
 });
 
@@ -210,7 +237,7 @@ test('close does not wait for a handler that ignores the abort, and its late res
   gate.resolve();
   await settle();
   expect(finished).toBe(true);
-  expect(responsesFor(serverSide.sent, 2)).toEqual([closedAnswer(2)]);
+  expect(responsesFor(serverSide.sent, 2)).toEqual([]);
   expectCleanWire(serverSide);
 });
 

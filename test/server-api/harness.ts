@@ -6,14 +6,14 @@ import type { JsonObject, JsonRpcMessage, RequestId } from '../../src/core/jsonr
 import type { SendOptions } from '../../src/core/transport.js';
 import type { McpServer } from '../../src/server/mcp-server.js';
 import type { ServerSession } from '../../src/server/server-session.js';
-import { createMemoryPair, type MemoryTransport } from '../../src/transports/memory/index.js';
+import { createRecordingPair, type RecordingTransport } from '../helpers/recording-transport.js';
 import { within } from '../helpers/guard.js';
 
 export interface Connected {
   client: Client;
   session: ServerSession;
-  clientSide: MemoryTransport;
-  serverSide: MemoryTransport;
+  clientSide: RecordingTransport;
+  serverSide: RecordingTransport;
   /** Everything the server sent, with the `relatedRequestId` routing hint it gave the transport. */
   routes: { message: JsonRpcMessage; relatedRequestId: RequestId | undefined }[];
   /** Notifications the client received, in order. */
@@ -25,7 +25,7 @@ export interface Connected {
 
 /** Connect a fresh low-level client to `server`. */
 export async function connect(server: McpServer, options: ClientOptions = {}): Promise<Connected> {
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, serverSide] = createRecordingPair();
   const routes: Connected['routes'] = [];
   const send = serverSide.send.bind(serverSide);
   serverSide.send = (message: JsonRpcMessage, options?: SendOptions) => {

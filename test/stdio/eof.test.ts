@@ -66,17 +66,14 @@ describe('stdio server and stdin EOF', () => {
     );
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(invalidStdout(server)).toEqual([]);
-    for (const id of [1, 2]) {
-      expect(server.responsesFor(id)).toEqual([
-        { jsonrpc: '2.0', id, error: { code: -32000, message: 'Connection closed' } },
-      ]);
-    }
+    // Default EOF policy: the client is leaving, so nothing more is written for its calls.
+    for (const id of [1, 2]) expect(server.responsesFor(id)).toEqual([]);
     // The handlers' finally blocks ran (abort), rather than the process being killed around them.
     expect(server.stderr).toContain('slow call 1 aborted');
     expect(server.stderr).toContain('slow call 2 aborted');
   });
 
-  test('scenario 2: two handlers parked on roots/list when stdin closes: exit 0, one -32000 each, nothing invalid', async () => {
+  test('scenario 2: two handlers parked on roots/list when stdin closes: exit 0, no answer, nothing invalid', async () => {
     const server = new RawServer(fixture('tool-server.js'));
     server.send(INITIALIZE);
     await server.response('init');
@@ -89,11 +86,7 @@ describe('stdio server and stdin EOF', () => {
     const exit = await within(server.exited, WAIT_MS, 'server exit');
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(invalidStdout(server)).toEqual([]);
-    for (const id of ['a', 'b']) {
-      expect(server.responsesFor(id)).toEqual([
-        { jsonrpc: '2.0', id, error: { code: -32000, message: 'Connection closed' } },
-      ]);
-    }
+    for (const id of ['a', 'b']) expect(server.responsesFor(id)).toEqual([]);
     // Both nested requests failed with the typed local error inside the handlers.
     expect(server.stderr).toContain('roots a rejected: ConnectionClosedError');
     expect(server.stderr).toContain('roots b rejected: ConnectionClosedError');
@@ -180,8 +173,13 @@ describe('scenario 16: EOF with the write side open (server fed from a file)', (
     }
   }
 
-  test('default policy: each unfinished call gets exactly one -32000 error; exit 0', async () => {
+  test('default policy: unfinished calls are aborted and get no answer after EOF; exit 0', async () => {
     const server = await runFromFile({});
+    for (const id of [1, 2, 3]) expect(server.responsesFor(id)).toEqual([]);
+  });
+
+  test('answerOnClose: each unfinished call gets exactly one -32000 error; exit 0', async () => {
+    const server = await runFromFile({ KEEL_ANSWER_ON_CLOSE: '1' });
     for (const id of [1, 2, 3]) {
       expect(server.responsesFor(id)).toEqual([
         { jsonrpc: '2.0', id, error: { code: -32000, message: 'Connection closed' } },

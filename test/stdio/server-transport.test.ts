@@ -73,11 +73,22 @@ describe('serveStdio over injected streams', () => {
     expect(stdin.isPaused()).toBe(true);
   });
 
-  test('default EOF policy: each unfinished request gets exactly one -32000', async () => {
+  test('default EOF policy: unfinished requests are aborted and nothing more is written', async () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     const out = outputOf(stdout);
     const served = serveStdio(demoServer(), { stdin, stdout });
+    stdin.end(call(1, 10_000) + call(2, 10_000) + '{"jsonrpc":"2.0","id":"p","method":"ping"}\n');
+    await within(served, 5_000, 'serveStdio');
+    // The ping proves the calls were read and started before EOF; they get no answer after it.
+    expect(out.messages.map((m) => m.id)).toEqual(['p']);
+  });
+
+  test('answerOnClose: each unfinished request gets exactly one -32000 after EOF', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const out = outputOf(stdout);
+    const served = serveStdio(demoServer(), { stdin, stdout, answerOnClose: true });
     stdin.end(call(1, 10_000) + call(2, 10_000));
     await within(served, 5_000, 'serveStdio');
     expect(out.messages.map((m) => [m.id, m.error?.code])).toEqual([

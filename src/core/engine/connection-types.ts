@@ -7,12 +7,16 @@ import type { RequestOptions } from './outbound.js';
 import type { RequestContext } from './request-context.js';
 
 /**
- * Handles one inbound request; returns the `result` object (or throws an error to send).
+ * Handles one inbound request; returns the `result` object, or a promise or any other thenable of
+ * it (or throws / rejects with an error to send).
  *
  * @example
  * const ping: RequestHandler = () => ({});
  */
-export type RequestHandler = (params: JsonObject, ctx: RequestContext) => JsonObject | Promise<JsonObject>;
+export type RequestHandler = (
+  params: JsonObject,
+  ctx: RequestContext,
+) => JsonObject | Promise<JsonObject> | PromiseLike<JsonObject>;
 
 /**
  * Handles one inbound notification. Throwing (or rejecting) is contained and logged.
@@ -24,7 +28,7 @@ export type NotificationHandler = (
   params: JsonObject,
   info: MessageInfo | undefined,
   method: string,
-) => void | Promise<void>;
+) => void | Promise<void> | PromiseLike<void>;
 
 /**
  * Where the engine reports what it drops. Defaults to silence; never stdout.
@@ -52,10 +56,24 @@ export interface ConnectionOptions {
   drainMs?: number;
   /**
    * On close, answer each request that is still unanswered (and not cancelled by the peer) with one
-   * `-32000 Connection closed` error, if the write side is still open. Default true. A transport
-   * that knows why it closed (`Transport.answerOnClose`) overrides this.
+   * `-32000 Connection closed` error, if the write side is still open. Default: yes on a local
+   * `close()` (the peer may still be reading), no after the peer's EOF (it is leaving; an answer
+   * during its teardown has crashed real clients). `true` answers after EOF too, for clients that
+   * half-close and keep reading. A transport that knows why it closed (`Transport.answerOnClose`)
+   * overrides both.
    */
   answerOnClose?: boolean;
+  /**
+   * Handlers that may run at once on this connection. Default 1024. Further requests wait in
+   * arrival order without running (notifications, cancels included, are still read and handled; a
+   * cancelled waiting request never runs and gets no answer).
+   */
+  maxInflight?: number;
+  /**
+   * Requests that may wait for a handler slot. Default 4 × `maxInflight`. At the bound the engine
+   * stops reading the transport until one starts (stdio then stops reading stdin: backpressure).
+   */
+  maxQueued?: number;
   /** Bound on those shutdown writes. Default 1 s. */
   closeWriteTimeoutMs?: number;
   /** Default options of outbound requests (`timeoutMs`, ...). */

@@ -23,6 +23,8 @@ export class InflightRequest {
   cancelled = false;
   /** The handler settled; its context is dead. */
   ended = false;
+  /** Accepted but waiting for a free handler slot (`maxInflight`); no handler has run. */
+  queued = false;
 
   constructor(
     readonly id: RequestId,

@@ -27,11 +27,15 @@ export interface Progress {
 export interface RequestOptions {
   /** Abort the request (it is cancelled on the wire once, and rejects with RequestAbortedError). */
   signal?: AbortSignal;
-  /** Time without a response (or progress, see below) before giving up. Default 60 s. */
+  /**
+   * Time without a response (or progress, see below) before giving up. Default 60 s. `Infinity`:
+   * no idle timeout (the total cap still applies). Negative or NaN: the request rejects with a
+   * RangeError. Any length works, also beyond `setTimeout`'s 2^31-1 ms.
+   */
   timeoutMs?: number;
   /** Progress notifications restart the timeout. Default true. */
   resetTimeoutOnProgress?: boolean;
-  /** Hard cap on the request's total time, whatever progress arrives. Default 10 min. */
+  /** Hard cap on the request's total time, whatever progress arrives. Default 10 min; `Infinity`: none. */
   maxTotalTimeoutMs?: number;
   /** Receive `notifications/progress` for this request (adds a progress token). */
   onprogress?: (progress: Progress) => void;
@@ -60,16 +64,39 @@ export interface PendingOwner {
   abandon(entry: PendingRequest, error: Error): void;
 }
 
+/** The longest delay `setTimeout` honours; longer ones fire after 1 ms, so they are chained. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/**
+ * A RangeError for a timeout option that is not a number ≥ 0 (`Infinity` is allowed: no limit),
+ * or undefined when both are fine. Checked when the request is made, before anything is sent.
+ */
+export function validateTimeouts(options: RequestOptions): RangeError | undefined {
+  for (const name of ['timeoutMs', 'maxTotalTimeoutMs'] as const) {
+    const value = options[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+      return new RangeError(`${name} must be a number >= 0 (Infinity: no limit), got ${String(value)}`);
+    }
+  }
+  return undefined;
+}
+
 function onTimer(entry: PendingRequest): void {
   entry.expire();
 }
 
-/** One outbound request. Settles exactly once. */
+/**
+ * One outbound request. Settles exactly once. Two deadlines: the idle one (`timeoutMs`, moved by
+ * progress) and the total one (`maxTotalTimeoutMs`, fixed); one timer at a time, for the nearer.
+ * `Infinity` turns either off without touching the other.
+ */
 export class PendingRequest implements AbortWatcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly startedAt: number;
   private readonly timeoutMs: number;
   private readonly maxTotalMs: number;
+  private idleDeadline: number;
   private readonly resetOnProgress: boolean;
   private abortListener: (() => void) | undefined;
   settled = false;
@@ -88,9 +115,8 @@ export class PendingRequest implements AbortWatcher {
     this.maxTotalMs = options?.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
     this.resetOnProgress = options?.resetTimeoutOnProgress ?? true;
     this.startedAt = Date.now();
-    if (Number.isFinite(this.timeoutMs)) {
-      this.timer = setTimeout(onTimer, Math.min(this.timeoutMs, this.maxTotalMs), this);
-    }
+    this.idleDeadline = this.startedAt + this.timeoutMs;
+    this.arm(this.startedAt);
     const signal = options?.signal;
     if (signal) {
       this.abortListener = () => this.owner.abandon(this, new RequestAbortedError({ cause: signal.reason }));
@@ -99,28 +125,42 @@ export class PendingRequest implements AbortWatcher {
     parent?.watch(this);
   }
 
+  /** Set the timer for the nearer deadline (none when both are infinite). */
+  private arm(now: number): void {
+    const due = Math.min(this.idleDeadline, this.startedAt + this.maxTotalMs);
+    if (due === Infinity) return;
+    this.timer = setTimeout(onTimer, Math.min(Math.max(0, due - now), MAX_TIMER_DELAY), this);
+  }
+
   /** @internal AbortWatcher: the handler that made this request was aborted. */
   parentAborted(reason: unknown): void {
     this.owner.abandon(this, new RequestAbortedError({ cause: reason }));
   }
 
-  /** The timer fired: either the idle timeout or the total cap. */
+  /** The timer fired: the idle timeout, the total cap, or a link in a chain of long delays. */
   expire(): void {
     this.timer = undefined;
-    const elapsed = Date.now() - this.startedAt;
+    const now = Date.now();
+    const totalDeadline = this.startedAt + this.maxTotalMs;
+    if (now < this.idleDeadline && now < totalDeadline) {
+      this.arm(now);
+      return;
+    }
     this.owner.abandon(
       this,
-      new RequestTimeoutError(elapsed >= this.maxTotalMs ? this.maxTotalMs : this.timeoutMs),
+      new RequestTimeoutError(now >= totalDeadline ? this.maxTotalMs : this.timeoutMs),
     );
   }
 
   progress(progress: Progress): void {
     const onprogress = this.options?.onprogress;
     if (!onprogress || this.settled) return;
-    if (this.resetOnProgress && this.timer !== undefined) {
-      clearTimeout(this.timer);
-      const left = this.maxTotalMs - (Date.now() - this.startedAt);
-      this.timer = setTimeout(onTimer, Math.max(0, Math.min(this.timeoutMs, left)), this);
+    if (this.resetOnProgress && this.timeoutMs !== Infinity) {
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      this.timer = undefined;
+      const now = Date.now();
+      this.idleDeadline = now + this.timeoutMs;
+      this.arm(now);
     }
     onprogress(progress);
   }

@@ -5,7 +5,7 @@
 import { ConnectionClosedError } from '../../core/errors.js';
 import { Inbox } from '../../core/inbox.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
-import type { Transport } from '../../core/transport.js';
+import type { SendOptions, Transport } from '../../core/transport.js';
 
 /**
  * One end of an in-memory pair. Besides the {@link Transport} contract it offers two fault
@@ -21,10 +21,6 @@ export class MemoryTransport implements Transport {
   private outputBroken: Error | undefined;
   private closedLocally = false;
   lastError: unknown;
-  /** Every message this end sent, for tests that inspect the wire. */
-  readonly sent: JsonRpcMessage[] = [];
-  /** Messages `send` was asked to write after this end was closed or broken (should stay empty). */
-  readonly sentAfterClose: JsonRpcMessage[] = [];
 
   /** @internal */
   static link(a: MemoryTransport, b: MemoryTransport): void {
@@ -36,13 +32,12 @@ export class MemoryTransport implements Transport {
     return !this.closedLocally && this.outputBroken === undefined && !!this.peer && !this.peer.inbox.done;
   }
 
-  send(message: JsonRpcMessage): Promise<void> {
+  // `_options` keeps the Transport signature, so subclasses (test recorders) can override it.
+  send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
     if (!this.writable) {
-      this.sentAfterClose.push(message);
       const error = this.outputBroken ?? new ConnectionClosedError('Memory transport is closed');
       return Promise.reject(error);
     }
-    this.sent.push(message);
     this.peer!.inbox.push(message);
     return Promise.resolve();
   }

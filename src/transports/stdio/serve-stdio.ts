@@ -13,13 +13,19 @@ import { StdioServerTransport } from './stdio-server-transport.js';
  */
 export interface ServeStdioOptions extends StdioFlowOptions {
   /**
-   * EOF policy. `0` (default): when stdin ends, abort every in-flight handler at once and answer
-   * each request still unanswered with one `-32000 Connection closed` error (if stdout is still
-   * open). `> 0`: first let accepted handlers finish for up to this many milliseconds (batch use,
-   * `server < requests.jsonl > out.jsonl`); whatever is still running then is aborted and answered
-   * as above.
+   * EOF policy, drain window. `0` (default): when stdin ends, abort every in-flight handler at
+   * once. `> 0`: first let accepted handlers finish and answer normally for up to this many
+   * milliseconds (batch use, `server < requests.jsonl > out.jsonl`); whatever is still running
+   * then is aborted.
    */
   drainMs?: number;
+  /**
+   * EOF policy, shutdown answers. Default: after EOF nothing more is written for aborted requests
+   * (the client is leaving; an answer during its teardown has crashed real clients), while a local
+   * close (`signal`) answers each one with `-32000 Connection closed`. `true`: answer them after
+   * EOF too, for clients that half-close stdin and keep reading. Never two answers per request.
+   */
+  answerOnClose?: boolean;
   /** Cap on one inbound message in bytes (default 4 MiB); see {@link StdioServerTransportOptions}. */
   maxMessageBytes?: number;
   /** Default `process.stdin`. */
@@ -30,7 +36,7 @@ export interface ServeStdioOptions extends StdioFlowOptions {
   logger?: Logger;
   /** Aborting it closes the connection (same teardown as EOF, without a drain window). */
   signal?: AbortSignal;
-  /** Other engine options (`answerOnClose`, `closeWriteTimeoutMs`, `requestDefaults`). */
+  /** Other engine options (`maxInflight`, `maxQueued`, `closeWriteTimeoutMs`, `requestDefaults`). */
   connection?: Omit<ConnectionOptions, 'drainMs' | 'logger'>;
 }
 
@@ -41,10 +47,10 @@ export interface ServeStdioOptions extends StdioFlowOptions {
  * left that keeps the process alive, so a server whose last line is `await serveStdio(server)`
  * exits with status 0 on EOF.
  *
- * EOF policy: by default EOF means shutdown — in-flight handlers are aborted at once (their
- * `ctx.signal` fires with a `ConnectionClosedError`) and each request still unanswered gets exactly
- * one `-32000` error while stdout is open; never a silent drop, never two answers. With `drainMs`
- * handlers first get that long to finish and answer normally.
+ * EOF policy (docs/stdio.md): by default EOF means shutdown — in-flight handlers are aborted at
+ * once (their `ctx.signal` fires with a `ConnectionClosedError`) and nothing more is written for
+ * them. `drainMs` gives them that long to finish and answer first; `answerOnClose: true` answers
+ * each request still unanswered with one `-32000` error. Never two answers for one request.
  *
  * @example
  * const server = new Server({ name: 'demo', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -65,6 +71,7 @@ export async function serveStdio(target: Connectable, options: ServeStdioOptions
   // Only what the caller set: an explicit `undefined` would override the server's own defaults.
   const connection: ConnectionOptions = { ...options.connection };
   if (options.drainMs !== undefined) connection.drainMs = options.drainMs;
+  if (options.answerOnClose !== undefined) connection.answerOnClose = options.answerOnClose;
   if (options.logger !== undefined) connection.logger = options.logger;
 
   let session;

@@ -30,11 +30,11 @@ export async function memory(server: McpServer): Promise<McpClient> {
 
 export async function stdioServer(server: McpServer): Promise<void> {
   // #region stdio-server
-  // Default: stdin EOF aborts in-flight handlers at once; each unanswered request gets one -32000.
+  // Default: stdin EOF aborts in-flight handlers at once and writes nothing more for them.
   await serveStdio(server);
 
   // Batch use (`node server.js < requests.jsonl > responses.jsonl`): let accepted handlers
-  // finish for up to 30 s after EOF, then abort and answer what is left.
+  // finish for up to 30 s after EOF, then abort what is left.
   await serveStdio(server, { drainMs: 30_000, signal: AbortSignal.timeout(3_600_000) });
   // #endregion
 }

@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { JsonObject, JsonRpcMessage, RequestId } from '../../../src/core/jsonrpc.js';
-import { createMemoryPair, type MemoryTransport } from '../../../src/transports/memory/index.js';
+import { createRecordingPair, type RecordingTransport } from '../../helpers/recording-transport.js';
 import { within } from '../../helpers/guard.js';
 
 export type WireMessage = JsonRpcMessage & { id?: RequestId | null; method?: string; params?: JsonObject };
@@ -44,7 +44,7 @@ export class RawPeer {
   private readonly iterator: AsyncIterator<unknown>;
   nextId = 1;
 
-  constructor(readonly transport: MemoryTransport) {
+  constructor(readonly transport: RecordingTransport) {
     this.iterator = transport[Symbol.asyncIterator]();
   }
 
@@ -108,8 +108,8 @@ export class RawPeer {
 }
 
 /** A memory pair whose first end is driven by hand. */
-export function rawPair(): { peer: RawPeer; peerSide: MemoryTransport; serverSide: MemoryTransport } {
-  const [peerSide, serverSide] = createMemoryPair();
+export function rawPair(): { peer: RawPeer; peerSide: RecordingTransport; serverSide: RecordingTransport } {
+  const [peerSide, serverSide] = createRecordingPair();
   return { peer: new RawPeer(peerSide), peerSide, serverSide };
 }
 
@@ -133,7 +133,7 @@ export function withMethod(messages: readonly JsonRpcMessage[], method: string):
  * write, so `sentAfterClose` must stay *empty* (not merely "only dropped writes"): a message that
  * meets a dead transport is dropped by the engine without being offered to it.
  */
-export function expectCleanWire(side: MemoryTransport, forbiddenIds: readonly RequestId[] = []): void {
+export function expectCleanWire(side: RecordingTransport, forbiddenIds: readonly RequestId[] = []): void {
   expect(side.sentAfterClose, 'messages offered to a closed transport').toEqual([]);
   const seen = new Map<RequestId, number>();
   for (const message of side.sent as WireMessage[]) {

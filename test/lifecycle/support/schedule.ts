@@ -9,7 +9,7 @@ import { Connection, type RequestContext } from '../../../src/core/engine/index.
 import { CancelledByPeerError, McpError } from '../../../src/core/errors.js';
 import { Inbox } from '../../../src/core/inbox.js';
 import type { JsonObject, JsonRpcMessage, RequestId } from '../../../src/core/jsonrpc.js';
-import { createMemoryPair, type MemoryTransport } from '../../../src/transports/memory/index.js';
+import { createRecordingPair, type RecordingTransport } from '../../helpers/recording-transport.js';
 import { aborted, deferred, settle } from './raw-peer.js';
 
 export type HandlerKind = 'deaf' | 'listening' | 'syncThrow' | 'syncReturn' | 'unknownMethod';
@@ -101,8 +101,8 @@ export interface HandlerRecord {
 export class Schedule {
   readonly a: Connection;
   readonly b: Connection;
-  readonly aSide: MemoryTransport;
-  readonly bSide: MemoryTransport;
+  readonly aSide: RecordingTransport;
+  readonly bSide: RecordingTransport;
   readonly calls: CallRecord[] = [];
   readonly work = new Map<number, HandlerRecord>();
   readonly asks: HandlerRecord[] = [];
@@ -116,7 +116,7 @@ export class Schedule {
   notAbortedAtClose: RequestId[] = [];
 
   constructor(readonly config: Config) {
-    [this.aSide, this.bSide] = createMemoryPair();
+    [this.aSide, this.bSide] = createRecordingPair();
     const requestDefaults = { timeoutMs: Infinity };
     this.a = new Connection(this.aSide, { requestDefaults });
     this.b = new Connection(this.bSide, {
@@ -139,7 +139,7 @@ export class Schedule {
     void this.b.start();
   }
 
-  private track(ctx: { id: RequestId; signal: AbortSignal }, side: MemoryTransport): HandlerRecord {
+  private track(ctx: { id: RequestId; signal: AbortSignal }, side: RecordingTransport): HandlerRecord {
     const record: HandlerRecord = {
       id: ctx.id,
       finished: false,
@@ -224,7 +224,7 @@ export class Schedule {
     return message?.id;
   }
 
-  private inject(side: MemoryTransport, message: JsonRpcMessage): void {
+  private inject(side: RecordingTransport, message: JsonRpcMessage): void {
     if (!side.writable) return;
     this.injected.add(message);
     void side.send(message);

@@ -6,7 +6,7 @@ import type { JsonObject } from '../../../src/core/jsonrpc.js';
 import type { Logger } from '../../../src/core/engine/index.js';
 import { Server, type ServerSession } from '../../../src/server/index.js';
 import { rawPair, type RawPeer } from './raw-peer.js';
-import type { MemoryTransport } from '../../../src/transports/memory/index.js';
+import type { RecordingTransport } from '../../helpers/recording-transport.js';
 
 export type Tool = (args: JsonObject, ctx: RequestContext) => JsonObject | Promise<JsonObject>;
 
@@ -14,8 +14,8 @@ export interface ToolServer {
   server: Server;
   session: ServerSession;
   peer: RawPeer;
-  serverSide: MemoryTransport;
-  peerSide: MemoryTransport;
+  serverSide: RecordingTransport;
+  peerSide: RecordingTransport;
   logs: { level: 'debug' | 'error'; message: string; detail?: unknown }[];
 }
 

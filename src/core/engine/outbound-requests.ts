@@ -1,0 +1,135 @@
+/**
+ * Outbound requests from send to settlement: ids, progress tokens, responses, abandonment.
+ */
+import { ConnectionClosedError, McpError, RequestAbortedError } from '../errors.js';
+import type { JsonObject, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc.js';
+import type { Transport } from '../transport.js';
+import type { Logger } from './connection-types.js';
+import type { InflightRequest } from './inbound.js';
+import { PendingRequest, validateTimeouts, type PendingOwner, type RequestOptions } from './outbound.js';
+import { PendingTable, toProgress } from './pending-table.js';
+
+/** What the outbound side needs from its connection. */
+export interface OutboundHost {
+  readonly transport: Transport;
+  readonly logger: Logger;
+  /** True until teardown begins. */
+  readonly isOpen: boolean;
+  closedError(): ConnectionClosedError;
+  /** Cancel `entry` on the wire (routed with its parent) and abort what the peer sent for it. */
+  cancelOnWire(entry: PendingRequest, error: Error): void;
+}
+
+export class OutboundRequests implements PendingOwner {
+  private readonly pending = new PendingTable();
+
+  constructor(
+    private readonly host: OutboundHost,
+    private readonly defaults: RequestOptions | undefined,
+  ) {}
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  get(id: RequestId): PendingRequest | undefined {
+    return this.pending.get(id);
+  }
+
+  send(
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions | undefined,
+    parent: InflightRequest | undefined,
+  ): Promise<JsonObject> {
+    const host = this.host;
+    if (!host.isOpen) return Promise.reject(host.closedError());
+    if (!host.transport.writable) {
+      // Never offer a message to a dead transport: fail fast, with the transport's own error.
+      return Promise.reject(
+        new ConnectionClosedError('Connection closed: the transport cannot write', {
+          cause: host.transport.lastError,
+        }),
+      );
+    }
+    if (options?.signal?.aborted) {
+      return Promise.reject(new RequestAbortedError({ cause: options.signal.reason }));
+    }
+    if (parent?.aborted) return Promise.reject(new RequestAbortedError({ cause: parent.abortReason }));
+    const merged = this.defaults ? { ...this.defaults, ...options } : options;
+    if (merged) {
+      const invalid = validateTimeouts(merged);
+      if (invalid) return Promise.reject(invalid);
+    }
+    const id = this.pending.allocateId();
+    let message: JsonRpcRequest;
+    if (merged?.onprogress) {
+      const withToken: JsonObject = {
+        ...params,
+        _meta: { ...(params?._meta as JsonObject), progressToken: id },
+      };
+      message = { jsonrpc: '2.0', id, method, params: withToken };
+    } else {
+      message =
+        params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+    }
+    return new Promise<JsonObject>((resolve, reject) => {
+      const entry = new PendingRequest(id, method, this, resolve, reject, merged, parent);
+      this.pending.add(entry);
+      const related = merged?.relatedRequestId;
+      const failed = (error: unknown): void => {
+        this.pending.remove(entry);
+        entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
+      };
+      try {
+        host.transport
+          .send(message, related === undefined ? undefined : { relatedRequestId: related })
+          .then(undefined, failed);
+      } catch (error) {
+        failed(error);
+      }
+    });
+  }
+
+  /** @internal PendingOwner: give up on an outbound request (timeout or caller abort). */
+  abandon(entry: PendingRequest, error: Error): void {
+    if (entry.settled) return;
+    this.pending.remove(entry);
+    if (!this.host.isOpen) {
+      // Teardown is under way: the true cause is the close, and nothing may be written.
+      entry.reject(this.host.closedError());
+      return;
+    }
+    entry.reject(error);
+    this.host.cancelOnWire(entry, error);
+  }
+
+  onResponse(response: JsonRpcResponse): void {
+    const id = response.id as RequestId;
+    const entry = this.pending.take(id);
+    if (!entry) {
+      this.host.logger.debug(`ignored a response for unknown or abandoned request ${String(id)}`);
+      return;
+    }
+    if ('result' in response) entry.resolve(response.result);
+    else entry.reject(new McpError(response.error.code, response.error.message, response.error.data));
+  }
+
+  onProgress(params: JsonObject): void {
+    const token = params.progressToken;
+    if (typeof token !== 'string' && typeof token !== 'number') return;
+    const entry = this.pending.get(token);
+    const progress = entry && toProgress(params);
+    if (!entry || !progress) return;
+    try {
+      entry.progress(progress);
+    } catch (error) {
+      this.host.logger.error('progress callback failed', error);
+    }
+  }
+
+  /** Reject every pending request, from a snapshot (rejecting wakes code that may call back). */
+  failAll(): void {
+    if (this.pending.size > 0) this.pending.failAll(this.host.closedError());
+  }
+}
