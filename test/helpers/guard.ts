@@ -50,7 +50,11 @@ export class TimerTracker {
   private readonly timers = new Set<TimeoutResource>();
   private readonly hook = createHook({
     init: (_id, type, _trigger, resource) => {
-      if (type === 'Timeout') this.timers.add(resource as TimeoutResource);
+      // A Timeout born unref'd comes from Node itself (`setUnrefTimeout`: the HTTP Date-header
+      // cache, ...): public APIs only create ref'd ones. Those are process-wide, not a test's leak.
+      if (type === 'Timeout' && (resource as TimeoutResource).hasRef()) {
+        this.timers.add(resource as TimeoutResource);
+      }
     },
   });
 
