@@ -166,3 +166,26 @@ test('relatedRequestId: abandoning an outbound request aborts the inbound reques
   await connection.close();
   expect(responsesFor(local.sent, 'elicit-1')).toEqual([]);
 });
+
+test('relatedRequestId: a request for an outbound request already given up on never runs and is not answered', async () => {
+  const { connection, local, peer } = hookedPair();
+  let ran = 0;
+  connection.setRequestHandler('elicitation/create', () => {
+    ran++;
+    return { action: 'cancel' };
+  });
+  const controller = new AbortController();
+  const call = connection.request('tools/call', {}, { signal: controller.signal }).catch((e: unknown) => e);
+  const outbound = await peer.read('the tools/call');
+  controller.abort();
+  expect(await within(call, 5_000, 'call')).toBeInstanceOf(RequestAbortedError);
+  // The server's elicitation for that call was already on its way (queued before the abandon).
+  local.related.set('late-elicit', outbound.id as RequestId);
+  await peer.request('elicitation/create', {}, 'late-elicit');
+  await peer.request('ping-unknown', {}, 'probe');
+  await peer.readUntil((m) => m.id === 'probe', 'the probe answer');
+  expect(ran).toBe(0);
+  expect(responsesFor(local.sent, 'late-elicit')).toEqual([]);
+  await connection.close();
+  expect(responsesFor(local.sent, 'late-elicit')).toEqual([]);
+});

@@ -86,6 +86,13 @@ export class MessageRouter {
       this.host.writer.post(errorResponse(request.id, ErrorCode.InternalError, 'Internal error'), request.id);
       return;
     }
+    // Sent for one of our requests that we already gave up on (the abandon came while this one
+    // was still in the read queue): nobody waits for its answer, and the server side is gone.
+    const related = info?.relatedRequestId;
+    if (related !== undefined && !this.outbound.get(related)) {
+      this.host.logger.debug(`dropped ${request.method}: the request it belongs to is over`);
+      return;
+    }
     this.inbound.accept(request, handler, info);
   }
 
