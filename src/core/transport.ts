@@ -89,6 +89,13 @@ export interface Transport extends AsyncIterable<unknown> {
    */
   onrequestlost?: ((id: RequestId, cause?: unknown) => void) | undefined;
   /**
+   * Set by the engine when it starts reading. A transport calls it when it has ended inbound
+   * request `id` itself (Streamable HTTP: the event store evicted its live stream and the client
+   * got an error in its place): nothing the handler produces can be delivered any more, so the
+   * engine aborts the handler (`ConnectionClosedError`, `cause` = `cause`) and writes nothing for it.
+   */
+  oninboundlost?: ((id: RequestId, cause?: unknown) => void) | undefined;
+  /**
    * Read once at teardown: whether each inbound request still unanswered gets one `-32000
    * Connection closed` error. A transport that knows why it closed says so here (Streamable HTTP:
    * no on DELETE, yes on expiry, eviction and shutdown); `undefined` leaves it to

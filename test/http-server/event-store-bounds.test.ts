@@ -4,6 +4,7 @@
  * one -32000 error for the request; a later resumption gets 400, never a hang).
  */
 import { describe, expect, test } from 'vitest';
+import { ConnectionClosedError } from '../../src/core/errors.js';
 import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
 import {
   createHttpHandler,
@@ -131,6 +132,10 @@ test('over HTTP: a live stream the store evicted ends with one clear error; resu
         },
       },
     ]);
+    // That error was request 1's answer: its handler is stopped, not left running for nobody.
+    const reasonA = await within(probes.for(probes.aborted, 'a').promise, 5_000, 'A aborted');
+    expect(reasonA).toBeInstanceOf(ConnectionClosedError);
+    expect((reasonA as Error).cause).toBeInstanceOf(StreamEvictedError);
     const resumed = await call(handler, undefined, {
       sessionId,
       headers: { 'last-event-id': primingA!.id! },
@@ -142,6 +147,7 @@ test('over HTTP: a live stream the store evicted ends with one clear error; resu
     probes.for(probes.gates, 'b').resolve();
     const restB = await within(b.rest(), 5_000, 'B ends');
     expect(restB.map((m) => m.method ?? m.id)).toEqual(['notifications/message', 2]);
+    expect(probes.aborted.get('b')?.settled).not.toBe(true);
   } finally {
     await handler.close();
   }

@@ -146,6 +146,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     if (this.state !== 'idle') return this.closed;
     this.state = 'open';
     this.transport.onrequestlost = this.onRequestLost;
+    this.transport.oninboundlost = this.onInboundLost;
     this.iterator = this.transport[Symbol.asyncIterator]();
     void this.readLoop(this.iterator);
     return this.closed;
@@ -284,6 +285,16 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
         entry,
         new ConnectionClosedError('The response to this request was lost', { cause }),
       );
+  };
+
+  // The transport ended an inbound request's stream itself (it answered in its place): the
+  // handler's work can no longer reach anyone, so stop it, and never answer it a second time.
+  private readonly onInboundLost = (id: RequestId, cause?: unknown): void => {
+    const entry = this.inbound.take(id);
+    if (!entry) return;
+    entry.answered = true;
+    if (this.inbound.size === 0) this.inboundIdle();
+    entry.abort(new ConnectionClosedError('The response stream of this request was lost', { cause }));
   };
 
   /** Log without ever throwing: teardown and error paths must not fail on a faulty logger. */

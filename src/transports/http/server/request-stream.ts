@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../../../core/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
+import { StreamEvictedError } from './event-store.js';
 import { emptyReply, endedSseReply, jsonReply, sessionHeaders, sseReply } from './responses.js';
 import { SseWriter } from './sse-writer.js';
 import { primeWriter, RESOLVED, storeThen } from './stream-events.js';
@@ -178,6 +179,8 @@ export class RequestStream implements SseWriterOwner {
     );
     this.writer?.event(undefined, JSON.stringify(error));
     this.end(false);
+    // That error was this request's answer: its handler's work can no longer reach anyone.
+    this.transport.oninboundlost?.(this.requestId, new StreamEvictedError(this.streamId ?? ''));
   }
 
   private emit(eventId: string | undefined, data: string, message: JsonRpcMessage): void {

@@ -46,6 +46,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   private initialized = false;
   private replyHeaders: SessionHeaders | undefined;
   lastError: unknown;
+  /** Set by the engine: see `Transport.oninboundlost`. */
+  oninboundlost: ((id: RequestId, cause?: unknown) => void) | undefined;
   /** The standalone GET stream, built on first use (an idle session stays small). */
   private standaloneStream: StandaloneStream | undefined;
   /** Finished streams that can still be resumed (allocated on the first). */

@@ -4,7 +4,7 @@
  * → request streams → SSE writers.
  */
 import type { Logger } from '../../../core/engine/connection.js';
-import type { JsonRpcMessage } from '../../../core/jsonrpc.js';
+import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
 import type { EventStore } from './event-store.js';
 import type { KeepAlive } from './keep-alive.js';
 import type { OutputBudget } from './output-budget.js';
@@ -175,4 +175,6 @@ export interface StreamOwner {
     stream: { readonly requestId: unknown; readonly streamId: string | undefined },
     finished: boolean,
   ): void;
+  /** The engine's hook: the transport ended this request itself (see `Transport.oninboundlost`). */
+  readonly oninboundlost: ((id: RequestId, cause?: unknown) => void) | undefined;
 }
