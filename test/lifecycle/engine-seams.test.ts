@@ -136,6 +136,33 @@ test('a nested request that times out is cancelled with its parent id as route',
   await connection.close();
 });
 
+for (const how of ['its own signal aborts', 'the parent is cancelled'] as const) {
+  test(`a nested request made with its own signal is cancelled with its parent id as route when ${how}`, async () => {
+    const { connection, local, peer } = hookedPair();
+    const failed = deferred<unknown>();
+    const own = new AbortController();
+    connection.setRequestHandler('tools/call', async (_p, ctx) => {
+      await ctx
+        .request('elicitation/create', {}, { signal: own.signal })
+        .catch((error: unknown) => failed.resolve(error));
+      return {};
+    });
+    await peer.request('tools/call', {}, 'p');
+    const nested = await peer.read('the nested request');
+    if (how === 'its own signal aborts') own.abort();
+    else await peer.cancel('p');
+    expect(await within(failed.promise, 5_000, 'nested failure')).toBeInstanceOf(RequestAbortedError);
+    await settle();
+    const index = local.events.indexOf('send notifications/cancelled');
+    expect(index).toBeGreaterThanOrEqual(0);
+    expect(local.routes[index]).toBe('p');
+    expect(withMethod(local.sent, 'notifications/cancelled')).toEqual([
+      expect.objectContaining({ params: expect.objectContaining({ requestId: nested.id }) }),
+    ]);
+    await connection.close();
+  });
+}
+
 test('relatedRequestId: abandoning an outbound request aborts the inbound requests sent for it, unanswered', async () => {
   const { connection, local, peer } = hookedPair();
   const reason = deferred<unknown>();

@@ -220,7 +220,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
       void this.notify(
         'notifications/cancelled',
         { requestId: entry.id, reason: error.message },
-        entry.parent?.id,
+        entry.relatedRequestId,
       );
     }
     this.inbound.abortTaken(this.inbound.takeRelated(entry.id), error);

@@ -132,6 +132,11 @@ export class PendingRequest implements AbortWatcher {
     this.timer = setTimeout(onTimer, Math.min(Math.max(0, due - now), MAX_TIMER_DELAY), this);
   }
 
+  /** The inbound request this one was made for (routing on HTTP), if any. */
+  get relatedRequestId(): RequestId | undefined {
+    return this.parent?.id ?? this.options?.relatedRequestId;
+  }
+
   /** @internal AbortWatcher: the handler that made this request was aborted. */
   parentAborted(reason: unknown): void {
     this.owner.abandon(this, new RequestAbortedError({ cause: reason }));

@@ -86,11 +86,8 @@ export class RequestContext {
   /** A nested request to the peer, cancelled with this request. */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
     if (this.ended) return Promise.reject(new ContextClosedError());
-    if (options?.signal) {
-      const signal = AbortSignal.any([this.signal, options.signal]);
-      return this.host.request(method, params, { ...options, signal, relatedRequestId: this.entry.id });
-    }
-    // The common case needs no AbortController: the entry aborts its nested requests itself.
+    // Always made as a nested request of this entry, with or without a caller's own signal: the
+    // entry aborts it without an AbortController, and its cancel travels with the parent.
     return this.host.requestFor(this.entry, method, params, options);
   }
 }
