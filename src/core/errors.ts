@@ -27,6 +27,12 @@ export const ErrorCode = {
   RequestTimeout: -32001,
   /** Legacy era: `resources/read` of an unknown URI. */
   ResourceNotFound: -32002,
+  /**
+   * Implementation-defined: a request refused because the connection already has `maxInflight`
+   * handlers running and `maxQueued` waiting, and they have not moved for `queueWaitMs`. It never
+   * ran; retry later.
+   */
+  ServerBusy: -32010,
   /** 2026-07-28: HTTP header does not match the body. */
   HeaderMismatch: -32020,
   /**
@@ -56,6 +62,7 @@ const httpStatusByCode: Record<number, number> = {
   [ErrorCode.MethodNotFound]: 404,
   [ErrorCode.InvalidParams]: 400,
   [ErrorCode.InternalError]: 500,
+  [ErrorCode.ServerBusy]: 503,
   [ErrorCode.HeaderMismatch]: 400,
   [ErrorCode.MissingRequiredClientCapability]: 400,
   [ErrorCode.UnsupportedProtocolVersion]: 400,

@@ -127,7 +127,12 @@ test('a request reusing the id of a waiting request is refused and never runs', 
 });
 
 test('past maxQueued the engine stops pulling from the transport until a waiting request starts', async () => {
-  const { connection, local, peer, gate, startedOf } = gated({ maxInflight: 1, maxQueued: 2 });
+  // A long queueWaitMs: this test is about the pause itself, not about reading on after it.
+  const { connection, local, peer, gate, startedOf } = gated({
+    maxInflight: 1,
+    maxQueued: 2,
+    queueWaitMs: 60_000,
+  });
   for (const id of [1, 2, 3]) await peer.request('job', {}, id);
   await within(startedOf(1).promise, 5_000, 'first start');
   await peer.request('ping', {}, 'p');
@@ -144,6 +149,79 @@ test('past maxQueued the engine stops pulling from the transport until a waiting
   await settle();
   expect(local.pulled).toBe(5);
   expect(connection.queuedCount).toBe(2);
+  await connection.close();
+});
+
+test('review: handlers stuck until a cancel that sits behind a full queue: after queueWaitMs the engine reads on, the cancel arrives, new requests are refused with -32010 meanwhile', async () => {
+  const { connection, local, peer, started, startedOf } = gated({
+    maxInflight: 1,
+    maxQueued: 1,
+    queueWaitMs: 1,
+  });
+  const aborted = deferred<unknown>();
+  connection.setRequestHandler('stuck', async (_p, ctx) => {
+    started.push(ctx.id);
+    startedOf(ctx.id).resolve();
+    aborted.resolve(
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason))),
+    );
+    return {};
+  });
+  await peer.request('stuck', {}, 1); // runs, waits for its cancel
+  await within(startedOf(1).promise, 5_000, 'first start');
+  await peer.request('job', {}, 2); // waits: the queue is full
+  await peer.request('job', {}, 3); // read once the pause timed out: refused, never runs
+  await peer.cancel(1); // read too: the stuck handler is released
+  expect(await within(aborted.promise, 5_000, 'the stuck handler aborted')).toBeDefined();
+  await within(startedOf(2).promise, 5_000, 'the waiting request starts');
+  expect(await peer.readUntil((m) => m.id === 3, 'the refusal')).toMatchObject({
+    id: 3,
+    error: { code: -32010 },
+  });
+  expect(started).toEqual([1, 2]);
+  expect(responsesFor(local.sent, 1)).toEqual([]);
+  expect(responsesFor(local.sent, 3)).toHaveLength(1);
+  await connection.close();
+});
+
+test('review: request+cancel pairs while every slot is stuck do not grow the queue without bound', async () => {
+  const { connection, peer, startedOf } = gated({ maxInflight: 1, maxQueued: 10_000 });
+  await peer.request('job', {}, 'stuck');
+  await within(startedOf('stuck').promise, 5_000, 'first start');
+  for (let i = 0; i < 500; i++) {
+    await peer.request('job', {}, i);
+    await peer.cancel(i);
+  }
+  await peer.request('ping-unknown', {}, 'probe');
+  await peer.readUntil((m) => m.id === 'probe', 'the probe answer');
+  expect(connection.queuedCount).toBe(0);
+  const slots = (connection as unknown as { inbound: { queueSlots: number } }).inbound.queueSlots;
+  expect(slots).toBeLessThanOrEqual(65);
+  await connection.close();
+});
+
+test('review: a logger that throws does not stall the queue or surface as an unhandled rejection', async () => {
+  const throwing = {
+    debug(): void {
+      throw new Error('logger down');
+    },
+    error(): void {
+      throw new Error('logger down');
+    },
+  };
+  const { connection, peer, started, startedOf } = gated({ maxInflight: 1, logger: throwing });
+  connection.setRequestHandler('fails-late', async (_p, ctx) => {
+    started.push(ctx.id);
+    startedOf(ctx.id).resolve();
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+    throw new Error('failed after its cancel'); // logged at debug: the logger throws
+  });
+  await peer.request('fails-late', {}, 1);
+  await within(startedOf(1).promise, 5_000, 'first start');
+  await peer.request('job', {}, 2); // waits for the slot
+  await peer.cancel(1);
+  await within(startedOf(2).promise, 5_000, 'the waiting request starts');
+  expect(started).toEqual([1, 2]);
   await connection.close();
 });
 

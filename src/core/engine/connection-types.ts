@@ -71,9 +71,18 @@ export interface ConnectionOptions {
   maxInflight?: number;
   /**
    * Requests that may wait for a handler slot. Default 4 × `maxInflight`. At the bound the engine
-   * stops reading the transport until one starts (stdio then stops reading stdin: backpressure).
+   * stops reading the transport until one starts (stdio then stops reading stdin: backpressure),
+   * for at most `queueWaitMs`.
    */
   maxQueued?: number;
+  /**
+   * How long the engine stops reading at the `maxQueued` bound before it reads on anyway. Running
+   * handlers may be waiting for exactly what is unread (a cancel, EOF): reading on keeps cancels and
+   * close working. While the queue stays full after that, each new request is refused at once with
+   * `-32010 Server busy` (it never runs); once a queued request starts, backpressure resumes.
+   * Default 1,000 ms.
+   */
+  queueWaitMs?: number;
   /** Bound on those shutdown writes. Default 1 s. */
   closeWriteTimeoutMs?: number;
   /** Default options of outbound requests (`timeoutMs`, ...). */

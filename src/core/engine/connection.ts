@@ -50,6 +50,9 @@ type State = 'idle' | 'open' | 'draining' | 'closing' | 'closed';
  */
 export class Connection implements ContextHost, InboundHost, OutboundHost, RouterHost {
   private readonly inbound: InboundRequests;
+  private readonly queueWaitMs: number;
+  /** The queue stayed full for `queueWaitMs`: reading on, refusing new requests while it is full. */
+  private overloaded = false;
   private readonly outbound: OutboundRequests;
   private readonly router: MessageRouter;
   private readonly closeCallbacks: (() => void)[] = [];
@@ -70,11 +73,15 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     readonly transport: Transport,
     private readonly options: ConnectionOptions = {},
   ) {
-    this.logger = options.logger ?? silent;
+    // Every part of the engine logs through this: a logger that throws must not break a path
+    // (an answer, a write failure, the read loop, teardown).
+    this.logger = options.logger ? containedLogger(options.logger) : silent;
     this.writer = new WireWriter(transport, this.logger);
     const maxInflight = positive('maxInflight', options.maxInflight ?? DEFAULT_MAX_INFLIGHT);
     const maxQueued = positive('maxQueued', options.maxQueued ?? 4 * maxInflight);
     this.inbound = new InboundRequests(this, maxInflight, maxQueued);
+    // setTimeout fires at once past 2^31-1 ms: longer waits are that long.
+    this.queueWaitMs = Math.min(positive('queueWaitMs', options.queueWaitMs ?? 1_000), 2 ** 31 - 1);
     this.outbound = new OutboundRequests(this, options.requestDefaults);
     this.router = new MessageRouter(this, this.inbound, this.outbound, this.report);
     this.closed = new Promise((resolve) => {
@@ -245,8 +252,13 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
         const next = await iterator.next();
         if (next.done) break;
         this.receive(next.value);
-        // Backpressure: past the queue bound, stop pulling until a queued request starts.
-        if (this.inbound.full && this.state === 'open') await this.inbound.room();
+        // Backpressure: past the queue bound, stop pulling until a queued request starts, but not
+        // for ever: what is unread may be the cancel (or EOF) the running handlers wait for.
+        if (this.inbound.full && this.state === 'open' && !this.overloaded) {
+          this.overloaded = !(await this.inbound.room(this.queueWaitMs));
+        } else if (this.overloaded && !this.inbound.full) {
+          this.overloaded = false;
+        }
       }
     } catch (error) {
       this.readError = error;
@@ -397,4 +409,23 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
 function positive(name: string, value: number): number {
   if (!(value >= 1)) throw new RangeError(`${name} must be at least 1, got ${String(value)}`);
   return value;
+}
+
+function containedLogger(logger: Logger): Logger {
+  return {
+    debug(message, detail) {
+      try {
+        logger.debug(message, detail);
+      } catch {
+        // Nowhere left to report to.
+      }
+    },
+    error(message, detail) {
+      try {
+        logger.error(message, detail);
+      } catch {
+        // Nowhere left to report to.
+      }
+    },
+  };
 }

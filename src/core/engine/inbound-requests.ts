@@ -73,10 +73,20 @@ export class InboundRequests {
     return this.waiting >= this.maxQueued;
   }
 
-  /** Resolves once the queue is below its bound again (or teardown emptied it). */
-  room(): Promise<void> {
+  /**
+   * Resolves true once the queue is below its bound again (or teardown emptied it), false when
+   * `ms` passed first: the read loop then reads on (see `queueWaitMs`).
+   */
+  room(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      this.roomWaiter = resolve;
+      const timer = setTimeout(() => {
+        this.roomWaiter = undefined;
+        resolve(false);
+      }, ms);
+      this.roomWaiter = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
     });
   }
 
@@ -110,6 +120,15 @@ export class InboundRequests {
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
       info?.relatedRequestId,
     );
+    if (this.running >= this.maxInflight && this.waiting >= this.maxQueued) {
+      // Reached only once the read loop stopped waiting for room (`queueWaitMs`): nothing moves,
+      // so refuse at once, with the request's own id (it never runs: no other answer follows).
+      this.host.writer.post(
+        errorResponse(id, ErrorCode.ServerBusy, 'Server busy: too many requests in flight; retry later'),
+        id,
+      );
+      return;
+    }
     this.table.add(entry);
     if (this.running < this.maxInflight) {
       this.run(entry, handler, params, meta, info);
@@ -158,7 +177,27 @@ export class InboundRequests {
     if (!entry.queued) return;
     entry.queued = false;
     this.waiting--;
+    // Cancelled entries stay in the array until popped; while slots are stuck, request+cancel
+    // pairs would grow it without bound: compact once they outnumber the live ones.
+    const slots = this.queue.length - this.head;
+    if (slots > 64 && slots > 2 * this.waiting) this.compact();
     if (this.waiting < this.maxQueued) this.releaseRoom();
+  }
+
+  private compact(): void {
+    const live: Queued[] = [];
+    for (let i = this.head; i < this.queue.length; i++) {
+      const item = this.queue[i];
+      if (item?.entry.queued) live.push(item);
+    }
+    this.queue.length = 0;
+    this.queue.push(...live);
+    this.head = 0;
+  }
+
+  /** Queue slots held (live and cancelled), for tests. */
+  get queueSlots(): number {
+    return this.queue.length - this.head;
   }
 
   private releaseRoom(): void {
