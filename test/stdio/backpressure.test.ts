@@ -137,6 +137,46 @@ describe('StdioServerTransport backpressure (in process)', () => {
     await within(session.closed, 5_000, 'session closed on EOF');
   });
 
+  test('review: stdout dies while stdin is paused for output: reading resumes, EOF is seen, the session closes', async () => {
+    const stdin = new PassThrough();
+    // A peer that never reads stdout, then goes away (its end of the pipe breaks).
+    const heldWrites: ((error?: Error | null) => void)[] = [];
+    const stdout = new Writable({
+      decodeStrings: false,
+      write(_chunk: string, _encoding, callback) {
+        heldWrites.push(callback);
+      },
+    });
+    const transport = new StdioServerTransport({
+      stdin,
+      stdout,
+      inputHighWaterMark: 2_048,
+      outputHighWaterMark: 8_192,
+    });
+    const server = new Server({ name: 's', version: '1' }, { capabilities: {} });
+    const session = server.connect(transport);
+    stdin.write(Array.from({ length: 2_000 }, (_, id) => ping(id)).join(''));
+    await within(
+      new Promise<void>((resolve) => {
+        // Paused by output alone, with no input left for the engine to take (taking input would
+        // re-check the marks by itself).
+        const check = (): void => {
+          const { paused, bufferedInputBytes } = transport.stats;
+          if (paused && bufferedInputBytes === 0) resolve();
+          else setImmediate(check);
+        };
+        check();
+      }),
+      5_000,
+      'stdin paused for output',
+    );
+    // The peer is gone: stdout breaks, and stdin ends.
+    stdout.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    stdin.end();
+    await within(session.closed, 5_000, 'session closed on EOF after stdout broke');
+    expect(transport.stats.paused).toBe(false);
+  });
+
   test('marks are checked: a low-water mark above its high-water mark is refused', () => {
     expect(
       () =>

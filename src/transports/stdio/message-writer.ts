@@ -231,6 +231,9 @@ export class MessageWriter {
     if (!this.open) return;
     this.open = false;
     this.settleWaiting(this.closedError());
+    // Nothing queued can drain any more: whoever paused on our backlog must look again (a reader
+    // paused for output would otherwise never see EOF).
+    this.onQueueChange?.();
     this.onFailure?.(error);
   }
 
