@@ -25,8 +25,9 @@ const ignore = (): void => undefined;
  * Sends requests through {@link run}: a request the server refused with 404 for our session is
  * resent once after a new handshake. Every request that meets the 404 of one session joins the same
  * handshake; a 404 for a session already replaced just resends. A request that meets a 404 again
- * after its session was renewed fails with that error: no loop. A failed handshake fails the
- * requests waiting on it, and the next request tries once more.
+ * after its session was renewed fails with that error: no loop. A failed handshake fails every
+ * request of its burst (those waiting on it and those whose 404 comes in later), with no second
+ * handshake; the next request sent after the failure tries once more.
  *
  * @example
  * const renewal = new SessionRenewal(
@@ -44,6 +45,8 @@ export class SessionRenewal {
   private failedFrom: string | undefined;
   /** The session the last handshake opened, until a request succeeds in it. */
   private fresh: string | undefined;
+  /** Failed handshakes so far: a request sent before one failed does not start the next. */
+  private failures = 0;
 
   constructor(
     /** Run `initialize` + `initialized` again; resolves with the new session id. */
@@ -61,6 +64,8 @@ export class SessionRenewal {
     // A session that never served a request is not renewed unasked: a server that forgets every
     // session at once (its GET stream meeting 404 right after the handshake) would make a loop.
     if (sessionId === this.fresh) return;
+    // Its renewal just failed: the next request tries again, not every late 404 of the burst.
+    if (sessionId === this.failedFrom) return;
     this.renew(sessionId).then(undefined, this.onFailed);
   }
 
@@ -70,9 +75,14 @@ export class SessionRenewal {
    */
   async run<T>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     let renewed = false;
-    // Nothing goes out while the session is being replaced: it would carry no session id.
-    if (this.current) await abortable(this.current.done.then(undefined, ignore), signal);
-    if (this.failedFrom !== undefined) {
+    const failuresBefore = this.failures;
+    // Nothing goes out while the session is being replaced: it would carry no session id. If that
+    // handshake fails, so does this request (one handshake per burst, even against a server that
+    // is down); the next request tries again.
+    if (this.current) {
+      await abortable(this.current.done, signal);
+      renewed = true;
+    } else if (this.failedFrom !== undefined) {
       await abortable(this.renew(this.failedFrom), signal);
       renewed = true;
     }
@@ -82,7 +92,8 @@ export class SessionRenewal {
       return result;
     } catch (error) {
       const expired = unprocessedBySession(error);
-      if (!expired || renewed) throw error;
+      // A request of a burst whose renewal already failed meanwhile does not start another one.
+      if (!expired || renewed || this.failures !== failuresBefore) throw error;
       await abortable(this.renew(expired.sessionId), signal);
       return send();
     }
@@ -102,6 +113,7 @@ export class SessionRenewal {
       sessionId = await this.reinitialize();
     } catch (error) {
       this.failedFrom = from;
+      this.failures++;
       throw error;
     } finally {
       if (this.current?.from === from) this.current = undefined;

@@ -413,4 +413,22 @@ describe('session renewal on the wire (mock server)', () => {
     ]);
     await within(client.close());
   });
+
+  it('review: a burst of requests against a server whose re-initialize fails makes one handshake and fails every request', async () => {
+    let initializes = 0;
+    const forget = sessions((session, body) => session === 'session-1' && body?.method === 'tools/list');
+    mock = await startMockServer((seen, req, res) => {
+      if (seen.body?.method === 'initialize' && ++initializes >= 2) {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
+        return true;
+      }
+      return forget(seen, req, res);
+    });
+    const { client } = await connectClient(mock.url, { openGetStream: false });
+    const burst = await Promise.all([1, 2, 3, 4].map(() => outcome(client.request('tools/list', {}))));
+    for (const error of burst) expect(error).toBeInstanceOf(ConnectionClosedError);
+    // The first handshake plus exactly one renewal attempt for the whole burst.
+    expect(mock.posts('initialize')).toHaveLength(2);
+    await within(client.close());
+  });
 });
