@@ -57,8 +57,32 @@ export interface BaselineModule {
 
 export interface ReportModule {
   formatTable(header: string[], rows: (string | number)[][]): string;
-  formatVerdict(title: string, verdict: Verdict): string;
+  formatVerdict(title: string, verdict: Verdict, options?: { resultLine?: string }): string;
   lastLines(text: string, count: number): string;
+}
+
+export interface ReportOnlyTally {
+  checks: { passed: number; failed: number; warnings: number; total: number };
+  scenarios: { passed: number; total: number };
+  passing: string[];
+  failing: string[];
+}
+
+export interface ReportOnlyCounts extends ReportOnlyTally {
+  withoutOAuth?: ReportOnlyTally;
+}
+
+export interface ReportOnlyModule {
+  reportOnlyCounts(verdict: Verdict): ReportOnlyCounts;
+  formatReportOnly(counts: ReportOnlyCounts): string;
+  writeReportOnly(
+    outputDir: string,
+    record: { lane: string; suite: string; args: string[]; durationMs: number; counts: ReportOnlyCounts },
+  ): string;
+  tallyOutcomes(outcomes: { lane: string; ok: boolean; reportOnly?: boolean }[]): {
+    line: string;
+    exitCode: number;
+  };
 }
 
 export interface NetnsModule {

@@ -198,6 +198,24 @@ describe('command line', () => {
     expect(options.parseOptions(['--lane', 'client', '--lane', 'next']).lanes).toEqual(['client', 'next']);
   });
 
+  it('leaves the report-only 2026-07-28 lanes out of all, and runs them when named', () => {
+    expect(options.parseOptions(['--lane', 'modern-server,modern-client']).lanes).toEqual([
+      'modern-server',
+      'modern-client',
+    ]);
+    expect(options.parseOptions(['--lane', 'all', '--lane', 'modern-client']).lanes).toEqual([
+      'server',
+      'client',
+      'next',
+      'smoke',
+      'modern-client',
+    ]);
+    expect(options.parseOptions(['--lane', 'modern-client', '--scenario', 'tools_call']).scenario).toBe(
+      'tools_call',
+    );
+    expect(() => options.parseOptions(['--lane', 'modern'])).toThrow(/unknown lane modern /);
+  });
+
   it('reads the flags', () => {
     const parsed = options.parseOptions([
       '--lane',

@@ -1,10 +1,12 @@
-// Client lane: the official suite's mock servers against our fixture client (0.1.16 `--suite all`),
-// with the expected-failures baseline, inside a loopback-only network namespace when possible.
+// Client lanes: the official suite's mock servers against our fixture client (0.1.16 `--suite all`,
+// with the expected-failures baseline; and the report-only modern-client lane: 0.2.0-alpha.12
+// `--suite all --spec-version 2026-07-28`), inside a loopback-only network namespace when possible.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectLoopbackNamespace } from '../lib/netns.mjs';
 import { judge, readResults } from '../lib/results.mjs';
 import { formatVerdict } from '../lib/report.mjs';
+import { formatReportOnly, reportOnlyCounts, writeReportOnly } from '../lib/report-only.mjs';
 import { listScenarios, runSuite } from './suite.mjs';
 
 // Checks that measure wall-clock timing on the client side. The suite runs all 26 client scenarios
@@ -21,7 +23,7 @@ const TIMING_RERUNS = 2;
  * @example
  * const notes = await rerunTimingAlone(ctx, results, { command: 'npm run --silent fixture:client' });
  */
-async function rerunTimingAlone(ctx, results, { command, netnsFlags }) {
+async function rerunTimingAlone(ctx, results, { name, suite, suiteFlags, command, netnsFlags }) {
   const notes = [];
   for (const [scenario, timingIds] of Object.entries(TIMING_CHECKS)) {
     const parallel = results.get(scenario);
@@ -29,10 +31,10 @@ async function rerunTimingAlone(ctx, results, { command, netnsFlags }) {
     if (problems.length === 0 || !problems.every((check) => timingIds.includes(check.id))) continue;
     const measured = problems.map((check) => `${check.id}: ${check.errorMessage}`).join('; ');
     for (let attempt = 1; attempt <= TIMING_RERUNS; attempt += 1) {
-      const tag = `${ctx.stamp}-client-${scenario.replace(/\W/g, '_')}-alone${attempt}`;
+      const tag = `${ctx.stamp}-${name}-${scenario.replace(/\W/g, '_')}-alone${attempt}`;
       const outputDir = join(ctx.resultsDir, tag);
-      const single = ['client', '--command', command, '--scenario', scenario];
-      await runSuite(ctx, ctx.tools.suite, single, {
+      const single = ['client', '--command', command, '--scenario', scenario, ...suiteFlags];
+      await runSuite(ctx, suite, single, {
         outputDir,
         logFile: join(ctx.logDir, `${tag}-suite.log`),
         netnsFlags,
@@ -44,7 +46,7 @@ async function rerunTimingAlone(ctx, results, { command, netnsFlags }) {
           scenario,
           cleared: true,
           text:
-            `[client] NOTE: ${scenario} missed a timing window in the parallel run (${measured}); ` +
+            `[${name}] NOTE: ${scenario} missed a timing window in the parallel run (${measured}); ` +
             `run alone (attempt ${attempt}) it passed cleanly: ${outputDir}`,
         });
         break;
@@ -53,7 +55,7 @@ async function rerunTimingAlone(ctx, results, { command, netnsFlags }) {
         notes.push({
           scenario,
           cleared: false,
-          text: `[client] ${scenario}: timing problem in the parallel run (${measured}) and again when run alone: ${outputDir}`,
+          text: `[${name}] ${scenario}: timing problem in the parallel run (${measured}) and again when run alone: ${outputDir}`,
         });
       }
     }
@@ -62,38 +64,48 @@ async function rerunTimingAlone(ctx, results, { command, netnsFlags }) {
 }
 
 /**
- * Runs the client suite and prints its report. Returns whether it passed.
+ * Runs the client suite and prints its report. Returns whether it passed. With no lane settings it
+ * is the `client` lane (suite 0.1.16, the expected-failures baseline); `modern-client` passes its
+ * suite and spec version and `reportOnly` (no baseline: it prints and records its counts instead).
  *
  * @example
  * const { ok } = await runClientLane(ctx);
  */
-export async function runClientLane(ctx) {
+export async function runClientLane(
+  ctx,
+  { name = 'client', suite = ctx.tools.suite, specVersion, reportOnly = false } = {},
+) {
   const { options } = ctx;
-  const suite = ctx.tools.suite;
+  const started = Date.now();
   let netnsFlags;
   if (options.netns) {
     const namespace = detectLoopbackNamespace();
     if (namespace.flags) {
       netnsFlags = namespace.flags;
-      ctx.log(`[client] isolated: unshare ${namespace.flags.join(' ')} (loopback only)`);
+      ctx.log(`[${name}] isolated: unshare ${namespace.flags.join(' ')} (loopback only)`);
     } else {
       ctx.print(
-        `[client] NOTE: running WITHOUT network isolation: ${namespace.reason}. The suite's mock servers ` +
+        `[${name}] NOTE: running WITHOUT network isolation: ${namespace.reason}. The suite's mock servers ` +
           'bind every interface for the run; the client only contacts the localhost URL it is given.',
       );
     }
   } else {
-    ctx.print('[client] NOTE: network isolation disabled (--no-netns)');
+    ctx.print(`[${name}] NOTE: network isolation disabled (--no-netns)`);
   }
-  const scenarios = options.scenario ? [options.scenario] : await listScenarios(ctx, suite, 'client');
+  const suiteFlags = specVersion ? ['--spec-version', specVersion] : [];
+  const scenarios = options.scenario
+    ? [options.scenario]
+    : await listScenarios(ctx, suite, 'client', specVersion);
   const args = ['client', '--command', options.clientCommand];
-  if (options.scenario) args.push('--scenario', options.scenario);
+  if (options.scenario) args.push('--scenario', options.scenario, ...suiteFlags);
   else {
-    args.push('--suite', 'all');
-    // The suite enforces the baseline too (stale entries fail); only suite runs accept the flag.
-    if (existsSync(options.expectedFailures)) args.push('--expected-failures', options.expectedFailures);
+    args.push('--suite', 'all', ...suiteFlags);
+    // The suite enforces the baseline too (stale entries fail); only suite runs accept the flag. The
+    // baseline is 0.1.16's list: a report-only lane has none, so the suite reports every scenario.
+    if (!reportOnly && existsSync(options.expectedFailures))
+      args.push('--expected-failures', options.expectedFailures);
   }
-  const tag = `${ctx.stamp}-client`;
+  const tag = `${ctx.stamp}-${name}`;
   const outputDir = join(ctx.resultsDir, tag);
   const result = await runSuite(ctx, suite, args, {
     outputDir,
@@ -103,27 +115,49 @@ export async function runClientLane(ctx) {
   const results = readResults(outputDir);
   const notes = options.scenario
     ? []
-    : await rerunTimingAlone(ctx, results, { command: options.clientCommand, netnsFlags });
+    : await rerunTimingAlone(ctx, results, {
+        name,
+        suite,
+        suiteFlags,
+        command: options.clientCommand,
+        netnsFlags,
+      });
   const verdict = judge({
     results,
     scenarios,
     // A single-scenario run is for details: judge it without the baseline.
-    expected: options.scenario ? new Set() : ctx.baseline.client,
+    expected: options.scenario || reportOnly ? new Set() : ctx.baseline.client,
     allowWarnings: options.allowWarnings,
     // The suite's exit 1 came from the timing check that the isolated re-run has since cleared.
     suiteExit: notes.some((note) => note.cleared) && result.exit === 1 ? 0 : result.exit,
   });
-  const selection = options.scenario ? `--scenario ${options.scenario}` : '--suite all';
-  ctx.print(
-    formatVerdict(
-      `client: conformance ${suite.version} client ${selection}, command: ${options.clientCommand}`,
-      verdict,
-    ),
-  );
+  const selection = [
+    ...(options.scenario ? ['--scenario', options.scenario] : ['--suite', 'all']),
+    ...suiteFlags,
+  ].join(' ');
+  const title = `${name}: conformance ${suite.version} client ${selection}, command: ${options.clientCommand}`;
+  const counts = reportOnly ? reportOnlyCounts(verdict) : undefined;
+  ctx.print(formatVerdict(title, verdict, { resultLine: counts && formatReportOnly(counts) }));
   for (const note of notes) ctx.print(note.text);
   ctx.print(
     `results (each scenario's client stdout.txt/stderr.txt are there): ${outputDir}\nsuite log: ${result.logFile}`,
   );
+  if (counts) {
+    const durationMs = Date.now() - started;
+    const record = writeReportOnly(outputDir, {
+      lane: name,
+      suite: suite.version,
+      args: ['client', ...selection.split(' ')],
+      durationMs,
+      counts,
+    });
+    ctx.print(`summary: ${record}`);
+    return {
+      ok: verdict.ok,
+      reportOnly: true,
+      summaries: [`${name}: ${formatReportOnly(counts)} [${Math.round(durationMs / 1000)} s]`],
+    };
+  }
   const { success, failure, warning } = verdict.judgedTotals;
   const excused = verdict.expectedScenarios;
   const rerun = notes.filter((note) => note.cleared).map((note) => note.scenario);

@@ -1,25 +1,29 @@
-// Server lanes: our HTTP fixture server under the official suite (0.1.16 `--suite all`, and the
-// next-version lane: 0.2.0-alpha `--suite all --spec-version 2025-11-25`).
+// Server lanes: our HTTP fixture server under the official suite (0.1.16 `--suite all`, the
+// next-version lane: 0.2.0-alpha `--suite all --spec-version 2025-11-25`, and the report-only
+// modern-server lane: the same with `--spec-version 2026-07-28`).
 import { join } from 'node:path';
 import { freePort, startFixtureServer } from '../lib/fixture-server.mjs';
 import { judge, readResults } from '../lib/results.mjs';
 import { formatVerdict, lastLines } from '../lib/report.mjs';
+import { formatReportOnly, reportOnlyCounts, writeReportOnly } from '../lib/report-only.mjs';
 import { listScenarios, runSuite } from './suite.mjs';
 
 const LOG_TAIL_LINES = 60;
 
 /**
  * Starts the fixture server once, runs the suite against it `repeat` times (each a fresh `-o` dir),
- * prints a report per run and stops the server. Returns whether every run passed.
+ * prints a report per run and stops the server. Returns whether every run passed; a `reportOnly`
+ * lane prints and records its counts (`report-only.json`) instead and returns `reportOnly: true`.
  *
  * @example
  * const ok = await runServerLane(ctx, { name: 'server', suite: ctx.tools.suite, suiteArgs: ['--suite', 'all'], repeat: 3 });
  */
 export async function runServerLane(
   ctx,
-  { name, suite, suiteArgs, specVersion, repeat = 1, expected = new Set() },
+  { name, suite, suiteArgs, specVersion, repeat = 1, expected = new Set(), reportOnly = false },
 ) {
   const { options } = ctx;
+  const started = Date.now();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/mcp`;
   const serverLog = join(ctx.logDir, `${ctx.stamp}-${name}-fixture-server.log`);
@@ -56,9 +60,23 @@ export async function runServerLane(
         allowWarnings: options.allowWarnings,
         suiteExit: result.exit,
       });
-      ctx.print(
-        formatVerdict(`${label}: conformance ${suite.version} server ${selection.join(' ')}`, verdict),
-      );
+      const title = `${label}: conformance ${suite.version} server ${selection.join(' ')}`;
+      if (reportOnly) {
+        const counts = reportOnlyCounts(verdict);
+        const durationMs = Date.now() - started;
+        ctx.print(formatVerdict(title, verdict, { resultLine: formatReportOnly(counts) }));
+        const record = writeReportOnly(outputDir, {
+          lane: name,
+          suite: suite.version,
+          args: ['server', ...selection],
+          durationMs,
+          counts,
+        });
+        ctx.print(`results: ${outputDir} (summary: ${record})\nsuite log: ${result.logFile}`);
+        summaries.push(`${label}: ${formatReportOnly(counts)} [${Math.round(durationMs / 1000)} s]`);
+        continue;
+      }
+      ctx.print(formatVerdict(title, verdict));
       ctx.print(`results: ${outputDir}\nsuite log: ${result.logFile}`);
       const { success, failure, warning } = verdict.judgedTotals;
       summaries.push(
@@ -71,7 +89,9 @@ export async function runServerLane(
     if (exit.forced) {
       // Shutdown must be bounded (DESIGN guarantee 5/15): a server that needs SIGKILL fails the lane.
       ctx.print(`[${name}] the fixture server did not exit within 5 s of SIGTERM and was killed`);
-      summaries.push(`${name}: fixture server needed SIGKILL → FAIL`);
+      summaries.push(
+        `${name}: fixture server needed SIGKILL → ${reportOnly ? 'noted (report-only)' : 'FAIL'}`,
+      );
       ok = false;
     }
     if (!ok) {
@@ -81,5 +101,5 @@ export async function runServerLane(
       );
     }
   }
-  return { ok, summaries };
+  return { ok, summaries, reportOnly };
 }

@@ -3,6 +3,15 @@ import { parseArgs } from 'node:util';
 
 export const LANES = ['server', 'client', 'next', 'smoke'];
 
+/**
+ * Lanes for the 2026-07-28 revision, which Keel does not speak yet: they print and record their
+ * counts but never fail the run, and `all` leaves them out (they only run when named).
+ */
+export const REPORT_ONLY_LANES = ['modern-server', 'modern-client'];
+
+/** Lanes that run a suite against a server (the rest run it against a client, or are smoke tests). */
+const SCENARIO_LANES = ['server', 'client', 'next', 'modern-server', 'modern-client'];
+
 export const USAGE = `Usage: npm run conformance -- [options]
        node scripts/conformance/run.mjs [options]
 
@@ -13,12 +22,16 @@ Lanes (--lane, repeatable or comma-separated; default: all):
   client   0.1.16 "client --suite all" against the fixture client, with the expected-failures list
   next     0.2.0-alpha.12 "server --suite all --spec-version 2025-11-25" against the HTTP fixture
   smoke    official SDK client + inspector-cli call test_simple_text over stdio and HTTP
-  all      all four, in that order
+  all      the four above, in that order
+
+Report-only lanes (2026-07-28; never fail the run, not part of "all", run only when named):
+  modern-server  0.2.0-alpha.12 "server --suite all --spec-version 2026-07-28" against the HTTP fixture
+  modern-client  0.2.0-alpha.12 "client --suite all --spec-version 2026-07-28" against the fixture client
 
 Options:
   --lane <lane>               see above
   --repeat <n>                run the server lane n times in a row against one server (default 1)
-  --scenario <name>           run one scenario in the server/client/next lanes (for details)
+  --scenario <name>           run one scenario in one server/client/next/modern-* lane (for details)
   --allow-warnings            do not fail a scenario for WARNING checks (default: warnings fail)
   --expected-failures <file>  baseline for the client lane (default conformance/expected-failures.yml)
   --server-command <cmd>      HTTP fixture, started with PORT set (default "npm run --silent fixture:http")
@@ -31,7 +44,8 @@ Options:
   -h, --help                  this text
 
 Installs pinned tools into .conformance/ on first use; logs go to .conformance/logs/, results to
-.conformance/results/. Exit code: 0 when every selected lane passed, 1 otherwise, 2 on bad usage.`;
+.conformance/results/. Exit code: 0 when every selected lane passed (report-only lanes do not count), 1 otherwise, 2 on
+bad usage.`;
 
 /** Thrown for a command line the runner cannot use; the runner prints it with the usage and exits 2. */
 export class UsageError extends Error {}
@@ -67,12 +81,16 @@ export function parseOptions(argv) {
     throw new UsageError(error.message);
   }
   const requested = (values.lane ?? ['all']).flatMap((lane) => lane.split(',')).map((lane) => lane.trim());
-  const unknown = requested.filter((lane) => lane !== 'all' && !LANES.includes(lane));
+  const known = [...LANES, ...REPORT_ONLY_LANES];
+  const unknown = requested.filter((lane) => lane !== 'all' && !known.includes(lane));
   if (unknown.length > 0)
-    throw new UsageError(`unknown lane ${unknown.join(', ')} (use ${LANES.join('|')}|all)`);
-  const lanes = requested.includes('all') ? LANES : LANES.filter((lane) => requested.includes(lane));
-  if (values.scenario && (lanes.length !== 1 || lanes[0] === 'smoke')) {
-    throw new UsageError('--scenario needs exactly one of --lane server, client or next');
+    throw new UsageError(`unknown lane ${unknown.join(', ')} (use ${known.join('|')}|all)`);
+  // `all` means the judged lanes; a report-only lane runs only when it is named.
+  const lanes = known.filter(
+    (lane) => requested.includes(lane) || (requested.includes('all') && LANES.includes(lane)),
+  );
+  if (values.scenario && (lanes.length !== 1 || !SCENARIO_LANES.includes(lanes[0]))) {
+    throw new UsageError(`--scenario needs exactly one of --lane ${SCENARIO_LANES.join(', ')}`);
   }
   const repeat = Number(values.repeat);
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20)

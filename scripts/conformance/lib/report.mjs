@@ -38,12 +38,13 @@ export function formatTable(header, rows) {
 }
 
 /**
- * The report of one suite run: table, totals, failing/warning checks with their messages, problems.
+ * The report of one suite run: table, totals, failing/warning checks with their messages, problems,
+ * and `result: PASS|FAIL`, or, for a report-only lane, the `resultLine` it passes instead.
  *
  * @example
  * console.log(formatVerdict('server (0.1.16, --suite all)', verdict, { details: true }));
  */
-export function formatVerdict(title, verdict, { showExpectedDetails = false } = {}) {
+export function formatVerdict(title, verdict, { showExpectedDetails = false, resultLine } = {}) {
   const out = [`\n── ${title} ──`];
   const table = verdict.rows.map((row) => [row.name, row.success, row.failure, row.warning, row.status]);
   out.push(formatTable(['scenario', 'passed', 'failed', 'warnings', 'status'], table));
@@ -75,6 +76,6 @@ export function formatVerdict(title, verdict, { showExpectedDetails = false } = 
     out.push('\nproblems:');
     for (const problem of verdict.problems) out.push(`  - ${problem}`);
   }
-  out.push(verdict.ok ? 'result: PASS' : 'result: FAIL');
+  out.push(resultLine ?? (verdict.ok ? 'result: PASS' : 'result: FAIL'));
   return out.join('\n');
 }
