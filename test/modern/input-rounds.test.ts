@@ -402,6 +402,29 @@ describe('the channel outside a round', () => {
     expect(await rejection(saved!.request('roots/list', {}))).toBeInstanceOf(ContextClosedError);
   });
 
+  test('keys that name Object.prototype members are plain keys', async () => {
+    const handler: Handler<string> = async (channel) => {
+      const [a, b] = await Promise.all([
+        channel.request('roots/list', {}, { inputKey: 'constructor' }),
+        channel.request('roots/list', {}, { inputKey: '__proto__' }),
+      ]);
+      return JSON.stringify([a, b]);
+    };
+    const first = inputRequired(await call(TOOL, handler));
+    expect(JSON.parse(JSON.stringify(first.inputRequests))).toEqual(
+      JSON.parse(
+        '{"constructor":{"method":"roots/list","params":{}},"__proto__":{"method":"roots/list","params":{}}}',
+      ),
+    );
+    const inputResponses = JSON.parse(
+      `{"constructor":${JSON.stringify(ROOTS)},"__proto__":{"roots":[]}}`,
+    ) as JsonObject;
+    const value = complete(
+      await call({ ...TOOL, inputResponses, requestState: first.requestState }, handler),
+    );
+    expect(value).toBe(JSON.stringify([ROOTS, { roots: [] }]));
+  });
+
   test('the same input key twice in one run is a programming error', async () => {
     const params = { ...TOOL, inputResponses: { same: ROOTS } };
     const error = complete(

@@ -105,6 +105,15 @@ const KEY_PREFIX: { [method: string]: string } = {
 };
 const noop = (): void => undefined;
 
+/** Keys are handler-chosen strings: `constructor` or `__proto__` must be plain keys, not the prototype's. */
+function dictionary<V>(): { [key: string]: V } {
+  return Object.create(null) as { [key: string]: V };
+}
+
+function own<V>(record: { readonly [key: string]: V }, key: string): V | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 /** The question's identity: `_meta` and a URL elicitation's generated id change from run to run. */
 function questionFingerprint(method: string, params: JsonObject): string {
   const question: JsonObject = { ...params };
@@ -135,7 +144,7 @@ export class InputRounds implements InputChannel {
   private phase: Phase = 'idle';
   private calls = 0;
   private readonly keys = new Set<string>();
-  private readonly consumed: { [key: string]: StoredAnswer } = {};
+  private readonly consumed: { [key: string]: StoredAnswer } = dictionary();
   private readonly asked = new Map<string, Asked>();
   private readonly pending: ((reason: unknown) => void)[] = [];
   private readonly controller = new AbortController();
@@ -267,16 +276,16 @@ export class InputRounds implements InputChannel {
 
   /** The answer to `key` if it is known and answers this question; an McpError if it is malformed. */
   private answerFor(key: string, method: string, print: string): JsonObject | McpError | undefined {
-    const stored = this.state.answers[key];
+    const stored = own(this.state.answers, key);
     if (stored !== undefined && stored.m === method && stored.q === print) {
       this.consumed[key] = stored;
       return stored.r;
     }
-    const fresh = this.responses?.[key];
+    const fresh = this.responses === undefined ? undefined : own(this.responses, key);
     if (fresh === undefined) return undefined;
     // An answer to a question asked in the last round must be for that very question; without a
     // state (the client answered before being asked) the handler's own checks decide.
-    const asked = this.state.asked[key];
+    const asked = own(this.state.asked, key);
     if (asked !== undefined && (asked.m !== method || asked.q !== print)) return undefined;
     try {
       checkAnswer(method, key, fresh);
@@ -314,8 +323,8 @@ export class InputRounds implements InputChannel {
   private finishRound(): void {
     if (this.phase === 'decided') return;
     const signal = new InputRequiredSignal();
-    const inputRequests: InputRequests = {};
-    const asked: { [key: string]: { m: string; q: string } } = {};
+    const inputRequests: InputRequests = dictionary();
+    const asked: { [key: string]: { m: string; q: string } } = dictionary();
     for (const [key, entry] of this.asked) {
       inputRequests[key] = { method: entry.method, params: entry.params };
       asked[key] = { m: entry.method, q: entry.fingerprint };
