@@ -77,10 +77,12 @@ export async function elicitForm<S extends SchemaInput>(
   if (action !== 'accept') return { action };
   const checked = await compiled.validate(result.content ?? {});
   if (!checked.ok) {
-    throw new McpError(
+    const error = new McpError(
       ErrorCode.InvalidParams,
       `The elicitation answer does not match the requested schema: ${checked.message}`,
     );
+    channel.rejectAnswer?.(error);
+    throw error;
   }
   return { action, content: checked.value as ElicitContent<S> };
 }

@@ -15,7 +15,7 @@
  */
 import type { RequestOptions } from '../core/engine/outbound.js';
 import type { RequestContext } from '../core/engine/request-context.js';
-import { ContextClosedError, MissingClientCapabilityError } from '../core/errors.js';
+import { ContextClosedError, MissingClientCapabilityError, type McpError } from '../core/errors.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
 import type { MessageInfo } from '../core/transport.js';
 import type { ClientCapabilities } from '../core/types/capabilities.js';
@@ -46,6 +46,11 @@ import type { HandlerSession, ServerSession } from './server-session.js';
  */
 export interface InputChannel {
   request(method: string, params: JsonObject, options?: BackChannelOptions): Promise<JsonObject>;
+  /**
+   * The caller found an answer invalid (e.g. elicited content that does not match the schema).
+   * A modern channel ends the request with `error` whatever the handler does next; legacy: unused.
+   */
+  rejectAnswer?(error: McpError): void;
 }
 
 /**
@@ -54,7 +59,14 @@ export interface InputChannel {
  * @example
  * const { roots } = await ctx.listRoots({ timeoutMs: 5_000 });
  */
-export type BackChannelOptions = Pick<RequestOptions, 'signal' | 'timeoutMs' | 'maxTotalTimeoutMs'>;
+export type BackChannelOptions = Pick<RequestOptions, 'signal' | 'timeoutMs' | 'maxTotalTimeoutMs'> & {
+  /**
+   * 2026-07-28: the key of this request in the `input_required` round (`inputRequests`), unique
+   * within the handler. Default: `elicit-N` / `sample-N` / `roots-N` (N counts the handler's calls).
+   * Ignored in the legacy era.
+   */
+  inputKey?: string;
+};
 
 /** What the context needs from the McpServer. */
 export interface ContextServices {
