@@ -122,6 +122,16 @@ describe('results', () => {
     expect(() => build({ caching: { default: { cacheScope: 'shared' as 'public' } } })).toThrow(RangeError);
   });
 
+  test('a per-resource hint function that returns a bad hint fails that read with -32603', async () => {
+    open = connectRaw(build({ caching: { read: () => ({ ttlMs: 1.5 }) } }));
+    await expect(open.modern('resources/read', { uri: 'test://readme' })).rejects.toMatchObject({
+      code: ErrorCode.InternalError,
+      message: expect.stringContaining('ttlMs'),
+    });
+    // The server goes on.
+    expect((await open.modern('tools/list')).resultType).toBe('complete');
+  });
+
   test("the client facts come from each request's own _meta, never from an earlier one", async () => {
     open = connectRaw(build());
     const first = await open.modern(
