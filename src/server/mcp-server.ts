@@ -280,7 +280,7 @@ export class McpServer implements Connectable, ContextServices {
     session: ServerSession,
     modern: ModernRequest,
   ): Promise<JsonObject> {
-    const channel = this.modernChannel(ctx, modern);
+    const channel = this.modernChannel(ctx, modern, params);
     const context = new ToolContext(ctx, session, this, channel, modern);
     let result: JsonObject | undefined;
     let failure: { error: unknown } | undefined;

@@ -38,12 +38,18 @@ export interface ModernInputChannel extends InputChannel {
 }
 
 /**
- * Makes the channel of one modern request.
+ * Makes the channel of one modern request. `params` are the request's own (a retry carries
+ * `inputResponses` and `requestState` there; `name`/`arguments` bind the state to the call).
+ * The request is answered once the handler settled; the channel's outcome then wins.
  *
  * @example
  * const factory: ModernChannelFactory = () => notWiredChannel();
  */
-export type ModernChannelFactory = (ctx: RequestContext, modern: ModernRequest) => ModernInputChannel;
+export type ModernChannelFactory = (
+  ctx: RequestContext,
+  modern: ModernRequest,
+  params: JsonObject,
+) => ModernInputChannel;
 
 /**
  * The channel used until multi round-trip requests are wired: any call decides `-32603` with a
