@@ -223,7 +223,8 @@ export class ToolContext {
    * the request was already aborted (the abort explains it).
    */
   failed(error: unknown, target?: string): void {
-    if (this.request.ended) return;
+    // A capability the modern request lacked is the client's error (-32021), not a server failure.
+    if (this.request.ended || this.wireErrorFor(error) !== undefined) return;
     const failure: HandlerFailure = {
       method: this.request.method,
       requestId: this.request.id,

@@ -3,7 +3,7 @@
  * 2026-07-28 `_meta` themselves, so nothing of a client's era logic is involved.
  */
 import { Connection } from '../../src/core/engine/connection.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
 import type { McpServer } from '../../src/server/mcp-server.js';
 import type { ServerSession } from '../../src/server/server-session.js';
 import { createMemoryPair } from '../../src/transports/memory/memory-transport.js';
@@ -23,6 +23,8 @@ export function meta(extra: JsonObject = {}): JsonObject {
 export interface Raw {
   client: Connection;
   session: ServerSession;
+  /** Every message the server wrote, in order. */
+  written: JsonRpcMessage[];
   /** Notifications the raw client received, in order. */
   notifications: { method: string; params: JsonObject }[];
   /** Send `method` with `params` and a modern `_meta` (plus `extra` keys). */
@@ -32,6 +34,12 @@ export interface Raw {
 
 export function connectRaw(server: McpServer): Raw {
   const [clientSide, serverSide] = createMemoryPair();
+  const written: JsonRpcMessage[] = [];
+  const send = serverSide.send.bind(serverSide);
+  serverSide.send = (message, options) => {
+    written.push(message);
+    return send(message, options);
+  };
   const session = server.connect(serverSide);
   const client = new Connection(clientSide);
   const notifications: Raw['notifications'] = [];
@@ -42,6 +50,7 @@ export function connectRaw(server: McpServer): Raw {
   return {
     client,
     session,
+    written,
     notifications,
     modern: (method, params = {}, extra = {}) =>
       client.request(method, { ...params, _meta: meta(extra) }, { timeoutMs: 5_000 }),

@@ -5,10 +5,10 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { ErrorCode } from '../../src/core/errors.js';
+import { CancelledByPeerError, ErrorCode } from '../../src/core/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { useProcessGuard } from '../helpers/guard.js';
-import { connectRaw, MODERN, type Raw } from './harness.js';
+import { connectRaw, meta, MODERN, type Raw } from './harness.js';
 
 useProcessGuard();
 let open: Raw | undefined;
@@ -270,5 +270,53 @@ describe('logging', () => {
     // A request after the broadcast: anything the broadcast wrote would be read before its answer.
     await open.modern('tools/list');
     expect(open.notifications).toEqual([]);
+  });
+});
+
+describe('cancellation and failure reports', () => {
+  test('notifications/cancelled aborts a modern request at once; it is never answered', async () => {
+    const s = build();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let reason: unknown;
+    s.tool('wait', { description: 'Waits for a cancel' }, async (_a, ctx) => {
+      started();
+      await new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      reason = ctx.signal.reason;
+      return 'too late';
+    });
+    open = connectRaw(s);
+    const abort = new AbortController();
+    const call = open.client.request(
+      'tools/call',
+      { name: 'wait', _meta: meta() },
+      { signal: abort.signal, timeoutMs: 5_000 },
+    );
+    const outcome = call.then(
+      () => 'answered',
+      () => 'rejected',
+    );
+    await running;
+    abort.abort();
+    expect(await outcome).toBe('rejected');
+    // A request after the cancel: anything written for the cancelled one comes before its answer.
+    await open.modern('tools/list');
+    expect(reason).toBeInstanceOf(CancelledByPeerError);
+    const answers = open.written.filter((m) => 'id' in m && ('result' in m || 'error' in m));
+    expect(answers).toHaveLength(1); // the tools/list only
+  });
+
+  test('a missing capability in a resource reader is -32021 and not reported as a server failure', async () => {
+    const failures: unknown[] = [];
+    const s = build({ onerror: (error) => void failures.push(error) });
+    s.resource('roots', 'test://roots', {}, async (_uri, ctx) => JSON.stringify(await ctx.listRoots()));
+    open = connectRaw(s);
+    await expect(open.modern('resources/read', { uri: 'test://roots' })).rejects.toMatchObject({
+      code: ErrorCode.MissingRequiredClientCapability,
+      data: { requiredCapabilities: { roots: {} } },
+    });
+    expect(failures).toEqual([]);
   });
 });
