@@ -190,6 +190,17 @@ describe('errors', () => {
         code: ErrorCode.InvalidParams,
       });
     }
+    // On a fresh connection too: capabilities without a version are a modern client's mistake.
+    const fresh = connectRaw(build());
+    await expect(
+      fresh.client.request('tools/list', {
+        _meta: { 'io.modelcontextprotocol/clientCapabilities': {} },
+      }),
+    ).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: expect.stringContaining('io.modelcontextprotocol/protocolVersion'),
+    });
+    await fresh.close();
     // Once the connection served a modern request, a request without _meta is malformed, not legacy.
     await open.modern('tools/list');
     await expect(open.client.request('tools/list', {})).rejects.toMatchObject({
