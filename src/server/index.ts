@@ -67,3 +67,5 @@ export {
   type InferOutput,
 } from '../core/schema/standard-schema.js';
 export type { SchemaInput } from '../core/schema/compile-schema.js';
+export type { CachingOptions, CacheHint, CacheScope } from './modern/caching.js';
+export type { ModernRequest } from './modern/modern-request.js';

@@ -27,6 +27,9 @@ import type {
   TemplateOptions,
   TemplateReader,
 } from './resource-types.js';
+import type { CachingOptions } from './modern/caching.js';
+import { notWiredChannel, type ModernChannelFactory } from './modern/back-channel.js';
+import type { ModernRequest } from './modern/modern-request.js';
 import { markSelfReporting } from './self-reporting.js';
 import { methodNotFound, Server, type Connectable, type ServerOptions } from './server.js';
 import type { ServerSession } from './server-session.js';
@@ -58,6 +61,11 @@ export interface McpServerOptions {
    * `undefined` = silent. Also settable later as `server.onerror`.
    */
   onerror?: ServerErrorHandler | undefined;
+  /**
+   * Caching hints (`ttlMs`, `cacheScope`) of 2026-07-28 results: discover, the four lists and
+   * `resources/read`, per list and per resource URI. Default `{ ttlMs: 0, cacheScope: 'private' }`.
+   */
+  caching?: CachingOptions;
 }
 
 type Method = (
@@ -84,6 +92,11 @@ export class McpServer implements Connectable, ContextServices {
   private readonly resources: ResourceRegistry;
   private readonly prompts: PromptRegistry;
   private readonly declared: ServerCapabilities;
+  /**
+   * @internal The back-channel of each 2026-07-28 request (`ctx.elicit` & co. as `input_required`
+   * rounds). Until multi round-trip requests are wired, a call gets a clear `-32603`.
+   */
+  modernChannel: ModernChannelFactory = notWiredChannel;
 
   constructor(
     readonly info: Implementation,
@@ -92,6 +105,7 @@ export class McpServer implements Connectable, ContextServices {
     const serverOptions: ServerOptions = {
       instructions: options.instructions,
       connection: options.connection,
+      caching: options.caching,
     };
     if ('onerror' in options) serverOptions.onerror = options.onerror;
     this.server = new Server(info, serverOptions);
@@ -222,7 +236,8 @@ export class McpServer implements Connectable, ContextServices {
     if (!isLoggingLevel(level)) throw new TypeError(`Invalid log level: ${String(level)}`);
     const sends: Promise<void>[] = [];
     for (const session of this.server.sessions) {
-      if (shouldLog(level, session, undefined, this.defaultLogLevel)) {
+      // 2026-07-28 connections get log messages only for requests that asked, on those requests.
+      if (session.era !== 'modern' && shouldLog(level, session, undefined, this.defaultLogLevel)) {
         sends.push(session.notify('notifications/message', logParams(level, data, logger)));
       }
     }
@@ -253,11 +268,47 @@ export class McpServer implements Connectable, ContextServices {
     this.server.registerCapabilities({ ...d });
   }
 
+  /**
+   * A 2026-07-28 request: the context's back-channel is this request's modern channel, and once
+   * the channel has decided the answer (an `input_required` result, or an error) that answer wins
+   * over whatever the handler did with the rejected call.
+   */
+  private async runModern(
+    run: Method,
+    params: JsonObject,
+    ctx: RequestContext,
+    session: ServerSession,
+    modern: ModernRequest,
+  ): Promise<JsonObject> {
+    const channel = this.modernChannel(ctx, modern, params);
+    const context = new ToolContext(ctx, session, this, channel, modern);
+    let result: JsonObject | undefined;
+    let failure: { error: unknown } | undefined;
+    try {
+      result = await run(params, context, session);
+    } catch (error) {
+      failure = { error };
+    }
+    const decided = channel.outcome;
+    if (decided !== undefined) {
+      if ('result' in decided) return decided.result;
+      throw decided.error;
+    }
+    if (failure) throw failure.error;
+    return result!;
+  }
+
   private installHandlers(): void {
     const on = (method: string, capability: keyof ServerCapabilities, run: Method): void => {
-      const handler = (params: JsonObject, ctx: RequestContext, session: ServerSession) => {
+      const handler = (
+        params: JsonObject,
+        ctx: RequestContext,
+        session: ServerSession,
+        modern?: ModernRequest,
+      ) => {
         if (this.server.capabilities[capability] === undefined) throw methodNotFound(method);
-        return run(params, new ToolContext(ctx, session, this), session);
+        if (modern === undefined) return run(params, new ToolContext(ctx, session, this), session);
+        return this.runModern(run, params, ctx, session, modern);
       };
       this.server.setRequestHandler(method, markSelfReporting(handler));
     };

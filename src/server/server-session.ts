@@ -10,9 +10,12 @@ import type { JsonObject } from '../core/jsonrpc.js';
 import { negotiateVersion, type ProtocolVersion } from '../core/protocol-version.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
+import type { ModernProtocolVersion } from '../core/types/modern.js';
 import { reportingFailures } from './handler-errors.js';
+import { dispatchModern, isModernMeta } from './modern/modern-dispatch.js';
+import type { ModernRequest } from './modern/modern-request.js';
 import { isSelfReporting } from './self-reporting.js';
-import { methodNotFound, type Implementation, type Server } from './server.js';
+import { methodNotFound, type Implementation, type Server, type ServerRequestHandler } from './server.js';
 
 /**
  * What a handler sees of its session (`ctx.session` in `McpServer` handlers; the low-level
@@ -32,8 +35,11 @@ export interface HandlerSession {
   readonly clientInfo: Implementation | undefined;
   /** The capabilities the client declared in `initialize` (`{}` before it). */
   readonly clientCapabilities: ClientCapabilities;
-  /** The negotiated protocol version (undefined before `initialize`, or without a handshake). */
-  readonly protocolVersion: ProtocolVersion | undefined;
+  /**
+   * The negotiated protocol version (undefined before `initialize`, or without a handshake); for a
+   * 2026-07-28 request, the version its `_meta` names.
+   */
+  readonly protocolVersion: ProtocolVersion | ModernProtocolVersion | undefined;
   /** Yours: lives exactly as long as the session, and is dropped with it. */
   readonly state: Map<string, unknown>;
 }
@@ -60,6 +66,11 @@ export class ServerSession implements HandlerSession {
   serverCapabilities: ServerCapabilities | undefined;
   /** `notifications/initialized` received. */
   initialized = false;
+  /**
+   * The era this connection follows: `legacy` from `initialize` on, `modern` once a 2026-07-28
+   * request was served (then every request must carry its `_meta`), undefined before either.
+   */
+  era: 'legacy' | 'modern' | undefined;
   /** @internal Keel's own per-session state (log level, subscriptions), apart from users' `state`. */
   readonly internal = new Map<string, unknown>();
   private readonly initializedCallbacks: (() => void)[] = [];
@@ -73,8 +84,22 @@ export class ServerSession implements HandlerSession {
     options: ConnectionOptions,
   ) {
     this.connection = new Connection(transport, options);
-    this.connection.setRequestHandler('initialize', (params) => this.initialize(params));
-    this.connection.setRequestHandler('ping', () => ({}));
+    // A modern request for a method 2026-07-28 removed goes down the modern path (-32601); a plain
+    // `initialize` chooses the legacy era for this connection, even after modern requests (they
+    // left no state behind: a stdio server follows its client).
+    this.connection.setRequestHandler('initialize', (params, ctx) =>
+      isModernMeta(ctx.meta) ? dispatchModern(this, params, ctx) : this.initialize(params),
+    );
+    this.connection.setRequestHandler('ping', (params, ctx) =>
+      isModernMeta(ctx.meta) ? dispatchModern(this, params, ctx) : {},
+    );
+    // `server/discover` exists only in 2026-07-28: without _meta it is a malformed modern request
+    // (-32602), except on a legacy connection, which answers it as before (-32601).
+    this.connection.setRequestHandler('server/discover', (params, ctx) =>
+      this.era === 'legacy' && !isModernMeta(ctx.meta)
+        ? this.dispatch(params, ctx)
+        : dispatchModern(this, params, ctx),
+    );
     this.connection.fallbackRequestHandler = (params, ctx) => this.dispatch(params, ctx);
     this.connection.fallbackNotificationHandler = (params, info, method) =>
       this.notification(method, params, info);
@@ -150,6 +175,7 @@ export class ServerSession implements HandlerSession {
       throw new McpError(ErrorCode.InvalidParams, 'initialize: capabilities must be an object');
     }
     this.protocolVersion = negotiateVersion(protocolVersion);
+    this.era = 'legacy';
     this.clientCapabilities = (capabilities as ClientCapabilities | undefined) ?? {};
     this.clientInfo =
       typeof clientInfo === 'object' && clientInfo !== null ? (clientInfo as Implementation) : undefined;
@@ -165,13 +191,25 @@ export class ServerSession implements HandlerSession {
   }
 
   private dispatch(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
+    // The era check of the legacy hot path: one property read on `_meta` (usually absent).
+    if (this.era === 'modern' || isModernMeta(ctx.meta)) return dispatchModern(this, params, ctx);
     const handler = this.server.handlerFor(ctx.method);
     if (!handler) throw methodNotFound(ctx.method);
+    return this.run(handler, params, ctx, undefined);
+  }
+
+  /** @internal Run a handler of the shared table, reporting failures of handlers that do not. */
+  run(
+    handler: ServerRequestHandler,
+    params: JsonObject,
+    ctx: RequestContext,
+    modern: ModernRequest | undefined,
+  ): JsonObject | Promise<JsonObject> {
     // McpServer's own handlers report the failures of user code themselves (they know the tool,
     // and tell a bad request from a failing handler); only other handlers are wrapped here.
-    if (isSelfReporting(handler)) return handler(params, ctx, this);
+    if (isSelfReporting(handler)) return handler(params, ctx, this, modern);
     return reportingFailures(
-      () => handler(params, ctx, this),
+      () => handler(params, ctx, this, modern),
       (error) => {
         // A failure after a cancel or teardown is explained by the abort; not reported.
         if (!ctx.ended)
@@ -185,6 +223,8 @@ export class ServerSession implements HandlerSession {
     params: JsonObject,
     info: MessageInfo | undefined,
   ): void | Promise<void> {
+    // 2026-07-28 removed it (roots are asked per request): not passed to handlers of a modern connection.
+    if (this.era === 'modern' && method === 'notifications/roots/list_changed') return;
     const handler = this.server.notificationHandlerFor(method);
     if (!handler) return;
     return reportingFailures(

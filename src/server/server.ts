@@ -15,12 +15,15 @@ import {
   type HandlerFailure,
   type ServerErrorHandler,
 } from './handler-errors.js';
+import { CacheHints, type CachingOptions } from './modern/caching.js';
+import type { ModernRequest } from './modern/modern-request.js';
 import { ServerSession } from './server-session.js';
 
 export type { Implementation } from '../core/types/common.js';
 
 /**
- * A request handler of the low-level server.
+ * A request handler of the low-level server. One table serves both eras: `modern` is set for a
+ * 2026-07-28 request (its client facts, read from its own `_meta`), undefined in the legacy era.
  *
  * @example
  * server.setRequestHandler('tools/list', () => ({ tools: [] }));
@@ -29,6 +32,7 @@ export type ServerRequestHandler = (
   params: JsonObject,
   ctx: RequestContext,
   session: ServerSession,
+  modern?: ModernRequest,
 ) => JsonObject | Promise<JsonObject>;
 
 /**
@@ -55,6 +59,8 @@ export interface ServerOptions {
    * {@link logHandlerFailureToStderr} (stderr, never stdout); `undefined` = silent.
    */
   onerror?: ServerErrorHandler | undefined;
+  /** Caching hints of cacheable 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
+  caching?: CachingOptions;
 }
 
 /**
@@ -89,6 +95,8 @@ export class Server implements Connectable {
    * {@link ServerErrorHandler}). Settable at any time; `undefined` silences it.
    */
   onerror: ServerErrorHandler | undefined;
+  /** @internal Caching hints of modern results. */
+  readonly cacheHints: CacheHints;
 
   constructor(
     readonly info: Implementation,
@@ -97,6 +105,7 @@ export class Server implements Connectable {
     this.capabilities = { ...options.capabilities };
     this.instructions = options.instructions;
     this.onerror = 'onerror' in options ? options.onerror : logHandlerFailureToStderr;
+    this.cacheHints = new CacheHints(options.caching);
   }
 
   /** @internal Report a handler failure to {@link Server.onerror}; never throws. */

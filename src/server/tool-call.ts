@@ -94,6 +94,8 @@ function complete(
 
 function handlerFailed(name: string, error: unknown, ctx: ToolContext): CallToolResult {
   if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+  const wire = ctx.wireErrorFor(error);
+  if (wire) throw wire;
   ctx.failed(error, name);
   const message = error instanceof Error ? error.message : String(error);
   return toolError(message || `Tool "${name}" failed`);

@@ -15,13 +15,13 @@
  */
 import type { RequestOptions } from '../core/engine/outbound.js';
 import type { RequestContext } from '../core/engine/request-context.js';
-import { ContextClosedError, MissingClientCapabilityError, type McpError } from '../core/errors.js';
+import { ContextClosedError, McpError, MissingClientCapabilityError } from '../core/errors.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
 import type { MessageInfo } from '../core/transport.js';
 import type { ClientCapabilities } from '../core/types/capabilities.js';
 import type { Implementation } from '../core/types/common.js';
 import type { LoggingLevel } from '../core/types/logging.js';
-import { isLoggingLevel } from '../core/types/logging.js';
+import { isLoggingLevel, loggingLevelRank } from '../core/types/logging.js';
 import type { ListRootsResult } from '../core/types/roots.js';
 import type { CreateMessageParams, CreateMessageResult } from '../core/types/sampling.js';
 import {
@@ -35,6 +35,7 @@ import {
 import type { SchemaInput } from '../core/schema/compile-schema.js';
 import type { HandlerFailure } from './handler-errors.js';
 import { logParams, shouldLog } from './logging.js';
+import type { ModernRequest } from './modern/modern-request.js';
 import type { HandlerSession, ServerSession } from './server-session.js';
 
 /**
@@ -93,6 +94,11 @@ export class ToolContext {
     private readonly serverSession: ServerSession,
     private readonly services: ContextServices,
     private readonly inputChannel?: InputChannel,
+    /**
+     * Set for a 2026-07-28 request: the client facts come from its own `_meta`, never from the
+     * connection (stateless era).
+     */
+    private readonly modern?: ModernRequest,
   ) {}
 
   /** Legacy era (no channel given): a nested request, tied to this request's signal and routed with its id. */
@@ -120,7 +126,18 @@ export class ToolContext {
    * request of it). On every transport; over stateless HTTP each request is its own session.
    */
   get session(): HandlerSession {
-    return this.serverSession;
+    const modern = this.modern;
+    if (modern === undefined) return this.serverSession;
+    const session = this.serverSession;
+    return {
+      id: session.id,
+      clientInfo: modern.clientInfo,
+      clientCapabilities: modern.clientCapabilities,
+      protocolVersion: modern.protocolVersion,
+      get state() {
+        return session.state;
+      },
+    };
   }
 
   /** The request's `_meta`, if any. */
@@ -133,12 +150,13 @@ export class ToolContext {
     return this.request.info;
   }
 
+  /** What the client declared: at `initialize` (legacy), or in this request's `_meta` (2026-07-28). */
   get clientCapabilities(): ClientCapabilities {
-    return this.serverSession.clientCapabilities;
+    return (this.modern ?? this.serverSession).clientCapabilities;
   }
 
   get clientInfo(): Implementation | undefined {
-    return this.serverSession.clientInfo;
+    return (this.modern ?? this.serverSession).clientInfo;
   }
 
   /** Progress for the caller (sent only if it gave a progress token; dropped once the request ended). */
@@ -149,9 +167,12 @@ export class ToolContext {
   /** A `notifications/message` on this request's stream, if the level passes the client's minimum. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     if (!isLoggingLevel(level)) return Promise.reject(new TypeError(`Invalid log level: ${String(level)}`));
-    if (!shouldLog(level, this.serverSession, this.request.meta, this.services.defaultLogLevel)) {
-      return Promise.resolve();
-    }
+    const modern = this.modern;
+    const allowed = modern
+      ? // 2026-07-28: only requests that set a level get log messages (MUST NOT otherwise).
+        modern.logLevel !== undefined && loggingLevelRank(level) >= loggingLevelRank(modern.logLevel)
+      : shouldLog(level, this.serverSession, this.request.meta, this.services.defaultLogLevel);
+    if (!allowed) return Promise.resolve();
     return this.request.notify('notifications/message', logParams(level, data, logger));
   }
 
@@ -214,13 +235,24 @@ export class ToolContext {
    * the request was already aborted (the abort explains it).
    */
   failed(error: unknown, target?: string): void {
-    if (this.request.ended) return;
+    // A capability the modern request lacked is the client's error (-32021), not a server failure.
+    if (this.request.ended || this.wireErrorFor(error) !== undefined) return;
     const failure: HandlerFailure = {
       method: this.request.method,
       requestId: this.request.id,
       sessionId: this.serverSession.id,
     };
     this.services.reportFailure(error, target === undefined ? failure : { ...failure, target });
+  }
+
+  /**
+   * @internal The wire error a failure escaping a tool must become instead of an `isError` result:
+   * in 2026-07-28 a capability the tool needed and the request lacked is `-32021`. Undefined in
+   * the legacy era (see {@link MissingClientCapabilityError}).
+   */
+  wireErrorFor(error: unknown): McpError | undefined {
+    if (this.modern !== undefined && error instanceof MissingClientCapabilityError) return error.toMcpError();
+    return undefined;
   }
 
   private require(capability: string, declared: boolean): void {
@@ -231,7 +263,7 @@ export class ToolContext {
     throw new MissingClientCapabilityError(
       capability,
       { [head]: tail ? { [tail]: {} } : {} },
-      this.serverSession.protocolVersion === undefined
+      this.modern === undefined && this.serverSession.protocolVersion === undefined
         ? `No "${capability}" back-channel: this request came without a handshake on its connection (stateless HTTP), so the server cannot send requests to the client`
         : undefined,
     );

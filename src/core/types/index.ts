@@ -12,3 +12,4 @@ export * from './roots.js';
 export * from './logging.js';
 export * from './completion.js';
 export * from './capabilities.js';
+export * from './modern.js';

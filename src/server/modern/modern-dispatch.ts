@@ -1,0 +1,132 @@
+/**
+ * The modern-era request pipeline of one connection (stdio, memory): validate the request's own
+ * `_meta`, answer `server/discover`, refuse the methods 2026-07-28 removed, run the same handler
+ * table as the legacy era, and shape the answer the 2026-07-28 way (`resultType`, `serverInfo`,
+ * caching hints, modern error codes).
+ */
+import type { RequestContext } from '../../core/engine/request-context.js';
+import { ErrorCode, McpError, MissingClientCapabilityError } from '../../core/errors.js';
+import type { JsonObject } from '../../core/jsonrpc.js';
+import { MetaKey } from '../../core/types/modern.js';
+import { methodNotFound, type Server } from '../server.js';
+import type { ServerSession } from '../server-session.js';
+import { discover } from './discover.js';
+import { readModernRequest } from './modern-request.js';
+
+/**
+ * Methods 2026-07-28 removed: a modern request for one is answered `-32601`, as for any method the
+ * server does not serve (the legacy era keeps them).
+ */
+const REMOVED = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+/**
+ * True when a request carries a required modern `_meta` key (the version, or the capabilities of
+ * a client that forgot the version: a malformed modern request, not a legacy one). Legacy requests
+ * rarely have `_meta` at all, so the hot path usually pays one `undefined` check.
+ *
+ * @example
+ * isModernMeta({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }); // true
+ * isModernMeta({ progressToken: 1 }); // false
+ */
+export function isModernMeta(meta: JsonObject | undefined): boolean {
+  return (
+    meta !== undefined &&
+    meta !== null &&
+    (meta[MetaKey.ProtocolVersion] !== undefined || meta[MetaKey.ClientCapabilities] !== undefined)
+  );
+}
+
+/**
+ * The error for a modern request on a connection that chose the legacy era with `initialize`.
+ *
+ * @example
+ * throw legacyConnection('2025-11-25');
+ */
+export function legacyConnection(version: string): McpError {
+  return new McpError(
+    ErrorCode.InvalidRequest,
+    `This connection chose protocol ${version} with initialize; 2026-07-28 requests are not served on it (open a new connection without initialize)`,
+  );
+}
+
+/** The 2026-07-28 form of an error a shared handler threw. */
+function modernError(error: unknown, method: string): unknown {
+  if (error instanceof MissingClientCapabilityError) return error.toMcpError();
+  // 2026-07-28 (SEP-2164) moved "resource not found" from -32002 to -32602.
+  if (method === 'resources/read' && error instanceof McpError && error.code === ErrorCode.ResourceNotFound) {
+    return new McpError(ErrorCode.InvalidParams, error.message, error.data);
+  }
+  return error;
+}
+
+/**
+ * Decorate a result: `resultType` (`complete` unless the handler set one), the server's identity in
+ * `_meta`, and caching hints on complete cacheable results. A copy: handlers may return shared
+ * objects.
+ *
+ * @example
+ * modernResult(server, 'tools/list', {}, { tools: [] });
+ * // { tools: [], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': ... }, ttlMs: 0, cacheScope: 'private' }
+ */
+export function modernResult(
+  server: Server,
+  method: string,
+  params: JsonObject,
+  result: JsonObject,
+): JsonObject {
+  const resultType = typeof result.resultType === 'string' ? result.resultType : 'complete';
+  const meta = result._meta as JsonObject | undefined;
+  const shaped: JsonObject = {
+    ...result,
+    resultType,
+    _meta: { ...meta, [MetaKey.ServerInfo]: server.info },
+  };
+  if (resultType === 'complete') {
+    const hint = server.cacheHints.for(method, params);
+    if (hint) {
+      shaped.ttlMs = hint.ttlMs;
+      shaped.cacheScope = hint.cacheScope;
+    }
+  } else {
+    // Interim results are never cacheable (caching.mdx), whatever a handler put there.
+    delete shaped.ttlMs;
+    delete shaped.cacheScope;
+  }
+  return shaped;
+}
+
+/**
+ * Serve one modern request on `session`.
+ *
+ * @example
+ * // ServerSession's fallback handler, for a request whose _meta names a protocol version:
+ * return dispatchModern(session, params, ctx);
+ */
+export async function dispatchModern(
+  session: ServerSession,
+  params: JsonObject,
+  ctx: RequestContext,
+): Promise<JsonObject> {
+  if (session.protocolVersion !== undefined) throw legacyConnection(session.protocolVersion);
+  const modern = readModernRequest(ctx.meta);
+  session.era = 'modern';
+  const method = ctx.method;
+  const server = session.server;
+  if (method === 'server/discover') return modernResult(server, method, params, discover(server));
+  if (REMOVED.has(method)) throw methodNotFound(method);
+  const handler = server.handlerFor(method);
+  if (!handler) throw methodNotFound(method);
+  let result: JsonObject;
+  try {
+    result = await session.run(handler, params, ctx, modern);
+  } catch (error) {
+    throw modernError(error, method);
+  }
+  return modernResult(server, method, params, result);
+}

@@ -1,0 +1,85 @@
+/**
+ * Issue 10 (foundation B): the back-channel is chosen per request. A modern request's handler gets
+ * the McpServer's modern channel (here a stand-in that decides an `input_required` result), a
+ * legacy request's handler never does; an interim result carries no caching hints.
+ */
+import { afterEach, expect, test } from 'vitest';
+import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import type { ChannelOutcome, ModernInputChannel } from '../../src/server/modern/back-channel.js';
+import { useProcessGuard } from '../helpers/guard.js';
+import { connect, type Connected } from '../server-api/harness.js';
+import { connectRaw, type Raw } from './harness.js';
+
+useProcessGuard();
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const c of opened.splice(0)) await c.close();
+});
+
+const INPUT_REQUIRED = {
+  resultType: 'input_required',
+  inputRequests: { roots: { method: 'roots/list', params: {} } },
+  // A careless channel: the pipeline must strip hints from an interim result.
+  ttlMs: 5,
+};
+
+/** A stand-in modern channel: the first call decides an input_required answer. */
+function standIn(calls: string[]): () => ModernInputChannel {
+  return () => {
+    let outcome: ChannelOutcome | undefined;
+    return {
+      get outcome() {
+        return outcome;
+      },
+      request(method: string): Promise<JsonObject> {
+        calls.push(method);
+        outcome ??= { result: { ...INPUT_REQUIRED } };
+        return Promise.reject(new Error('input required'));
+      },
+    };
+  };
+}
+
+test('a modern request uses the modern channel; its decision wins over the handler; no caching hints', async () => {
+  const calls: string[] = [];
+  const s = new McpServer({ name: 's', version: '1' }, { onerror: undefined });
+  s.modernChannel = standIn(calls);
+  s.resource('roots', 'test://roots', {}, async (_uri, ctx) => {
+    try {
+      return JSON.stringify(await ctx.listRoots());
+    } catch {
+      return 'swallowed'; // ignored: the channel decided the answer
+    }
+  });
+  const raw: Raw = connectRaw(s);
+  opened.push(raw);
+  const result = await raw.modern(
+    'resources/read',
+    { uri: 'test://roots' },
+    {
+      'io.modelcontextprotocol/clientCapabilities': { roots: {} },
+    },
+  );
+  expect(result).toEqual({
+    resultType: 'input_required',
+    inputRequests: INPUT_REQUIRED.inputRequests,
+    _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } },
+  });
+  expect(calls).toEqual(['roots/list']);
+});
+
+test('a legacy request never touches the modern channel: roots/list goes to the client', async () => {
+  const calls: string[] = [];
+  const s = new McpServer({ name: 's', version: '1' }, { onerror: undefined });
+  s.modernChannel = standIn(calls);
+  s.resource('roots', 'test://roots', {}, async (_uri, ctx) => JSON.stringify(await ctx.listRoots()));
+  const legacy: Connected = await connect(s, { capabilities: { roots: {} } });
+  opened.push(legacy);
+  legacy.client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///x', name: 'x' }] }));
+  const result = await legacy.client.request('resources/read', { uri: 'test://roots' });
+  expect(result).toEqual({
+    contents: [{ uri: 'test://roots', text: JSON.stringify({ roots: [{ uri: 'file:///x', name: 'x' }] }) }],
+  });
+  expect(calls).toEqual([]);
+});
