@@ -307,7 +307,8 @@ test('a handler of a method that cannot be answered with input_required gets -32
 
 test('the same handlers, legacy era on another connection: server→client requests, no rounds', async () => {
   const { raw, server, events } = setup();
-  await call(raw, 'ask_both'); // the modern connection
+  const round = await call(raw, 'ask_both'); // the modern connection
+  expect(round.resultType).toBe('input_required');
   const legacy = await connect(server, { capabilities: { elicitation: {}, roots: {} } });
   opened.push(legacy);
   const asked: string[] = [];
