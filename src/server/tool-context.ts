@@ -226,10 +226,14 @@ export class ToolContext {
     return elicitForm(this.channel, request, options);
   }
 
-  /** Send the user to a URL (URL mode). `complete()` later sends `notifications/elicitation/complete`. */
+  /**
+   * Send the user to a URL (URL mode). Legacy: `complete()` later sends
+   * `notifications/elicitation/complete`. 2026-07-28: no `elicitationId` on the wire and no
+   * notification (the client retries to learn the outcome); see {@link elicitUrl}.
+   */
   async elicitUrl(request: ElicitUrlRequest, options?: BackChannelOptions): Promise<ElicitUrlOutcome> {
     this.require('elicitation.url', this.clientCapabilities.elicitation?.url !== undefined);
-    return elicitUrl(this.channel, this.serverSession, request, options);
+    return elicitUrl(this.channel, this.serverSession, request, options, this.modern !== undefined);
   }
 
   /** Tell subscribed clients a resource changed. */

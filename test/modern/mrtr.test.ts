@@ -305,6 +305,38 @@ test('a handler of a method that cannot be answered with input_required gets -32
   expect(serverRequests(raw)).toEqual([]);
 });
 
+test('URL-mode elicitation: no elicitationId on the wire, no completion notification, a stable id', async () => {
+  const { raw, server } = setup();
+  server.tool('connect', { description: 'Sends the user to a URL' }, async (_args, ctx) => {
+    const outcome = await ctx.elicitUrl({
+      message: 'Connect your account',
+      url: 'https://example.com/connect',
+    });
+    await outcome.complete();
+    return `${outcome.action} ${outcome.elicitationId}`;
+  });
+  const caps = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } };
+  const first = await raw.modern('tools/call', { name: 'connect', arguments: {} }, caps);
+  expect(first.inputRequests).toEqual({
+    'elicit-1': {
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Connect your account', url: 'https://example.com/connect' },
+    },
+  });
+  const retry = {
+    name: 'connect',
+    arguments: {},
+    inputResponses: { 'elicit-1': { action: 'accept' } },
+    requestState: first.requestState,
+  };
+  const done = await raw.modern('tools/call', retry, caps);
+  const again = await raw.modern('tools/call', retry, caps);
+  const text = (done.content as { text: string }[])[0]!.text;
+  expect(text).toMatch(/^accept url-[0-9a-z]+$/);
+  expect((again.content as { text: string }[])[0]!.text).toBe(text);
+  expect(raw.notifications).toEqual([]);
+});
+
 test('the same handlers, legacy era on another connection: server→client requests, no rounds', async () => {
   const { raw, server, events } = setup();
   const round = await call(raw, 'ask_both'); // the modern connection
