@@ -15,6 +15,7 @@ import {
   INITIALIZED,
   invalidStdout,
   RawServer,
+  ROOT,
   useChildCleanup,
   WAIT_MS,
   type Json,
@@ -192,6 +193,48 @@ describe('multi round-trip requests over stdio', () => {
     const onC = await tool(c, 'ask_name', retry);
     expect(onC.error).toMatchObject({ code: ErrorCode.InvalidParams, data: { reason: 'unknown-key' } });
     await Promise.all([finish(a), finish(b), finish(c)]);
+  });
+
+  test("the fixture's input-required conformance tools: the keys the suite expects, to completion", async () => {
+    const fixture = new RawServer(join(ROOT, 'dist', 'examples', 'fixture-stdio.js'));
+    const all = {
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, sampling: {}, roots: {} },
+    };
+    const first = await tool(fixture, 'test_input_required_result_elicitation', {}, all);
+    expect(first.result.inputRequests).toEqual({
+      user_name: {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message: 'What is your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
+      },
+    });
+    const hello = await tool(
+      fixture,
+      'test_input_required_result_elicitation',
+      { inputResponses: { user_name: ADA, unrelated: { x: 1 } }, requestState: first.result.requestState },
+      all,
+    );
+    expect(hello.result.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+
+    const several = await tool(fixture, 'test_input_required_result_multiple_inputs', {}, all);
+    expect(Object.keys(several.result.inputRequests).sort()).toEqual([
+      'client_roots',
+      'greeting',
+      'user_name',
+    ]);
+
+    const samplingOnly = { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    const caps = await tool(fixture, 'test_input_required_result_capabilities', {}, samplingOnly);
+    expect(Object.values(caps.result.inputRequests).map((r) => (r as Json).method)).toEqual([
+      'sampling/createMessage',
+    ]);
+
+    const prompt = await modern(fixture, 'prompts/get', { name: 'test_input_required_result_prompt' }, all);
+    expect(Object.keys(prompt.result.inputRequests)).toEqual(['user_context']);
+    await finish(fixture);
   });
 
   test('the same handler in the legacy era: a server→client request, no rounds', async () => {
