@@ -181,7 +181,7 @@ describe('multi round-trip requests over stdio', () => {
     await finish(server);
   });
 
-  test('with a shared key, another process serves the retry; without one it refuses (unknown-key)', async () => {
+  test('with a shared key, another process serves the retry; without it: unknown-key; past its expiry: expired', async () => {
     const env = { KEEL_STATE_KEY: SHARED_KEY };
     const a = new RawServer(SCRIPT, { env });
     const b = new RawServer(SCRIPT, { env });
@@ -192,7 +192,11 @@ describe('multi round-trip requests over stdio', () => {
     expect(onB.result.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
     const onC = await tool(c, 'ask_name', retry);
     expect(onC.error).toMatchObject({ code: ErrorCode.InvalidParams, data: { reason: 'unknown-key' } });
-    await Promise.all([finish(a), finish(b), finish(c)]);
+    // A process whose clock is past the state's expiry (default ttl: 10 minutes) refuses it.
+    const late = new RawServer(SCRIPT, { env: { ...env, MRTR_CLOCK_SKEW_MS: String(11 * 60_000) } });
+    const expired = await tool(late, 'ask_name', retry);
+    expect(expired.error).toMatchObject({ code: ErrorCode.InvalidParams, data: { reason: 'expired' } });
+    await Promise.all([finish(a), finish(b), finish(c), finish(late)]);
   });
 
   test("the fixture's input-required conformance tools: the keys the suite expects, to completion", async () => {
