@@ -114,7 +114,10 @@ export class ToolContext {
     return this.inputChannel ?? this.request;
   }
 
-  /** Aborts on peer cancel, connection close, or shutdown; the reason tells which. */
+  /**
+   * Aborts on peer cancel, connection close, or shutdown; in 2026-07-28 also once the request was
+   * answered with an `input_required` round (reason: `InputRequiredSignal`). The reason tells which.
+   */
   get signal(): AbortSignal {
     const decided = this.inputChannel?.signal;
     if (decided === undefined) return this.request.signal;

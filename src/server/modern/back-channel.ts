@@ -27,8 +27,11 @@ import type { ModernRequest } from './modern-request.js';
  * const outcome = await channel.run(() => handler(args, new ToolContext(ctx, session, services, channel, modern)));
  */
 export interface ModernInputChannel extends InputChannel {
-  /** Aborts once the request's answer is decided by the channel (the handler's `ctx.signal` follows it). */
-  readonly signal: AbortSignal;
+  /**
+   * Aborts once the request's answer is decided by the channel (the handler's `ctx.signal` follows
+   * it). Absent on a channel that never decides (nothing to combine with the request's signal).
+   */
+  readonly signal?: AbortSignal;
   /** Run the handler once; resolves as soon as the request's answer is decided. */
   run<T>(handler: () => T | Promise<T>): Promise<RoundOutcome<T>>;
 }
@@ -47,8 +50,6 @@ export type ModernChannelFactory = (
   params: JsonObject,
 ) => Promise<ModernInputChannel>;
 
-const NEVER = new AbortController().signal;
-
 /**
  * The channel of a modern request whose method cannot be answered with `input_required` (spec:
  * "Supported Requests" lists only tools/call, prompts/get, resources/read): a back-channel call
@@ -60,7 +61,6 @@ const NEVER = new AbortController().signal;
  */
 export function noInputChannel(method: string): ModernInputChannel {
   return {
-    signal: NEVER,
     request(): Promise<JsonObject> {
       return Promise.reject(
         new McpError(
