@@ -122,6 +122,14 @@ describe('multi round-trip requests over stdio', () => {
       inputResponses: { client_roots: ROOTS },
       requestState: read.result.requestState,
     });
+    const greeting = await modern(server, 'resources/read', { uri: 'test://greeting' });
+    expect(Object.keys(greeting.result.inputRequests)).toEqual(['reader']);
+    const greeted = await modern(server, 'resources/read', {
+      uri: 'test://greeting',
+      inputResponses: { reader: ADA },
+      requestState: greeting.result.requestState,
+    });
+    expect(greeted.result.contents[0].text).toBe('Welcome, Ada.');
     expect(readDone.result.contents).toEqual([
       { uri: 'test://roots', mimeType: 'text/plain', text: 'file:///work' },
     ]);

@@ -290,6 +290,21 @@ test('a prompt and a resource that ask for input', async () => {
     ttlMs: 0,
     cacheScope: 'private',
   });
+  const greeting = await raw.modern('resources/read', { uri: 'test://greeting' }, CAPS);
+  expect(greeting.inputRequests).toEqual({
+    reader: {
+      method: 'elicitation/create',
+      params: { mode: 'form', message: 'Who is reading?', requestedSchema: NAME_SCHEMA },
+    },
+  });
+  const greeted = await raw.modern(
+    'resources/read',
+    { uri: 'test://greeting', inputResponses: { reader: ADA }, requestState: greeting.requestState },
+    CAPS,
+  );
+  expect(greeted.contents).toEqual([
+    { uri: 'test://greeting', mimeType: 'text/plain', text: 'Welcome, Ada.' },
+  ]);
   expect(serverRequests(raw)).toEqual([]);
 });
 
