@@ -5,6 +5,7 @@
  */
 import { McpServer } from '../src/server/mcp-server.js';
 import { registerContentTools } from './fixture/content-tools.js';
+import { registerInputRequiredTools } from './fixture/input-required-tools.js';
 import { registerInteractiveTools } from './fixture/interactive-tools.js';
 import { registerPrompts } from './fixture/prompts.js';
 import { registerResources } from './fixture/resources.js';
@@ -25,5 +26,6 @@ export function createFixtureServer(): McpServer {
   registerInteractiveTools(server);
   registerResources(server);
   registerPrompts(server);
+  registerInputRequiredTools(server);
   return server;
 }

@@ -8,6 +8,7 @@ import type { InferOutput, StandardSchema } from '../core/schema/standard-schema
 import type { Meta } from '../core/types/common.js';
 import type { ElicitResult, ElicitValue } from '../core/types/elicitation.js';
 import { prepareElicitSchema } from './elicit-schema.js';
+import { canonicalJson, fingerprint } from './modern/state-encoding.js';
 import type { BackChannelOptions, InputChannel } from './tool-context.js';
 import type { ServerSession } from './server-session.js';
 
@@ -42,7 +43,8 @@ export type ElicitUrlRequest = { message: string; url: string; elicitationId?: s
 
 /**
  * A URL-mode answer. `accept` means the user agreed to open the URL, not that the flow finished;
- * call `complete()` when it has, to send `notifications/elicitation/complete` to that client.
+ * call `complete()` when it has, to send `notifications/elicitation/complete` to that client (legacy
+ * era; 2026-07-28 removed the notification, so there `complete()` sends nothing).
  *
  * @example
  * const outcome = await ctx.elicitUrl({ message: 'Sign in to continue', url: 'https://example.com/login' });
@@ -87,21 +89,35 @@ export async function elicitForm<S extends SchemaInput>(
   return { action, content: checked.value as ElicitContent<S> };
 }
 
-/** URL mode (2025-11-25). */
+/**
+ * URL mode. Legacy (2025-11-25): the request carries an `elicitationId` (the caller's, or a random
+ * one) and `complete()` sends `notifications/elicitation/complete`. 2026-07-28 (`modern`) removed
+ * both: the request carries no id, `complete()` sends nothing (the client learns the outcome by
+ * retrying), and the id returned is the caller's or one derived from the question, so it is the
+ * same on every run of the handler (it runs again on each retry).
+ */
 export async function elicitUrl(
   channel: InputChannel,
   session: ServerSession,
   request: ElicitUrlRequest,
   options?: BackChannelOptions,
+  modern = false,
 ): Promise<ElicitUrlOutcome> {
-  const elicitationId = request.elicitationId ?? crypto.randomUUID();
-  const params: JsonObject = { mode: 'url', message: request.message, url: request.url, elicitationId };
+  const params: JsonObject = { mode: 'url', message: request.message, url: request.url };
+  const elicitationId =
+    request.elicitationId ??
+    (modern
+      ? `url-${fingerprint(canonicalJson({ message: request.message, url: request.url }))}`
+      : crypto.randomUUID());
+  if (!modern) params.elicitationId = elicitationId;
   if (request._meta) params._meta = request._meta;
   const result = await channel.request('elicitation/create', params, options);
   return {
     action: actionOf(result),
     elicitationId,
-    // Session-level, not request-level: the out-of-band flow usually ends after the tool returned.
-    complete: () => session.notify('notifications/elicitation/complete', { elicitationId }),
+    complete: modern
+      ? () => Promise.resolve()
+      : // Session-level, not request-level: the out-of-band flow usually ends after the tool returned.
+        () => session.notify('notifications/elicitation/complete', { elicitationId }),
   };
 }

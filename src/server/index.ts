@@ -69,3 +69,11 @@ export {
 export type { SchemaInput } from '../core/schema/compile-schema.js';
 export type { CachingOptions, CacheHint, CacheScope } from './modern/caching.js';
 export type { ModernRequest } from './modern/modern-request.js';
+export {
+  InputRequiredSignal,
+  RequestStateError,
+  SwallowedInputRoundError,
+  TooManyInputRoundsError,
+  type RequestStateFailure,
+} from './modern/mrtr-errors.js';
+export type { RequestStateKey, RequestStateOptions, RequestStateSecret } from './modern/request-state.js';

@@ -28,7 +28,10 @@ import type {
   TemplateReader,
 } from './resource-types.js';
 import type { CachingOptions } from './modern/caching.js';
-import { notWiredChannel, type ModernChannelFactory } from './modern/back-channel.js';
+import { inputRoundsFactory, type ModernChannelFactory } from './modern/back-channel.js';
+import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-rounds.js';
+import type { SwallowedInputRoundError } from './modern/mrtr-errors.js';
+import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { markSelfReporting } from './self-reporting.js';
 import { methodNotFound, Server, type Connectable, type ServerOptions } from './server.js';
@@ -66,6 +69,20 @@ export interface McpServerOptions {
    * `resources/read`, per list and per resource URI. Default `{ ttlMs: 0, cacheScope: 'private' }`.
    */
   caching?: CachingOptions;
+  /**
+   * 2026-07-28 multi round-trip requests: the keys that sign `requestState` (several for rotation:
+   * the first signs, all verify), its lifetime (`ttlMs`, default 10 minutes) and size cap
+   * (`maxBytes`, default 64 KiB). Without keys each process makes a random one, so a retry must
+   * reach the same process. See docs/modern-era.md.
+   */
+  requestState?: RequestStateOptions;
+  /** Most `input_required` rounds one 2026-07-28 request may get before it fails with `-32603`. Default 8. */
+  maxInputRounds?: number;
+  /**
+   * Told when a handler returned a value after its request was answered with `input_required` (it
+   * caught the `InputRequiredSignal`); the value was discarded. Default: one `console.warn` line.
+   */
+  onSwallowedRound?: (error: SwallowedInputRoundError) => void;
 }
 
 type Method = (
@@ -94,9 +111,9 @@ export class McpServer implements Connectable, ContextServices {
   private readonly declared: ServerCapabilities;
   /**
    * @internal The back-channel of each 2026-07-28 request (`ctx.elicit` & co. as `input_required`
-   * rounds). Until multi round-trip requests are wired, a call gets a clear `-32603`.
+   * rounds, see {@link inputRoundsFactory}); replaceable for tests.
    */
-  modernChannel: ModernChannelFactory = notWiredChannel;
+  modernChannel: ModernChannelFactory;
 
   constructor(
     readonly info: Implementation,
@@ -109,6 +126,16 @@ export class McpServer implements Connectable, ContextServices {
     };
     if ('onerror' in options) serverOptions.onerror = options.onerror;
     this.server = new Server(info, serverOptions);
+    const maxRounds = options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
+    if (!Number.isInteger(maxRounds) || maxRounds < 1)
+      throw new RangeError(
+        `maxInputRounds must be a positive integer, got ${String(options.maxInputRounds)}`,
+      );
+    this.modernChannel = inputRoundsFactory({
+      codec: new RequestStateCodec(options.requestState),
+      maxRounds,
+      onSwallowedRound: options.onSwallowedRound,
+    });
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.defaultLogLevel = options.defaultLogLevel ?? 'debug';
     if (!isLoggingLevel(this.defaultLogLevel))
@@ -269,9 +296,10 @@ export class McpServer implements Connectable, ContextServices {
   }
 
   /**
-   * A 2026-07-28 request: the context's back-channel is this request's modern channel, and once
-   * the channel has decided the answer (an `input_required` result, or an error) that answer wins
-   * over whatever the handler did with the rejected call.
+   * A 2026-07-28 request: the context's back-channel is this request's modern channel, which runs
+   * the handler and decides the answer: the handler's result, or an `input_required` round as soon
+   * as the handler asked for input it does not have (the handler's signal then aborts and what it
+   * does afterwards is discarded; see back-channel.ts for why it is not waited for).
    */
   private async runModern(
     run: Method,
@@ -280,22 +308,10 @@ export class McpServer implements Connectable, ContextServices {
     session: ServerSession,
     modern: ModernRequest,
   ): Promise<JsonObject> {
-    const channel = this.modernChannel(ctx, modern, params);
+    const channel = await this.modernChannel(ctx, modern, params);
     const context = new ToolContext(ctx, session, this, channel, modern);
-    let result: JsonObject | undefined;
-    let failure: { error: unknown } | undefined;
-    try {
-      result = await run(params, context, session);
-    } catch (error) {
-      failure = { error };
-    }
-    const decided = channel.outcome;
-    if (decided !== undefined) {
-      if ('result' in decided) return decided.result;
-      throw decided.error;
-    }
-    if (failure) throw failure.error;
-    return result!;
+    const outcome = await channel.run(() => run(params, context, session));
+    return outcome.type === 'complete' ? outcome.value : outcome.result;
   }
 
   private installHandlers(): void {

@@ -12,6 +12,7 @@ import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { Validation } from '../core/schema/compile-schema.js';
 import type { CallToolResult } from '../core/types/tools.js';
+import { InputRequiredSignal } from './modern/mrtr-errors.js';
 import type { ToolContext } from './tool-context.js';
 import type { ToolEntry } from './tool-registry.js';
 
@@ -94,6 +95,8 @@ function complete(
 
 function handlerFailed(name: string, error: unknown, ctx: ToolContext): CallToolResult {
   if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+  // 2026-07-28: the request was already answered with input_required; not a tool failure.
+  if (error instanceof InputRequiredSignal) throw error;
   const wire = ctx.wireErrorFor(error);
   if (wire) throw wire;
   ctx.failed(error, name);

@@ -36,6 +36,7 @@ import type { SchemaInput } from '../core/schema/compile-schema.js';
 import type { HandlerFailure } from './handler-errors.js';
 import { logParams, shouldLog } from './logging.js';
 import type { ModernRequest } from './modern/modern-request.js';
+import { InputRequiredSignal } from './modern/mrtr-errors.js';
 import type { HandlerSession, ServerSession } from './server-session.js';
 
 /**
@@ -52,6 +53,11 @@ export interface InputChannel {
    * A modern channel ends the request with `error` whatever the handler does next; legacy: unused.
    */
   rejectAnswer?(error: McpError): void;
+  /**
+   * Aborts once the channel decided the request's answer (modern: an `input_required` round was
+   * sent); the handler's `ctx.signal` follows it. Absent for the legacy channel.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -101,14 +107,24 @@ export class ToolContext {
     private readonly modern?: ModernRequest,
   ) {}
 
+  private combined: AbortSignal | undefined;
+
   /** Legacy era (no channel given): a nested request, tied to this request's signal and routed with its id. */
   private get channel(): InputChannel {
     return this.inputChannel ?? this.request;
   }
 
-  /** Aborts on peer cancel, connection close, or shutdown; the reason tells which. */
+  /**
+   * Aborts on peer cancel, connection close, or shutdown; in 2026-07-28 also once the request was
+   * answered with an `input_required` round (reason: `InputRequiredSignal`). The reason tells which.
+   */
   get signal(): AbortSignal {
-    return this.request.signal;
+    const decided = this.inputChannel?.signal;
+    if (decided === undefined) return this.request.signal;
+    // 2026-07-28: also aborts once the request was answered with an input_required round, so the
+    // handler's `finally` blocks and abortable work stop (it runs again on the retry).
+    this.combined ??= AbortSignal.any([this.request.signal, decided]);
+    return this.combined;
   }
 
   get requestId(): RequestId {
@@ -161,6 +177,8 @@ export class ToolContext {
 
   /** Progress for the caller (sent only if it gave a progress token; dropped once the request ended). */
   progress(progress: number, total?: number, message?: string): Promise<void> {
+    // A decided modern request takes nothing more (its answer may still be on its way out).
+    if (this.inputChannel?.signal?.aborted === true) return Promise.resolve();
     return this.request.progress(progress, total, message);
   }
 
@@ -172,7 +190,7 @@ export class ToolContext {
       ? // 2026-07-28: only requests that set a level get log messages (MUST NOT otherwise).
         modern.logLevel !== undefined && loggingLevelRank(level) >= loggingLevelRank(modern.logLevel)
       : shouldLog(level, this.serverSession, this.request.meta, this.services.defaultLogLevel);
-    if (!allowed) return Promise.resolve();
+    if (!allowed || this.inputChannel?.signal?.aborted === true) return Promise.resolve();
     return this.request.notify('notifications/message', logParams(level, data, logger));
   }
 
@@ -211,10 +229,14 @@ export class ToolContext {
     return elicitForm(this.channel, request, options);
   }
 
-  /** Send the user to a URL (URL mode). `complete()` later sends `notifications/elicitation/complete`. */
+  /**
+   * Send the user to a URL (URL mode). Legacy: `complete()` later sends
+   * `notifications/elicitation/complete`. 2026-07-28: no `elicitationId` on the wire and no
+   * notification (the client retries to learn the outcome); see {@link elicitUrl}.
+   */
   async elicitUrl(request: ElicitUrlRequest, options?: BackChannelOptions): Promise<ElicitUrlOutcome> {
     this.require('elicitation.url', this.clientCapabilities.elicitation?.url !== undefined);
-    return elicitUrl(this.channel, this.serverSession, request, options);
+    return elicitUrl(this.channel, this.serverSession, request, options, this.modern !== undefined);
   }
 
   /** Tell subscribed clients a resource changed. */
@@ -236,7 +258,15 @@ export class ToolContext {
    */
   failed(error: unknown, target?: string): void {
     // A capability the modern request lacked is the client's error (-32021), not a server failure.
-    if (this.request.ended || this.wireErrorFor(error) !== undefined) return;
+    // Nor is anything after a modern channel decided the answer (an input round, a client's bad
+    // answer): the handler rethrowing the signal or the -32602 does the right thing.
+    if (
+      this.request.ended ||
+      error instanceof InputRequiredSignal ||
+      this.inputChannel?.signal?.aborted === true ||
+      this.wireErrorFor(error) !== undefined
+    )
+      return;
     const failure: HandlerFailure = {
       method: this.request.method,
       requestId: this.request.id,

@@ -6,7 +6,8 @@
 import { afterEach, expect, test } from 'vitest';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import type { ChannelOutcome, ModernInputChannel } from '../../src/server/modern/back-channel.js';
+import type { ModernChannelFactory } from '../../src/server/modern/back-channel.js';
+import type { RoundOutcome } from '../../src/server/modern/input-rounds.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from '../server-api/harness.js';
 import { connectRaw, type Raw } from './harness.js';
@@ -24,18 +25,26 @@ const INPUT_REQUIRED = {
   ttlMs: 5,
 };
 
-/** A stand-in modern channel: the first call decides an input_required answer. */
-function standIn(calls: string[]): () => ModernInputChannel {
-  return () => {
-    let outcome: ChannelOutcome | undefined;
+/** A stand-in modern channel: the first call decides an input_required answer at once. */
+function standIn(calls: string[]): ModernChannelFactory {
+  return async () => {
+    const controller = new AbortController();
+    let decide: ((outcome: RoundOutcome<never>) => void) | undefined;
     return {
-      get outcome() {
-        return outcome;
-      },
+      signal: controller.signal,
       request(method: string): Promise<JsonObject> {
         calls.push(method);
-        outcome ??= { result: { ...INPUT_REQUIRED } };
+        controller.abort();
+        decide?.({ type: 'input_required', result: { ...INPUT_REQUIRED } as never });
         return Promise.reject(new Error('input required'));
+      },
+      run<T>(handler: () => T | Promise<T>): Promise<RoundOutcome<T>> {
+        return new Promise<RoundOutcome<T>>((resolve, reject) => {
+          decide = resolve;
+          Promise.resolve(handler()).then((value) => {
+            if (!controller.signal.aborted) resolve({ type: 'complete', value });
+          }, reject);
+        });
       },
     };
   };

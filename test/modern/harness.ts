@@ -4,6 +4,7 @@
  */
 import { Connection } from '../../src/core/engine/connection.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
+import type { Transport } from '../../src/core/transport.js';
 import type { McpServer } from '../../src/server/mcp-server.js';
 import type { ServerSession } from '../../src/server/server-session.js';
 import { createMemoryPair } from '../../src/transports/memory/memory-transport.js';
@@ -23,6 +24,8 @@ export function meta(extra: JsonObject = {}): JsonObject {
 export interface Raw {
   client: Connection;
   session: ServerSession;
+  /** The server's side of the memory pair (tests may set `messageInfo`). */
+  serverTransport: Transport;
   /** Every message the server wrote, in order. */
   written: JsonRpcMessage[];
   /** Notifications the raw client received, in order. */
@@ -50,6 +53,7 @@ export function connectRaw(server: McpServer): Raw {
   return {
     client,
     session,
+    serverTransport: serverSide,
     written,
     notifications,
     modern: (method, params = {}, extra = {}) =>

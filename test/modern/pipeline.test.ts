@@ -234,32 +234,6 @@ describe('errors', () => {
       await expect(open.modern(method, params)).rejects.toMatchObject({ code: ErrorCode.MethodNotFound });
     },
   );
-
-  test('a back-channel call is a clear -32603 until multi round-trip is wired, even if the tool catches it', async () => {
-    const s = build();
-    let caught = 0;
-    s.tool('swallow', { description: 'Catches' }, async (_a, ctx) => {
-      try {
-        await ctx.listRoots();
-      } catch {
-        caught++;
-      }
-      return 'fallback';
-    });
-    open = connectRaw(s);
-    const caps = { 'io.modelcontextprotocol/clientCapabilities': { roots: {}, elicitation: {} } };
-    await expect(open.modern('tools/call', { name: 'ask' }, caps)).rejects.toMatchObject({
-      code: ErrorCode.InternalError,
-      message: expect.stringContaining('multi round-trip'),
-    });
-    await expect(open.modern('tools/call', { name: 'swallow' }, caps)).rejects.toMatchObject({
-      code: ErrorCode.InternalError,
-      message: expect.stringContaining('multi round-trip'),
-    });
-    expect(caught).toBe(1);
-    // Nothing was sent to the client as a server→client request.
-    expect(open.notifications).toEqual([]);
-  });
 });
 
 describe('logging', () => {

@@ -215,6 +215,7 @@ describe('official SDK client ↔ Keel fixture over stdio', () => {
       'test_prompt_with_arguments',
       'test_prompt_with_embedded_resource',
       'test_prompt_with_image',
+      'test_input_required_result_prompt',
     ]);
     for (const p of prompts) expect(p.description).toBeTruthy();
     expect((await client.getPrompt({ name: 'test_simple_prompt' })).messages).toEqual([

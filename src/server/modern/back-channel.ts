@@ -4,74 +4,117 @@
  * (multi round-trip requests). The McpServer picks the channel per request: legacy requests get the
  * nested-request channel, modern ones a channel from a {@link ModernChannelFactory}.
  *
- * A modern channel may decide the request's answer itself ({@link ModernInputChannel.outcome}):
- * once it has, whatever the handler does afterwards (a `try/catch` that swallows the rejection, a
- * fallback result) is ignored. Until multi round-trip is wired, {@link notWiredChannel} decides a
- * clear `-32603` for any back-channel call, so a handler never waits for an answer that cannot come.
+ * A modern channel runs the handler ({@link ModernInputChannel.run}) and decides the request's
+ * answer as soon as it is known: the handler's value, or an `input_required` round (or a `-32602`
+ * for a bad answer). Once a round is decided the request is answered at once and the handler's
+ * signal aborts; the handler is not waited for (a handler that catches the rejection and carries
+ * on could otherwise hold the answer back indefinitely), and whatever it returns afterwards is
+ * discarded, so nothing is written twice.
  */
 import type { RequestContext } from '../../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
+import { INPUT_REQUIRED_METHODS } from '../../core/types/mrtr.js';
 import type { InputChannel } from '../tool-context.js';
+import { InputRounds, type InputRoundsOptions, type RoundOutcome } from './input-rounds.js';
 import type { ModernRequest } from './modern-request.js';
 
 /**
- * What the channel decided the request answers, overriding the handler.
+ * A back-channel for one modern request, which also runs that request's handler.
  *
  * @example
- * const outcome: ChannelOutcome = { error: new McpError(ErrorCode.InternalError, 'no rounds here') };
- */
-export type ChannelOutcome = { result: JsonObject } | { error: unknown };
-
-/**
- * A back-channel for one modern request.
- *
- * @example
- * const channel: ModernInputChannel = {
- *   outcome: undefined,
- *   request: () => Promise.reject(new Error('no input here')),
- * };
+ * const channel = await factory(ctx, modern, params);
+ * const outcome = await channel.run(() => handler(args, new ToolContext(ctx, session, services, channel, modern)));
  */
 export interface ModernInputChannel extends InputChannel {
-  /** Set once the channel has decided the request's answer. */
-  readonly outcome: ChannelOutcome | undefined;
+  /**
+   * Aborts once the request's answer is decided by the channel (the handler's `ctx.signal` follows
+   * it). Absent on a channel that never decides (nothing to combine with the request's signal).
+   */
+  readonly signal?: AbortSignal;
+  /** Run the handler once; resolves as soon as the request's answer is decided. */
+  run<T>(handler: () => T | Promise<T>): Promise<RoundOutcome<T>>;
 }
 
 /**
  * Makes the channel of one modern request. `params` are the request's own (a retry carries
  * `inputResponses` and `requestState` there; `name`/`arguments` bind the state to the call).
- * The request is answered once the handler settled; the channel's outcome then wins.
+ * Rejects (`-32602`) when the retry's answers or state cannot be used.
  *
  * @example
- * const factory: ModernChannelFactory = () => notWiredChannel();
+ * const factory: ModernChannelFactory = async (_ctx, _modern, params) => noInputChannel('tools/list');
  */
 export type ModernChannelFactory = (
   ctx: RequestContext,
   modern: ModernRequest,
   params: JsonObject,
-) => ModernInputChannel;
+) => Promise<ModernInputChannel>;
 
 /**
- * The channel used until multi round-trip requests are wired: any call decides `-32603` with a
- * message saying so.
+ * The channel of a modern request whose method cannot be answered with `input_required` (spec:
+ * "Supported Requests" lists only tools/call, prompts/get, resources/read): a back-channel call
+ * rejects with `-32603` saying so, and the handler decides the answer as usual.
  *
  * @example
- * const channel = notWiredChannel();
- * await channel.request('roots/list', {}).catch(() => channel.outcome); // { error: McpError(-32603) }
+ * const channel = noInputChannel('completion/complete');
+ * await channel.request('roots/list', {}); // rejects McpError -32603
  */
-export function notWiredChannel(): ModernInputChannel {
-  let outcome: ChannelOutcome | undefined;
+export function noInputChannel(method: string): ModernInputChannel {
   return {
-    get outcome() {
-      return outcome;
-    },
-    request(method: string): Promise<JsonObject> {
-      const error = new McpError(
-        ErrorCode.InternalError,
-        `${method} from a 2026-07-28 request needs multi round-trip requests (input_required), which this server does not support yet`,
+    request(): Promise<JsonObject> {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.InternalError,
+          `A ${method} handler cannot ask the client for input in the 2026-07-28 era: only tools/call, prompts/get and resources/read can`,
+        ),
       );
-      outcome ??= { error };
-      return Promise.reject(error);
     },
+    async run<T>(handler: () => T | Promise<T>): Promise<RoundOutcome<T>> {
+      return { type: 'complete', value: await handler() };
+    },
+  };
+}
+
+/**
+ * A stable string naming who sent a request, from what the host's authentication attached
+ * (`ctx.info.authInfo`): the string itself, or the first string among `subject`, `sub`, `userId`,
+ * `clientId` (also looked up in `extra`). Undefined when there is none: a state is then bound to
+ * the request only. The bearer token is never used (it changes when it is refreshed).
+ *
+ * @example
+ * principalOf({ token: 't', clientId: 'app', extra: { sub: 'user-42' } }); // 'sub:user-42'
+ * principalOf(undefined); // undefined
+ */
+export function principalOf(authInfo: unknown): string | undefined {
+  if (typeof authInfo === 'string') return authInfo === '' ? undefined : `id:${authInfo}`;
+  if (typeof authInfo !== 'object' || authInfo === null) return undefined;
+  const record = authInfo as { [key: string]: unknown };
+  const extra = record.extra;
+  const sources = [record, typeof extra === 'object' && extra !== null ? (extra as typeof record) : {}];
+  for (const field of ['subject', 'sub', 'userId', 'clientId']) {
+    for (const source of sources) {
+      const value = source[field];
+      if (typeof value === 'string' && value !== '') return `${field === 'subject' ? 'sub' : field}:${value}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The McpServer's default factory: multi round-trip requests with signed `requestState`
+ * ({@link InputRounds}) for tools/call, prompts/get and resources/read; {@link noInputChannel}
+ * for every other method. The principal comes from `ctx.info.authInfo` ({@link principalOf}).
+ *
+ * @example
+ * server.modernChannel = inputRoundsFactory({ codec: new RequestStateCodec({ keys }), maxRounds: 4 });
+ */
+export function inputRoundsFactory(options: InputRoundsOptions): ModernChannelFactory {
+  return async (ctx, _modern, params) => {
+    const method = ctx.method;
+    if (!INPUT_REQUIRED_METHODS.has(method)) return noInputChannel(method);
+    return InputRounds.open(
+      { method, params, principal: principalOf(ctx.info?.authInfo), signal: ctx.signal },
+      options,
+    );
   };
 }

@@ -156,7 +156,8 @@ export class InputRounds implements InputChannel {
   private constructor(
     private readonly incoming: RoundRequest,
     private readonly options: InputRoundsOptions,
-    private readonly binding: RequestBinding,
+    /** Computed only when needed (a state to open or to seal): most requests never ask for input. */
+    private binding: Promise<RequestBinding> | undefined,
     private readonly state: RequestStateContent,
     private readonly responses: InputResponses | undefined,
   ) {}
@@ -168,9 +169,10 @@ export class InputRounds implements InputChannel {
    */
   static async open(request: RoundRequest, options: InputRoundsOptions): Promise<InputRounds> {
     const responses = readInputResponses(request.params);
-    const binding = await bindRequest(request.method, request.params, request.principal);
     const token = request.params.requestState;
-    const state = token === undefined ? EMPTY_STATE : await options.codec.open(token, binding);
+    if (token === undefined) return new InputRounds(request, options, undefined, EMPTY_STATE, responses);
+    const binding = bindRequest(request.method, request.params, request.principal);
+    const state = await options.codec.open(token, await binding);
     return new InputRounds(request, options, binding, state, responses);
   }
 
@@ -336,14 +338,18 @@ export class InputRounds implements InputChannel {
       this.settle?.reject(new TooManyInputRoundsError(maxRounds));
       return;
     }
-    this.options.codec.seal(this.binding, { round, answers: this.consumed, asked }).then(
-      (requestState) =>
-        this.settle?.resolve({
-          type: 'input_required',
-          result: { resultType: RESULT_TYPE_INPUT_REQUIRED, inputRequests, requestState },
-        }),
-      (error: unknown) => this.settle?.reject(error),
-    );
+    const request = this.incoming;
+    this.binding ??= bindRequest(request.method, request.params, request.principal);
+    this.binding
+      .then((binding) => this.options.codec.seal(binding, { round, answers: this.consumed, asked }))
+      .then(
+        (requestState) =>
+          this.settle?.resolve({
+            type: 'input_required',
+            result: { resultType: RESULT_TYPE_INPUT_REQUIRED, inputRequests, requestState },
+          }),
+        (error: unknown) => this.settle?.reject(error),
+      );
   }
 
   private fail(error: McpError): void {
@@ -371,7 +377,10 @@ export class InputRounds implements InputChannel {
   }
 
   private reportSwallowed(): void {
-    const target = this.binding.target;
+    const params = this.incoming.params;
+    // The same target bindRequest names (the tool or prompt name, the resource URI).
+    const target =
+      typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
     const report = this.options.onSwallowedRound ?? defaultSwallowedReport;
     try {
       report(new SwallowedInputRoundError(this.incoming.method, target));

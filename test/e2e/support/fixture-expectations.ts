@@ -19,6 +19,15 @@ export const FIXTURE_TOOLS = [
   'test_elicitation_sep1034_defaults',
   'test_elicitation_sep1330_enums',
   'test_reconnection',
+  // 2026-07-28 multi round-trip scenarios (examples/fixture/input-required-tools.ts)
+  'test_input_required_result_elicitation',
+  'test_input_required_result_sampling',
+  'test_input_required_result_list_roots',
+  'test_input_required_result_request_state',
+  'test_input_required_result_multiple_inputs',
+  'test_input_required_result_multi_round',
+  'test_input_required_result_tampered_state',
+  'test_input_required_result_capabilities',
 ] as const;
 
 export const FIXTURE_RESOURCES = ['test://static-text', 'test://static-binary', 'test://watched-resource'];
@@ -28,6 +37,7 @@ export const FIXTURE_PROMPTS = [
   'test_prompt_with_arguments',
   'test_prompt_with_embedded_resource',
   'test_prompt_with_image',
+  'test_input_required_result_prompt',
 ];
 
 /** The fixture's fixed tool texts. */
