@@ -6,6 +6,7 @@ import { ErrorCode } from '../../../core/errors.js';
 import { classifyMessage, type RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo } from '../../../core/transport.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions } from './options.js';
+import { checkModernHeaders, isModernPost } from './modern-headers.js';
 import { checkVersion, isJsonContentType, parseAccept, readBody } from './request-checks.js';
 import {
   emptyReply,
@@ -105,7 +106,20 @@ export async function handlePost(
   // Everything from the session lookup to handing the message over is synchronous, so a
   // session cannot end in between.
   let transport: HttpServerTransport;
-  if (!ctx.stateful) {
+  const modern =
+    classified.kind === 'request' &&
+    exchange.header(SESSION_HEADER) === null &&
+    isModernPost(classified.message, exchange.header('mcp-protocol-version'));
+  if (modern) {
+    // 2026-07-28: no sessions, every request stands alone. It gets its own short-lived connection
+    // (as in stateless mode, also when sessions are on), so closing its stream cancels it alone.
+    const refused = checkModernHeaders(exchange, classified.message);
+    if (refused) return refused;
+    const created = ctx.manager.createStateless();
+    if (!created) return SHUTTING_DOWN;
+    created.modern = true;
+    transport = created;
+  } else if (!ctx.stateful) {
     const refused = isInitialize ? undefined : checkVersion(exchange);
     if (refused) return refused;
     const created = ctx.manager.createStateless();

@@ -16,6 +16,7 @@ import {
   LOOPBACK_HOSTS,
   type HttpHandlerOptions,
 } from './options.js';
+import { isModernClient } from './modern-headers.js';
 import { checkVersion, parseAccept } from './request-checks.js';
 import {
   emptyReply,
@@ -79,6 +80,12 @@ const NOT_ALLOWED = {
   ),
   statelessGet: Object.freeze(
     httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: this server offers no GET stream', {
+      allow: 'POST',
+    }),
+  ),
+  /** 2026-07-28 has no sessions, no GET stream and no DELETE: its endpoint is POST-only. */
+  modern: Object.freeze(
+    httpError(405, ErrorCode.InvalidRequest, 'Method not allowed: 2026-07-28 requests use POST only', {
       allow: 'POST',
     }),
   ),
@@ -188,6 +195,7 @@ class HttpHandlerCore {
   }
 
   private async get(exchange: HttpExchange): Promise<HttpReply> {
+    if (this.modernClient(exchange)) return NOT_ALLOWED.modern;
     if (!this.stateful) return NOT_ALLOWED.statelessGet;
     if (this.options.enableGetStream === false) return NOT_ALLOWED.noGetStream;
     const accepts = parseAccept(exchange.header('accept'));
@@ -201,11 +209,17 @@ class HttpHandlerCore {
   }
 
   private async delete(exchange: HttpExchange): Promise<HttpReply> {
+    if (this.modernClient(exchange)) return NOT_ALLOWED.modern;
     if (!this.stateful) return NOT_ALLOWED.statelessDelete;
     const found = this.session(exchange);
     if (!(found instanceof HttpServerTransport)) return found;
     await this.manager.terminate(found, 'deleted');
     return emptyReply(200);
+  }
+
+  /** A GET or DELETE from a 2026-07-28 client: no session id, a modern version header. */
+  private modernClient(exchange: HttpExchange): boolean {
+    return exchange.header(SESSION_HEADER) === null && isModernClient(exchange);
   }
 
   /** The session a GET or DELETE names, or the error to answer. */

@@ -3,7 +3,7 @@
  * goes, until its response. It outlives the HTTP connection that opened it (a dropped connection
  * is not a cancel; the client may resume with GET + `Last-Event-ID`).
  */
-import { ErrorCode } from '../../../core/errors.js';
+import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
 import { StreamEvictedError } from './event-store.js';
 import { emptyReply, endedSseReply, jsonReply, sessionHeaders, sseReply } from './responses.js';
@@ -198,7 +198,14 @@ export class RequestStream implements SseWriterOwner {
     const announce = this.method !== 'initialize' || transport.handshakeAnswered('error' in message);
     this.ended = true;
     transport.streamEnded(this, false);
-    respond(jsonReply(JSON.stringify(message), announce ? transport.headers : ANONYMOUS));
+    const reply = jsonReply(JSON.stringify(message), announce ? transport.headers : ANONYMOUS);
+    // 2026-07-28 over HTTP: an error has its status (-32601 → 404, -32022/-32021/-32602 → 400),
+    // so a dual-era client and gateways can tell it apart without the body. Legacy keeps 200.
+    respond(
+      transport.modern && 'error' in message
+        ? { ...reply, status: httpStatusForCode(message.error.code) }
+        : reply,
+    );
     transport.exchangeEnded(false);
   }
 

@@ -60,6 +60,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   lastSeen = Date.now();
   /** @internal The one cleanup path has started. */
   ending = false;
+  /** @internal Serves one 2026-07-28 request (set by the POST handler). */
+  modern = false;
   /** @internal Why the session ended (set by the session manager). */
   endReason: SessionEndReason | undefined;
   /** @internal Session table order (see RecencyList). */

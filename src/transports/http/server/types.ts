@@ -161,6 +161,8 @@ export interface StreamOwner {
   readonly isClosed: boolean;
   /** Streams get event ids (and can be resumed). */
   readonly resumable: boolean;
+  /** A 2026-07-28 request's connection: a JSON error answer takes its code's HTTP status. */
+  readonly modern: boolean;
   readonly headers: SessionHeaders;
   /** A new stream id for a resumable request stream. */
   nextStreamId(): string;
