@@ -4,7 +4,7 @@
  * served on the same endpoint as legacy sessions, each on its own short-lived connection.
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
+import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
@@ -37,7 +37,7 @@ function entry(table: Map<string, Deferred<void>>, key: string): Deferred<void> 
   return found;
 }
 
-async function setup(): Promise<Setup> {
+async function setup(options: ServeHttpOptions = {}): Promise<Setup> {
   const started = new Map<string, Deferred<void>>();
   const aborted = new Map<string, Deferred<void>>();
   const gates = new Map<string, Deferred<void>>();
@@ -68,7 +68,7 @@ async function setup(): Promise<Setup> {
   );
   server.resource('readme', 'file:///readme.md', { mimeType: 'text/plain' }, () => 'read me');
   registerMrtrTools(server);
-  const serving = await serveHttp(server, { port: 0, keepAliveMs: 0 });
+  const serving = await serveHttp(server, { port: 0, keepAliveMs: 0, ...options });
   current = { serving, url: serving.url, started, aborted, gates };
   return current;
 }
@@ -264,6 +264,18 @@ test('modern errors carry their HTTP status: -32601 → 404, -32022 → 400, -32
   const malformed = await send(url, noMetaVersion);
   expect(malformed.status).toBe(400);
   expect((await json(malformed)).error).toMatchObject({ code: -32020 });
+});
+
+test("postResponse: 'sse' (legacy streams from the start) still answers a modern error with its status", async () => {
+  const { url } = await setup({ postResponse: 'sse' });
+  const unknown = await send(url, modernBody(17, 'ping'));
+  expect(unknown.status).toBe(404);
+  expect(await json(unknown)).toMatchObject({ id: 17, error: { code: -32601 } });
+  const streamed = await send(url, call(18, 'steps', {}, { progressToken: 'p' }));
+  expect(streamed.headers.get('content-type')).toBe('text/event-stream');
+  const reader = new SseReader(streamed);
+  for (let i = 0; i < 2; i++) await within(reader.nextMessage(), 5_000, 'progress');
+  expect(await within(reader.nextMessage(), 5_000, 'result')).toMatchObject({ id: 18, result: {} });
 });
 
 test('GET and DELETE from a modern client are 405 (POST only)', async () => {

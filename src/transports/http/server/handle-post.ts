@@ -157,6 +157,7 @@ export async function handlePost(
     });
   }
   ctx.manager.called(transport, classified.message.method);
-  const eager = ctx.options.postResponse === 'sse';
+  // A modern error's status (404, 400) must be decided before any stream opens: never eager.
+  const eager = ctx.options.postResponse === 'sse' && !modern;
   return transport.request(classified.message, info, accepts.json, accepts.sse, eager, exchange);
 }

@@ -105,7 +105,9 @@ export interface HttpHandlerOptions {
   /**
    * How a POST that carries a request is answered. `'auto'` (default): JSON when the handler sent
    * nothing before its result, SSE from its first related message on. `'sse'`: always SSE (every
-   * response stream is primed and resumable from the start).
+   * response stream is primed and resumable from the start). 2026-07-28 requests always use
+   * `'auto'`: their errors carry an HTTP status (404 for an unknown method), which a stream opened
+   * before the answer could no longer set.
    */
   postResponse?: 'auto' | 'sse';
   /** Offer the standalone GET stream. Default true; false answers GET with 405. */
