@@ -226,7 +226,7 @@ test('Mcp-Name: Base64 form, surrounding whitespace and resources/read by uri ar
   expect((await json(wrongUri)).error).toMatchObject({ code: -32020 });
 });
 
-test('modern errors carry their HTTP status: -32601 → 404, -32022 → 400, -32021 → 400, -32602 → 400', async () => {
+test('modern errors carry their HTTP status: -32601 → 404, -32022, -32021 and -32602 → 400', async () => {
   const { url } = await setup();
   const unknown = await send(url, modernBody(11, 'no/such/method'));
   expect(unknown.status).toBe(404);
@@ -260,10 +260,20 @@ test('modern errors carry their HTTP status: -32601 → 404, -32022 → 400, -32
   delete ((noMetaVersion.params as JsonObject)._meta as JsonObject)[
     'io.modelcontextprotocol/protocolVersion'
   ];
-  // The header cannot match a body that has no version: the header check answers first.
   const malformed = await send(url, noMetaVersion);
   expect(malformed.status).toBe(400);
-  expect((await json(malformed)).error).toMatchObject({ code: -32020 });
+  expect(await json(malformed)).toMatchObject({ id: 15, error: { code: -32602 } });
+  // No _meta at all, but a modern version header: still a malformed modern request, not legacy.
+  const noMeta = await send(
+    url,
+    { jsonrpc: '2.0', id: 19, method: 'tools/list', params: {} },
+    {
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/list',
+    },
+  );
+  expect(noMeta.status).toBe(400);
+  expect(await json(noMeta)).toMatchObject({ id: 19, error: { code: -32602 } });
 });
 
 test("postResponse: 'sse' (legacy streams from the start) still answers a modern error with its status", async () => {

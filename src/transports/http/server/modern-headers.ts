@@ -100,7 +100,8 @@ function describe(value: unknown): string {
 
 /**
  * Check a modern request's metadata headers against its body. Returns the `400` / `-32020`
- * (HeaderMismatch) reply to send, or undefined when they agree. A version the server does not
+ * (HeaderMismatch) reply to send (`-32602` when the body has no version to compare with), or
+ * undefined when they agree. A version the server does not
  * serve (header and body agreeing) is left to the modern pipeline, which answers `-32022`.
  *
  * @example
@@ -110,6 +111,17 @@ function describe(value: unknown): string {
 export function checkModernHeaders(exchange: HttpExchange, request: JsonRpcRequest): HttpReply | undefined {
   const meta = metaOf(request);
   const bodyVersion = meta?.[MetaKey.ProtocolVersion];
+  if (typeof bodyVersion !== 'string') {
+    // A modern request (by its header or its capabilities) whose body lacks the version: the body
+    // is malformed (-32602), as on stdio. Answered here: without the key, the connection could not
+    // tell the request is modern.
+    return httpError(
+      400,
+      ErrorCode.InvalidParams,
+      `Missing required _meta key "${MetaKey.ProtocolVersion}" (2026-07-28 requests carry it on every request)`,
+      { id: request.id },
+    );
+  }
   const versionHeader = exchange.header('mcp-protocol-version')?.trim() ?? null;
   if (versionHeader === null) return mismatch(request, 'MCP-Protocol-Version header is required');
   if (versionHeader !== bodyVersion) {
