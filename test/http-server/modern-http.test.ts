@@ -342,6 +342,20 @@ test('a legacy session on the same endpoint still works: initialize, call, GET, 
   const orphan = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
   expect(orphan.status).toBe(400);
   await orphan.body?.cancel();
+  // A modern request naming the session is refused on the session path (not served as modern).
+  const mixed = await send(url, call(3, 'echo'), { 'mcp-session-id': sessionId });
+  expect(mixed.status).toBe(400);
+  expect((await json(mixed)).error).toMatchObject({ code: -32600 });
+  // A modern notification without a session id: 2026-07-28 defines none over HTTP; refused.
+  const note = await post(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: {} },
+    {
+      headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'notifications/cancelled' },
+    },
+  );
+  expect(note.status).toBe(400);
+  await note.body?.cancel();
   const controller = new AbortController();
   const get = await fetch(url, {
     headers: { accept: JSON_AND_SSE, 'mcp-session-id': sessionId },
