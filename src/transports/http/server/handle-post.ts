@@ -1,6 +1,8 @@
 /**
  * POST: one JSON-RPC message per request. Notifications and responses are accepted with 202; a
- * request is answered with JSON or SSE by its session's transport.
+ * request is answered with JSON or SSE by its session's transport. A 2026-07-28 request (no
+ * session id, modern `_meta` or version header) has its headers checked and gets a connection of
+ * its own (see modern-headers.ts).
  */
 import { ErrorCode } from '../../../core/errors.js';
 import { classifyMessage, type RequestId } from '../../../core/jsonrpc.js';
