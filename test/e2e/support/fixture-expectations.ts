@@ -32,6 +32,8 @@ export const FIXTURE_TOOLS = [
   'test_missing_capability',
   'test_streaming_elicitation',
   'test_logging_tool',
+  // 2026-07-28 x-mcp-header (Mcp-Param-*) server validation
+  'test_param_header',
 ] as const;
 
 export const FIXTURE_RESOURCES = ['test://static-text', 'test://static-binary', 'test://watched-resource'];
