@@ -5,6 +5,7 @@
  */
 import { McpServer } from '../src/server/mcp-server.js';
 import { registerContentTools } from './fixture/content-tools.js';
+import { registerDiagnosticTools } from './fixture/diagnostic-tools.js';
 import { registerInputRequiredTools } from './fixture/input-required-tools.js';
 import { registerInteractiveTools } from './fixture/interactive-tools.js';
 import { registerPrompts } from './fixture/prompts.js';
@@ -27,5 +28,6 @@ export function createFixtureServer(): McpServer {
   registerResources(server);
   registerPrompts(server);
   registerInputRequiredTools(server);
+  registerDiagnosticTools(server);
   return server;
 }

@@ -4,8 +4,10 @@
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import { compileSchema, type CompiledSchema, type SchemaInput } from '../core/schema/compile-schema.js';
+import { isModernVersion } from '../core/types/modern.js';
 import type { Tool } from '../core/types/tools.js';
 import type { ListChangedNotifier } from './list-changed.js';
+import { checkParamHeaders } from './modern/param-headers.js';
 import { paginate } from './pagination.js';
 import { Registry } from './registry.js';
 import { runTool } from './tool-call.js';
@@ -111,6 +113,12 @@ export class ToolRegistry {
     const args = params.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw new McpError(ErrorCode.InvalidParams, 'tools/call: arguments must be an object');
+    }
+    // 2026-07-28 over HTTP (headers present): Mcp-Param-* must mirror the annotated arguments.
+    const headers = ctx.info?.headers;
+    if (headers !== undefined && isModernVersion(ctx.session.protocolVersion)) {
+      const refused = checkParamHeaders(entry.definition.inputSchema, args as JsonObject, headers);
+      if (refused) throw refused;
     }
     return runTool(name, entry, args as JsonObject, ctx);
   }

@@ -28,6 +28,12 @@ export const FIXTURE_TOOLS = [
   'test_input_required_result_multi_round',
   'test_input_required_result_tampered_state',
   'test_input_required_result_capabilities',
+  // 2026-07-28 server-stateless diagnostics (examples/fixture/diagnostic-tools.ts)
+  'test_missing_capability',
+  'test_streaming_elicitation',
+  'test_logging_tool',
+  // 2026-07-28 x-mcp-header (Mcp-Param-*) server validation
+  'test_param_header',
 ] as const;
 
 export const FIXTURE_RESOURCES = ['test://static-text', 'test://static-binary', 'test://watched-resource'];

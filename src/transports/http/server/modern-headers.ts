@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../../../core/errors.js';
 import type { JsonObject, JsonRpcRequest } from '../../../core/jsonrpc.js';
+import { decodeHeaderValue } from '../../../core/header-value.js';
 import { isModernVersion, MetaKey } from '../../../core/types/modern.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
 import { httpError } from './responses.js';
@@ -50,37 +51,6 @@ export function isModernPost(request: JsonRpcRequest, versionHeader: string | nu
 export function isModernClient(exchange: HttpExchange): boolean {
   const version = exchange.header('mcp-protocol-version');
   return version !== null && isModernVersion(version.trim());
-}
-
-const SENTINEL_PREFIX = '=?base64?';
-const SENTINEL_SUFFIX = '?=';
-/** Visible ASCII, space and tab: what a plain header value may hold (RFC 9110 field values). */
-const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * A header value as the spec's Value Encoding defines it: plain, or `=?base64?…?=` (the UTF-8
- * bytes, Base64). Undefined when it is malformed (bad characters, bad Base64, bad UTF-8).
- *
- * @example
- * decodeHeaderValue('=?base64?SGVsbG8sIOS4lueVjA==?='); // 'Hello, 世界'
- * decodeHeaderValue('get_weather'); // 'get_weather'
- */
-export function decodeHeaderValue(raw: string): string | undefined {
-  const value = raw.trim();
-  if (!PLAIN_VALUE.test(value)) return undefined;
-  if (!(value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX))) return value;
-  const encoded = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
-  if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined;
-  try {
-    const binary = atob(encoded);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The body field `Mcp-Name` mirrors, per method. */

@@ -1,0 +1,36 @@
+/**
+ * The 2026-07-28 HTTP binding's header Value Encoding (`Mcp-Name`, `Mcp-Param-*`): a plain value
+ * or `=?base64?…?=`. In core because both the HTTP transport (`Mcp-Name`) and the server's tool
+ * call (`Mcp-Param-*`, which needs the tool's schema) decode it; no `node:*`.
+ */
+
+const SENTINEL_PREFIX = '=?base64?';
+const SENTINEL_SUFFIX = '?=';
+/** Visible ASCII, space and tab: what a plain header value may hold (RFC 9110 field values). */
+const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header value as the spec's Value Encoding defines it: plain, or `=?base64?…?=` (the UTF-8
+ * bytes, Base64). Undefined when it is malformed (bad characters, bad Base64, bad UTF-8).
+ *
+ * @example
+ * decodeHeaderValue('=?base64?SGVsbG8sIOS4lueVjA==?='); // 'Hello, 世界'
+ * decodeHeaderValue('get_weather'); // 'get_weather'
+ */
+export function decodeHeaderValue(raw: string): string | undefined {
+  const value = raw.trim();
+  if (!PLAIN_VALUE.test(value)) return undefined;
+  if (!(value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX))) return value;
+  const encoded = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
+  if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined;
+  try {
+    const binary = atob(encoded);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
