@@ -11,7 +11,6 @@ import type { RequestOptions } from './outbound.js';
 export interface ContextHost {
   readonly sessionId: string | undefined;
   sendRelated(entry: InflightRequest, method: string, params: JsonObject | undefined): Promise<void>;
-  request(method: string, params: JsonObject | undefined, options?: RequestOptions): Promise<JsonObject>;
   requestFor(
     parent: InflightRequest,
     method: string,
