@@ -13,12 +13,12 @@ import {
   CHILD_TEST_TIMEOUT_MS,
   INITIALIZE,
   INITIALIZED,
-  invalidStdout,
   RawServer,
   ROOT,
   useChildCleanup,
   WAIT_MS,
   type Json,
+  endAndExpectCleanExit,
 } from '../stdio/helpers.js';
 import { meta } from './harness.js';
 
@@ -56,12 +56,7 @@ function serverRequests(server: RawServer): Json[] {
   return server.messages.filter((m) => m.method !== undefined && m.id !== undefined);
 }
 
-async function finish(server: RawServer): Promise<void> {
-  server.endInput();
-  const exit = await within(server.exited, WAIT_MS, 'child exit');
-  expect(exit.code).toBe(0);
-  expect(invalidStdout(server)).toEqual([]);
-}
+const finish = endAndExpectCleanExit;
 
 describe('multi round-trip requests over stdio', () => {
   test('one, two and parallel questions, a prompt and a resource: rounds to completion', async () => {

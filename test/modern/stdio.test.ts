@@ -5,17 +5,16 @@
  */
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
-import { useProcessGuard, within } from '../helpers/guard.js';
+import { useProcessGuard } from '../helpers/guard.js';
 import {
   assertBuilt,
   CHILD_TEST_TIMEOUT_MS,
   INITIALIZE,
-  invalidStdout,
   RawServer,
   ROOT,
   useChildCleanup,
-  WAIT_MS,
   type Json,
+  endAndExpectCleanExit,
 } from '../stdio/helpers.js';
 import { join } from 'node:path';
 import { meta, MODERN } from './harness.js';
@@ -42,12 +41,7 @@ function modern(server: RawServer, method: string, params: Json = {}, extra: Jso
   return call(server, method, { ...params, _meta: meta(extra) });
 }
 
-async function finish(server: RawServer): Promise<void> {
-  server.endInput();
-  const exit = await within(server.exited, WAIT_MS, 'child exit');
-  expect(exit.code).toBe(0);
-  expect(invalidStdout(server)).toEqual([]);
-}
+const finish = endAndExpectCleanExit;
 
 describe('the fixture over stdio', () => {
   test('a modern client, then a legacy client on the same process: both work', async () => {

@@ -8,7 +8,13 @@ import { ErrorCode, McpError } from '../../src/core/errors.js';
 import type { JsonObject, RequestId } from '../../src/core/jsonrpc.js';
 import type { HandlerFailure } from '../../src/server/handler-errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { assertBuilt, invalidStdout, RawServer, useChildCleanup } from '../stdio/helpers.js';
+import {
+  assertBuilt,
+  invalidStdout,
+  RawServer,
+  useChildCleanup,
+  endAndExpectCleanExit,
+} from '../stdio/helpers.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 
@@ -228,8 +234,7 @@ describe('onerror', () => {
       content: [{ type: 'text', text: 'kaboom' }],
       isError: true,
     });
-    server.endInput();
-    expect((await within(server.exited, 15_000, 'exit')).code).toBe(0);
+    await endAndExpectCleanExit(server);
     expect(server.stderr).toMatch(
       /^\[keel\] tools\/call "boom" failed \(request b, session [0-9a-f-]{36}\): Error: kaboom\n/,
     );

@@ -8,9 +8,9 @@ import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { HandlerSession } from '../../src/server/server-session.js';
-import { invalidStdout, RawServer, assertBuilt, useChildCleanup } from '../stdio/helpers.js';
+import { RawServer, assertBuilt, useChildCleanup, endAndExpectCleanExit } from '../stdio/helpers.js';
 import { post } from '../http-server/support/harness.js';
-import { useProcessGuard, within } from '../helpers/guard.js';
+import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 
 useProcessGuard();
@@ -170,8 +170,6 @@ describe('ctx.session on the wire', () => {
       protocolVersion: '2025-11-25',
     });
     expect(second).toEqual({ ...first, calls: 2 });
-    server.endInput();
-    expect((await within(server.exited, 15_000, 'exit')).code).toBe(0);
-    expect(invalidStdout(server)).toEqual([]);
+    await endAndExpectCleanExit(server);
   });
 });

@@ -8,12 +8,12 @@ import {
   assertBuilt,
   fixture,
   INITIALIZE,
-  invalidStdout,
   RawServer,
   useChildCleanup,
   type Json,
   CHILD_TEST_TIMEOUT_MS,
   WAIT_MS,
+  endAndExpectCleanExit,
 } from './helpers.js';
 
 vi.setConfig({ testTimeout: CHILD_TEST_TIMEOUT_MS });
@@ -49,12 +49,7 @@ async function startServer(): Promise<RawServer> {
   return server;
 }
 
-async function stop(server: RawServer): Promise<void> {
-  server.endInput();
-  const exit = await within(server.exited, WAIT_MS, 'server exit after EOF');
-  expect(exit.code).toBe(0);
-  expect(invalidStdout(server)).toEqual([]);
-}
+const stop = endAndExpectCleanExit;
 
 describe('bad input over stdio', () => {
   test('invalid JSON → -32700 with id null; next ping answered', async () => {

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { within } from '../helpers/guard.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -202,4 +202,14 @@ export const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized'
 
 export function toolCall(id: string | number, name: string, args: Json = {}): Json {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+}
+
+/** End stdin and expect a clean shutdown: exit 0 (no signal), and every stdout line was JSON-RPC. */
+export async function endAndExpectCleanExit(server: RawServer): Promise<void> {
+  server.endInput();
+  expect(await within(server.exited, WAIT_MS, 'server exit after EOF')).toMatchObject({
+    code: 0,
+    signal: null,
+  });
+  expect(invalidStdout(server)).toEqual([]);
 }

@@ -18,13 +18,13 @@ import {
   assertBuilt,
   fixture,
   INITIALIZED,
-  invalidStdout,
   RawServer,
   toolCall,
   useChildCleanup,
   CHILD_TEST_TIMEOUT_MS,
   WAIT_MS,
   type Json,
+  endAndExpectCleanExit,
 } from './helpers.js';
 
 vi.setConfig({ testTimeout: CHILD_TEST_TIMEOUT_MS });
@@ -81,12 +81,7 @@ async function barrier(server: RawServer, id: string): Promise<void> {
   expect(await server.response(id)).toEqual({ jsonrpc: '2.0', id, result: {} });
 }
 
-/** EOF, exit 0, and every line written was one JSON-RPC message. */
-async function finish(server: RawServer): Promise<void> {
-  server.endInput();
-  expect(await within(server.exited, WAIT_MS, 'server exit')).toMatchObject({ code: 0, signal: null });
-  expect(invalidStdout(server)).toEqual([]);
-}
+const finish = endAndExpectCleanExit;
 
 describe('guarantee 3 on stdio: a cancelled request gets no response', () => {
   test('scenario 5: a handler that ignores the cancel and returns: the result is dropped', async () => {
