@@ -60,6 +60,8 @@ function agrees(header: string, body: unknown): boolean {
   return false;
 }
 
+const walked = new WeakMap<JsonObject, ParamHeader[]>();
+
 function mismatch(message: string): McpError {
   return new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
 }
@@ -77,7 +79,10 @@ export function checkParamHeaders(
   args: JsonObject,
   headers: Headers,
 ): McpError | undefined {
-  for (const { path, header } of paramHeadersOf(schema)) {
+  // A tool's schema is fixed at registration: walk it once, not on every call.
+  let params = walked.get(schema);
+  if (params === undefined) walked.set(schema, (params = paramHeadersOf(schema)));
+  for (const { path, header } of params) {
     const name = `Mcp-Param-${header}`;
     const raw = headers.get(name);
     const body = valueAt(args, path);
