@@ -17,6 +17,11 @@ export interface SendOptions {
    * made). Streamable HTTP uses it to pick the POST stream; stream transports ignore it.
    */
   relatedRequestId?: RequestId;
+  /**
+   * Extra HTTP headers for the HTTP request that carries this message (2026-07-28: `Mcp-Param-*`).
+   * Stream transports ignore them.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**

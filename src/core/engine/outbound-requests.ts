@@ -77,13 +77,16 @@ export class OutboundRequests implements PendingOwner {
       const entry = new PendingRequest(id, method, this, resolve, reject, merged, parent);
       this.pending.add(entry);
       const related = merged?.relatedRequestId;
+      const headers = merged?.headers;
+      const sendOptions =
+        related === undefined && headers === undefined ? undefined : { relatedRequestId: related, headers };
       const failed = (error: unknown): void => {
         this.pending.remove(entry);
         entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
       };
       try {
         host.transport
-          .send(message, related === undefined ? undefined : { relatedRequestId: related })
+          .send(message, sendOptions)
           .then(undefined, failed);
       } catch (error) {
         failed(error);

@@ -41,6 +41,12 @@ export interface RequestOptions {
   onprogress?: (progress: Progress) => void;
   /** The inbound request this one is made for (routing on HTTP). */
   relatedRequestId?: RequestId;
+  /**
+   * Extra HTTP headers for the request that carries this message (2026-07-28 Streamable HTTP:
+   * `Mcp-Param-*` for a tool's `x-mcp-header` parameters). Passed to `Transport.send`; transports
+   * without headers ignore them.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
