@@ -64,7 +64,7 @@ export function useModern(): {
     server: McpServer,
     options?: McpClientOptions,
     wrap?: (t: Transport) => Transport,
-  ) => Promise<{ client: McpClient; wire: RecordingTransport }>;
+  ) => Promise<{ client: McpClient; wire: RecordingTransport; serverWire: RecordingTransport }>;
   raw: (handlers: Record<string, RequestHandler>) => { transport: RecordingTransport; seen: string[] };
   track: (cleanup: () => Promise<unknown>) => void;
 } {
@@ -84,7 +84,7 @@ export function useModern(): {
         await session.closed;
       });
       await within(client.connect(clientSide), 10_000, 'connect');
-      return { client, wire: clientSide };
+      return { client, wire: clientSide, serverWire: serverSide };
     },
     raw: (handlers) => {
       const [clientSide, serverSide] = createRecordingPair();
