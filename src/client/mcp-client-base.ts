@@ -17,6 +17,7 @@ import { deriveCapabilities, wantsAppliedDefaults } from './client-capabilities.
 import { ClientEmitter, type McpClientEventName, type McpClientListener } from './client-events.js';
 import { elicitationRequestHandler, type ElicitationOptions } from './elicitation.js';
 import type { JsonSchemaValidator } from './json-schema-validator.js';
+import { ToolHeaderMap } from './modern/tool-headers.js';
 import { OutputSchemaCache } from './output-schemas.js';
 import { checkRoots, resolveRoots, type RootsSource } from './roots.js';
 import {
@@ -86,6 +87,8 @@ export class McpClientBase {
   readonly lowLevel: Client;
   protected readonly events: ClientEmitter;
   protected readonly outputSchemas: OutputSchemaCache;
+  /** 2026-07-28: per tool, the arguments mirrored as `Mcp-Param-*` headers (from tools/list). */
+  protected readonly toolHeaders = new ToolHeaderMap();
   private sampling: SamplingOptions | undefined;
   private elicitation: ElicitationOptions | undefined;
   private roots: RootsSource | undefined;
@@ -181,6 +184,7 @@ export class McpClientBase {
     this.declared = this.deriveCapabilities();
     this.lowLevel.capabilities = this.declared;
     this.outputSchemas.clear();
+    this.toolHeaders.clear();
     await this.lowLevel.connect(transport, options);
     this.lowLevel.connection.onClose(() => this.events.emit('close', undefined));
   }

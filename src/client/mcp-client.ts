@@ -18,6 +18,7 @@ import type {
   ResourceTemplate,
 } from '../core/types/resources.js';
 import type { CallToolResult, ListToolsResult, Tool } from '../core/types/tools.js';
+import { callWithParamHeaders } from './modern/tool-headers.js';
 import { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
 import { collect, paginate, type PaginateOptions } from './pagination.js';
 import { checkCallToolResult, checkCompleteResult, requireArray } from './result-checks.js';
@@ -98,14 +99,23 @@ export class McpClient extends McpClientBase {
 
   // ---- tools
 
-  /** One page of `tools/list`. Output schemas are cached for {@link callTool} validation. */
+  /**
+   * One page of `tools/list`. Output schemas are cached for {@link callTool} validation. In the
+   * modern era, tools with invalid `x-mcp-header` annotations are left out (one warning each,
+   * through the connection logger) and the mirrored arguments of the others are remembered.
+   */
   async listTools(params: PaginatedParams = {}, options?: CallOptions): Promise<ListToolsResult> {
     const result = requireArray<ListToolsResult>(
       await this.lowLevel.request('tools/list', params, options),
       'tools',
       'tools/list',
     );
-    this.outputSchemas.remember(result.tools, params.cursor === undefined);
+    const fresh = params.cursor === undefined;
+    if (this.era === 'modern') {
+      const logger = this.options.connection?.logger;
+      result.tools = this.toolHeaders.admit(result.tools, fresh, (message) => logger?.error(message));
+    }
+    this.outputSchemas.remember(result.tools, fresh);
     return result;
   }
 
@@ -136,11 +146,28 @@ export class McpClient extends McpClientBase {
     const params: JsonObject = { name };
     if (args !== undefined) params.arguments = args;
     if (meta !== undefined) params._meta = meta;
-    const raw = await this.lowLevel.request('tools/call', params, requestOptions);
+    const raw =
+      this.era === 'modern'
+        ? await callWithParamHeaders(
+            this.toolHeaders,
+            (withHeaders) => this.lowLevel.request('tools/call', params, withHeaders),
+            () => this.refreshTools(requestOptions),
+            name,
+            args,
+            requestOptions,
+          )
+        : await this.lowLevel.request('tools/call', params, requestOptions);
     const result = checkCallToolResult<TypedCallToolResult<S>>(raw, name);
     if (validateOutput ?? this.options.validateToolOutput ?? true)
       await this.outputSchemas.check(name, result);
     return result;
+  }
+
+  /** Walk every page of `tools/list` (refreshes the output schemas and the header map). */
+  private async refreshTools({ signal, timeoutMs }: CallOptions): Promise<void> {
+    for await (const _tool of this.tools(pageOptions({ signal, timeoutMs }))) {
+      // The pages update the caches as they arrive.
+    }
   }
 
   // ---- resources

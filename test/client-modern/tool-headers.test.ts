@@ -1,0 +1,186 @@
+/**
+ * Issue 10, client: in the modern era `tools/list` leaves out tools with invalid `x-mcp-header`
+ * annotations (one warning each through the connection logger), `callTool` passes the mirrored
+ * arguments as `Mcp-Param-*` headers (`RequestOptions.headers` → `Transport.send`), and a `-32020`
+ * HeaderMismatch re-lists the tools and retries once.
+ */
+import { describe, expect, test } from 'vitest';
+import { McpClient, type McpClientOptions } from '../../src/client/index.js';
+import { ErrorCode, McpError } from '../../src/core/errors.js';
+import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
+import type { SendOptions } from '../../src/core/transport.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import { MemoryTransport } from '../../src/transports/memory/index.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { RecordingTransport } from '../helpers/recording-transport.js';
+import { discoverResult, INFO, useModern } from './helpers.js';
+
+useProcessGuard();
+const { raw, track } = useModern();
+
+/** Records the headers each message was sent with. */
+class HeaderRecorder extends RecordingTransport {
+  readonly sends: { method?: string; headers?: Readonly<Record<string, string>> }[] = [];
+  override send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    this.sends.push({ method: (message as { method?: string }).method, headers: options?.headers });
+    return super.send(message, options);
+  }
+}
+
+const REGION = {
+  type: 'object',
+  properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } },
+};
+
+function headerServer(): McpServer {
+  const server = new McpServer({ name: 'headers', version: '1' });
+  server.tool(
+    'execute_sql',
+    { description: 'valid', input: REGION },
+    (args) => `ran in ${String(args.region)}`,
+  );
+  server.tool(
+    'bad_number',
+    {
+      description: 'number-typed header',
+      input: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } },
+    },
+    () => 'x',
+  );
+  server.tool(
+    'bad_duplicate',
+    {
+      description: 'duplicate header names',
+      input: {
+        type: 'object',
+        properties: {
+          a: { type: 'string', 'x-mcp-header': 'Dup' },
+          b: { type: 'string', 'x-mcp-header': 'dup' },
+        },
+      },
+    },
+    () => 'x',
+  );
+  server.tool('plain', { description: 'no headers' }, () => 'plain');
+  return server;
+}
+
+async function connectRecorded(server: McpServer, options: McpClientOptions) {
+  const clientSide = new HeaderRecorder();
+  const serverSide = new MemoryTransport();
+  MemoryTransport.link(clientSide, serverSide);
+  const session = server.connect(serverSide);
+  const client = new McpClient(INFO, options);
+  track(async () => {
+    await client.close();
+    await session.closed;
+  });
+  await within(client.connect(clientSide));
+  return { client, wire: clientSide };
+}
+
+function logger(warnings: string[]) {
+  return { debug: () => undefined, error: (message: string) => void warnings.push(message) };
+}
+
+describe('modern era', () => {
+  test('invalid tools are left out with one warning each; valid ones are kept', async () => {
+    const warnings: string[] = [];
+    const { client } = await connectRecorded(headerServer(), { connection: { logger: logger(warnings) } });
+    expect(client.era).toBe('modern');
+    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['execute_sql', 'plain']);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/"bad_number".*not a string, integer or boolean/);
+    expect(warnings[1]).toMatch(/"bad_duplicate".*used twice/);
+  });
+
+  test('callTool sends the mirrored argument as Mcp-Param-*, encoded; none for null or other tools', async () => {
+    const { client, wire } = await connectRecorded(headerServer(), {});
+    await client.listTools();
+    const result = await client.callTool(
+      'execute_sql',
+      { region: 'Zürich', query: 'select 1' },
+      { headers: { 'X-Trace': '1' } },
+    );
+    expect(result.content).toEqual([{ type: 'text', text: 'ran in Zürich' }]);
+    await client
+      .callTool('execute_sql', { region: null as unknown as string, query: 'q' })
+      .catch(() => undefined);
+    await client.callTool('plain');
+    const calls = wire.sends.filter((s) => s.method === 'tools/call');
+    expect(calls.map((c) => c.headers)).toEqual([
+      { 'X-Trace': '1', 'Mcp-Param-Region': '=?base64?WsO8cmljaA==?=' },
+      undefined,
+      undefined,
+    ]);
+  });
+});
+
+test('legacy era: nothing is left out and no header is computed', async () => {
+  const warnings: string[] = [];
+  const { client, wire } = await connectRecorded(headerServer(), {
+    era: 'legacy',
+    connection: { logger: logger(warnings) },
+  });
+  expect((await client.listAllTools()).map((t) => t.name)).toEqual([
+    'execute_sql',
+    'bad_number',
+    'bad_duplicate',
+    'plain',
+  ]);
+  await client.callTool('execute_sql', { region: 'eu', query: 'q' });
+  expect(wire.sends.find((s) => s.method === 'tools/call')?.headers).toBeUndefined();
+  expect(warnings).toEqual([]);
+});
+
+describe('-32020 HeaderMismatch on tools/call', () => {
+  const mismatch = () =>
+    new McpError(ErrorCode.HeaderMismatch, 'Header mismatch: Mcp-Param-Region header is required');
+
+  test('re-lists the tools and retries once, now with the header', async () => {
+    const calls: (Readonly<Record<string, string>> | undefined)[] = [];
+    let lists = 0;
+    const server = raw({
+      'server/discover': () => discoverResult(),
+      'tools/list': () => (++lists, { tools: [{ name: 'execute_sql', inputSchema: REGION }] }),
+      'tools/call': () => {
+        if (calls.length === 1) throw mismatch();
+        return { content: [{ type: 'text', text: 'ok' }] };
+      },
+    });
+    const wire = server.transport;
+    const send = wire.send.bind(wire);
+    wire.send = (message, options) => {
+      if ((message as { method?: string }).method === 'tools/call') calls.push(options?.headers);
+      return send(message, options);
+    };
+    const client = new McpClient(INFO);
+    track(() => client.close());
+    await within(client.connect(wire));
+    // Never listed: the first call goes without headers, the server says -32020.
+    expect(await client.callTool('execute_sql', { region: 'eu', query: 'q' })).toMatchObject({
+      content: [{ text: 'ok' }],
+    });
+    expect(lists).toBe(1);
+    expect(calls).toEqual([undefined, { 'Mcp-Param-Region': 'eu' }]);
+  });
+
+  test('a second -32020 is the caller’s error (exactly two calls, one re-list)', async () => {
+    let calls = 0;
+    let lists = 0;
+    const server = raw({
+      'server/discover': () => discoverResult(),
+      'tools/list': () => (++lists, { tools: [] }),
+      'tools/call': () => {
+        calls++;
+        throw mismatch();
+      },
+    });
+    const client = new McpClient(INFO);
+    track(() => client.close());
+    await within(client.connect(server.transport));
+    await expect(client.callTool('t', {})).rejects.toMatchObject({ code: ErrorCode.HeaderMismatch });
+    expect(calls).toBe(2);
+    expect(lists).toBe(1);
+  });
+});
