@@ -36,6 +36,9 @@ Options:
   --scenario <name>           run one scenario in one server/client/next/modern-* lane (for details)
   --allow-warnings            do not fail a scenario for WARNING checks (default: warnings fail)
   --expected-failures <file>  baseline for the client lane (default conformance/expected-failures.yml)
+  --expected-failures-modern <file>
+                              baseline for the modern-client lane
+                              (default conformance/expected-failures-2026-07-28.yml)
   --server-command <cmd>      HTTP fixture, started with PORT set (default "npm run --silent fixture:http")
   --client-command <cmd>      fixture client; the suite appends the server URL
                               (default "npm run --silent fixture:client")
@@ -70,6 +73,10 @@ export function parseOptions(argv) {
         scenario: { type: 'string' },
         'allow-warnings': { type: 'boolean', default: false },
         'expected-failures': { type: 'string', default: 'conformance/expected-failures.yml' },
+        'expected-failures-modern': {
+          type: 'string',
+          default: 'conformance/expected-failures-2026-07-28.yml',
+        },
         'server-command': { type: 'string', default: 'npm run --silent fixture:http' },
         'client-command': { type: 'string', default: 'npm run --silent fixture:client' },
         'stdio-command': { type: 'string', default: 'node dist/examples/fixture-stdio.js' },
@@ -104,6 +111,7 @@ export function parseOptions(argv) {
     scenario: values.scenario,
     allowWarnings: values['allow-warnings'],
     expectedFailures: values['expected-failures'],
+    expectedFailuresModern: values['expected-failures-modern'],
     serverCommand: values['server-command'],
     clientCommand: values['client-command'],
     stdioCommand: values['stdio-command'],
