@@ -1,6 +1,7 @@
 /**
- * The fetch-based Streamable HTTP client transport (legacy era: 2025-11-25, 2025-06-18,
- * 2025-03-26). Runtime-neutral: it needs only `fetch`, `Headers`, `Response` and web streams.
+ * The fetch-based Streamable HTTP client transport, both eras: 2026-07-28 requests (decided per
+ * message, from `params._meta`) and the legacy revisions (2025-11-25, 2025-06-18, 2025-03-26).
+ * Runtime-neutral: it needs only `fetch`, `Headers`, `Response` and web streams.
  */
 import { ConnectionClosedError } from '../../../core/errors.js';
 import { Inbox } from '../../../core/inbox.js';
@@ -12,7 +13,8 @@ import {
 } from '../../../core/jsonrpc.js';
 import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
 import { HttpTransportError, SessionExpiredError } from './errors.js';
-import { discard, isObject, mediaType, readBoundedText, tryParseJson } from './http-body.js';
+import { discard, isObject, mediaType, tryParseJson } from './http-body.js';
+import { readJsonMessages, readRefusal } from './post-answers.js';
 import { HttpSession } from './http-session.js';
 import { modernHeaders, modernVersionOf } from './modern-request.js';
 import { reconnectPolicy, type StreamableHttpClientOptions } from './options.js';
@@ -20,7 +22,6 @@ import { OutboundTable, type OutboundRequest } from './outbound-table.js';
 import { StandaloneStream } from './standalone-stream.js';
 import { followStream, type StreamSettings } from './stream-follower.js';
 
-const ERROR_BODY_LIMIT = 64 * 1024;
 const CLOSED = 'The Streamable HTTP transport is closed';
 
 /**
@@ -47,6 +48,14 @@ const CLOSED = 'The Streamable HTTP transport is closed';
  *   just means no such stream. `notifications/cancelled` also stops reading the cancelled
  *   request's stream. `close()` aborts every fetch and reader, then DELETEs the session (bounded,
  *   best effort).
+ * - 2026-07-28: a request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`
+ *   is POSTed outside any session: no `Mcp-Session-Id`, `MCP-Protocol-Version` = that version,
+ *   `Mcp-Method`, `Mcp-Name` (Base64 form when needed), plus `SendOptions.headers` (`Mcp-Param-*`;
+ *   legacy messages ignore them). Its stream is never resumed (lost if it breaks early); a
+ *   `notifications/cancelled` for it aborts its POST and is not sent; other notifications are
+ *   dropped until a legacy request (`initialize`) was sent. A refusal without a JSON-RPC error for
+ *   it rejects `send` with {@link HttpTransportError} and leaves the transport as it was, so the
+ *   caller may fall back to `initialize` on it. See docs/http.md.
  *
  * @example
  * const client = new Client({ name: 'cli', version: '1.0.0' });
@@ -221,7 +230,7 @@ export class StreamableHttpClientTransport implements Transport {
         entry.stream = { session };
         void this.followRequest(request.id, entry, response, session);
       } else if (type === 'application/json') {
-        await this.readJson(response);
+        for (const answer of await readJsonMessages(response)) this.deliver(answer);
       } else {
         await discard(response);
         if (type !== undefined && response.status !== 202 && response.status !== 204) {
@@ -254,31 +263,14 @@ export class StreamableHttpClientTransport implements Transport {
     session: string | undefined,
     modern: boolean,
   ): Promise<void> {
-    const body = tryParseJson(await readBoundedText(response, ERROR_BODY_LIMIT));
+    const refusal = await readRefusal(response, id);
     // The session is gone, whatever the body says: the server did not process this POST.
     if (response.status === 404 && session !== undefined) throw this.http.expire(session, true);
-    if (id !== undefined && isObject(body) && body.id === id && isObject(body.error)) {
-      this.deliver(body);
-      return;
-    }
-    const detail = isObject(body) && isObject(body.error) ? String(body.error.message) : response.statusText;
-    const error = new HttpTransportError(
-      `HTTP ${response.status}${detail ? `: ${detail}` : ''}`,
-      response.status,
-    );
+    if ('answer' in refusal) return this.deliver(refusal.answer);
     // A 2026-07-28 request refused without a JSON-RPC answer is what a legacy server says to an
     // era probe: the caller gets it (and falls back); it is no fault of the transport's.
-    if (modern) throw error;
-    throw this.fail(error);
-  }
-
-  private async readJson(response: Response): Promise<void> {
-    const text = await response.text();
-    if (text.trim() === '') return;
-    const body = tryParseJson(text);
-    if (body === undefined)
-      throw new HttpTransportError('The server answered with invalid JSON', response.status);
-    for (const message of Array.isArray(body) ? body : [body]) this.deliver(message);
+    if (modern) throw refusal.error;
+    throw this.fail(refusal.error);
   }
 
   private async followRequest(
@@ -304,11 +296,7 @@ export class StreamableHttpClientTransport implements Transport {
   private lose(id: RequestId, cause: Error): void {
     if (this.closed) return;
     this.fail(cause);
-    try {
-      this.onrequestlost?.(id, cause);
-    } catch (error) {
-      this.report(error);
-    }
+    this.safely(() => this.onrequestlost?.(id, cause));
   }
 
   private onEventData(data: string, relatedRequestId?: RequestId): void {
@@ -341,17 +329,16 @@ export class StreamableHttpClientTransport implements Transport {
     for (const id of this.outbound.takeStreaming(error.sessionId)) {
       this.lose(id, new SessionExpiredError(error.sessionId));
     }
+    this.safely(() => this.onsessionexpired?.(error));
+    for (const watcher of [...this.expiryWatchers]) this.safely(() => watcher(error.sessionId));
+  }
+
+  /** Run a user hook: its failure is reported, never thrown into the transport. */
+  private safely(hook: () => void): void {
     try {
-      this.onsessionexpired?.(error);
-    } catch (hookError) {
-      this.report(hookError);
-    }
-    for (const watcher of [...this.expiryWatchers]) {
-      try {
-        watcher(error.sessionId);
-      } catch (hookError) {
-        this.report(hookError);
-      }
+      hook();
+    } catch (error) {
+      this.report(error);
     }
   }
 
