@@ -52,7 +52,7 @@ export class Recorded {
   /** Messages sent for request `id`: its responses, and progress with `token`. */
   sentFor(id: number, token: string): JsonRpcMessage[] {
     return this.sent.filter((message) => {
-      const m = message as JsonObject;
+      const m = message as unknown as JsonObject;
       if ('id' in m && m.id === id && !('method' in m)) return true;
       return m.method === 'notifications/progress' && (m.params as JsonObject).progressToken === token;
     });
