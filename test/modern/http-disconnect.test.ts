@@ -95,7 +95,9 @@ test('scenario 21: closing the stream aborts that handler alone, with a peer-can
       params: expect.objectContaining({ progress: 0 }),
     }),
   ]);
-  expect(recorded.sent.filter((m) => (m as unknown as JsonObject).method === 'notifications/cancelled')).toEqual([]);
+  expect(
+    recorded.sent.filter((m) => (m as unknown as JsonObject).method === 'notifications/cancelled'),
+  ).toEqual([]);
   expect(recorded.count('aborted', 'a')).toBe(1);
   expect(recorded.count('aborted', 'b')).toBe(0);
 });
