@@ -146,9 +146,9 @@ test.each([
     );
     const wire: JsonRpcMessage[] = [];
     const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
+    transport.send = (message: JsonRpcMessage) => {
       wire.push(message);
-      return send(message, options);
+      return send(message);
     };
     const client = new Connection(transport);
     void client.start();
