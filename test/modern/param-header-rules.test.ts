@@ -153,3 +153,25 @@ test('a schema that contains itself is walked without looping', () => {
   (node.properties as JsonObject).self = node;
   expect(() => checkParamHeaderAnnotations('loop', node)).not.toThrow();
 });
+
+test('zod schemas: .meta() annotations are checked the same way', async () => {
+  const { z } = await import('zod');
+  const server = new McpServer({ name: 'rules', version: '1' });
+  server.tool(
+    'zod_ok',
+    {
+      description: 'x',
+      input: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }), n: z.number().int() }),
+    },
+    () => 'ran',
+  );
+  expect(() =>
+    server.tool(
+      'zod_bad',
+      { description: 'x', input: z.object({ ratio: z.number().meta({ 'x-mcp-header': 'Ratio' }) }) },
+      () => 'ran',
+    ),
+  ).toThrow(
+    'Tool "zod_bad": invalid x-mcp-header on "ratio": it must be on a string, integer or boolean parameter; type "number" is not permitted',
+  );
+});
