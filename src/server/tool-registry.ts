@@ -7,6 +7,7 @@ import { compileSchema, type CompiledSchema, type SchemaInput } from '../core/sc
 import { isModernVersion } from '../core/types/modern.js';
 import type { Tool } from '../core/types/tools.js';
 import type { ListChangedNotifier } from './list-changed.js';
+import { checkParamHeaderAnnotations } from './modern/param-header-rules.js';
 import { checkParamHeaders } from './modern/param-headers.js';
 import { paginate } from './pagination.js';
 import { Registry } from './registry.js';
@@ -75,6 +76,8 @@ export class ToolRegistry {
     const output =
       config.output &&
       objectSchema(compileSchema(config.output, 'output', `tool "${name}" output`), `tool "${name}" output`);
+    // 2026-07-28 HTTP clients drop a tool with an invalid x-mcp-header: refuse it here instead.
+    if (input) checkParamHeaderAnnotations(name, input.jsonSchema);
     const value: ToolEntry = {
       definition: definitionOf(name, config, { input, output }),
       input,

@@ -85,9 +85,7 @@ export class OutboundRequests implements PendingOwner {
         entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
       };
       try {
-        host.transport
-          .send(message, sendOptions)
-          .then(undefined, failed);
+        host.transport.send(message, sendOptions).then(undefined, failed);
       } catch (error) {
         failed(error);
       }

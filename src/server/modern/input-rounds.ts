@@ -23,108 +23,33 @@
  *   match its schema, via {@link InputRounds.rejectAnswer}) ends the request with `-32602`,
  *   whatever the handler does with the error.
  */
-import { ContextClosedError, ErrorCode, McpError, RequestAbortedError } from '../../core/errors.js';
+import { ContextClosedError, McpError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
-import {
-  INPUT_REQUIRED_METHODS,
-  RESULT_TYPE_INPUT_REQUIRED,
-  type InputRequestMethod,
-  type InputRequests,
-  type InputRequiredResult,
-  type InputResponses,
-} from '../../core/types/mrtr.js';
+import { RESULT_TYPE_INPUT_REQUIRED, type InputRequestMethod } from '../../core/types/mrtr.js';
 import type { BackChannelOptions, InputChannel } from '../tool-context.js';
-import { checkAnswer, readInputResponses } from './input-answers.js';
-import { InputRequiredSignal, SwallowedInputRoundError, TooManyInputRoundsError } from './mrtr-errors.js';
+import { readInputResponses } from './input-answers.js';
 import {
-  bindRequest,
-  type RequestBinding,
-  type RequestStateCodec,
-  type RequestStateContent,
-  type StoredAnswer,
-} from './request-state.js';
-import { canonicalJson, fingerprint } from './state-encoding.js';
+  DEFAULT_MAX_INPUT_ROUNDS,
+  type InputRoundsOptions,
+  type RoundOutcome,
+  type RoundRequest,
+} from './input-round-types.js';
+import { KnownAnswers, questionFingerprint } from './known-answers.js';
+import { InputRequiredSignal, TooManyInputRoundsError } from './mrtr-errors.js';
+import { bindRequest, type RequestBinding, type RequestStateContent } from './request-state.js';
+import { RoundDecision } from './round-decision.js';
+import { collectRound, keyPrefixOrRefusal, reportSwallowedRound, type Asked } from './round-questions.js';
 
-/** Default cap on `input_required` answers for one request. */
-export const DEFAULT_MAX_INPUT_ROUNDS = 8;
-
-/**
- * Server-wide settings of the modern back-channel.
- *
- * @example
- * const options: InputRoundsOptions = { codec: new RequestStateCodec({ keys: [key] }), maxRounds: 4 };
- */
-export interface InputRoundsOptions {
-  readonly codec: RequestStateCodec;
-  /** Most `input_required` answers one request may get. Default {@link DEFAULT_MAX_INPUT_ROUNDS}. */
-  readonly maxRounds?: number;
-  /** Told when a handler returned a value after its round was requested. Default: `console.warn`. */
-  readonly onSwallowedRound?: (error: SwallowedInputRoundError) => void;
-}
-
-/**
- * The modern request a back-channel serves.
- *
- * @example
- * const request: RoundRequest = { method: 'tools/call', params, principal: authInfo?.subject, signal: ctx.signal };
- */
-export interface RoundRequest {
-  readonly method: string;
-  /** The request's params, `inputResponses` and `requestState` included. */
-  readonly params: JsonObject;
-  /** Who is asking (e.g. the OAuth subject), when known: a state only verifies for the same one. */
-  readonly principal?: string;
-  /** The request's own signal (peer cancel, close): aborts the run. */
-  readonly signal?: AbortSignal;
-}
-
-/**
- * How a run ended: the handler's value, or a round to send.
- *
- * @example
- * const outcome = await rounds.run(() => handler(args, ctx));
- * return outcome.type === 'complete' ? toResult(outcome.value) : outcome.result;
- */
-export type RoundOutcome<T> =
-  | { readonly type: 'complete'; readonly value: T }
-  | { readonly type: 'input_required'; readonly result: InputRequiredResult };
-
-type Phase = 'idle' | 'running' | 'collecting' | 'decided';
-
-interface Asked {
-  readonly method: InputRequestMethod;
-  readonly params: JsonObject;
-  readonly fingerprint: string;
-}
+// The types and the answer and question bookkeeping live in their own files; importers keep this one.
+export {
+  DEFAULT_MAX_INPUT_ROUNDS,
+  type InputRoundsOptions,
+  type RoundOutcome,
+  type RoundRequest,
+} from './input-round-types.js';
 
 const EMPTY_STATE: RequestStateContent = { round: 0, answers: {}, asked: {} };
-const KEY_PREFIX: { [method: string]: string } = {
-  'elicitation/create': 'elicit',
-  'sampling/createMessage': 'sample',
-  'roots/list': 'roots',
-};
 const noop = (): void => undefined;
-
-/** Keys are handler-chosen strings: `constructor` or `__proto__` must be plain keys, not the prototype's. */
-function dictionary<V>(): { [key: string]: V } {
-  return Object.create(null) as { [key: string]: V };
-}
-
-function own<V>(record: { readonly [key: string]: V }, key: string): V | undefined {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
-}
-
-/** The question's identity: `_meta` and a URL elicitation's generated id change from run to run. */
-function questionFingerprint(method: string, params: JsonObject): string {
-  const question: JsonObject = { ...params };
-  delete question._meta;
-  if (method === 'elicitation/create') delete question.elicitationId;
-  return fingerprint(`${method} ${canonicalJson(question)}`);
-}
-
-function defaultSwallowedReport(error: SwallowedInputRoundError): void {
-  console.warn(`[keel] ${error.message}`);
-}
 
 /**
  * One modern request's back-channel, and the runner that turns a handler run into a result or an
@@ -140,18 +65,10 @@ function defaultSwallowedReport(error: SwallowedInputRoundError): void {
  * });
  * // outcome: { type: 'input_required', result: { resultType: 'input_required', inputRequests, requestState } }
  */
-export class InputRounds implements InputChannel {
-  private phase: Phase = 'idle';
+export class InputRounds extends RoundDecision implements InputChannel {
   private calls = 0;
   private readonly keys = new Set<string>();
-  private readonly consumed: { [key: string]: StoredAnswer } = dictionary();
   private readonly asked = new Map<string, Asked>();
-  private readonly pending: ((reason: unknown) => void)[] = [];
-  private readonly controller = new AbortController();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private closedReason: unknown;
-  private settle: { resolve(outcome: RoundOutcome<unknown>): void; reject(error: unknown): void } | undefined;
-  private readonly onAbort = (): void => this.abort(this.incoming.signal?.reason);
 
   private constructor(
     private readonly incoming: RoundRequest,
@@ -159,8 +76,10 @@ export class InputRounds implements InputChannel {
     /** Computed only when needed (a state to open or to seal): most requests never ask for input. */
     private binding: Promise<RequestBinding> | undefined,
     private readonly state: RequestStateContent,
-    private readonly responses: InputResponses | undefined,
-  ) {}
+    private readonly known: KnownAnswers,
+  ) {
+    super(incoming.signal);
+  }
 
   /**
    * Read and check a request's `inputResponses` and `requestState`. Rejects with `-32602`
@@ -170,15 +89,18 @@ export class InputRounds implements InputChannel {
   static async open(request: RoundRequest, options: InputRoundsOptions): Promise<InputRounds> {
     const responses = readInputResponses(request.params);
     const token = request.params.requestState;
-    if (token === undefined) return new InputRounds(request, options, undefined, EMPTY_STATE, responses);
+    if (token === undefined) {
+      return new InputRounds(
+        request,
+        options,
+        undefined,
+        EMPTY_STATE,
+        new KnownAnswers(EMPTY_STATE, responses),
+      );
+    }
     const binding = bindRequest(request.method, request.params, request.principal);
     const state = await options.codec.open(token, await binding);
-    return new InputRounds(request, options, binding, state, responses);
-  }
-
-  /** Aborts (reason: {@link InputRequiredSignal}) once the request is answered with a round. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
+    return new InputRounds(request, options, binding, state, new KnownAnswers(state, responses));
   }
 
   /** How many rounds this request had before this run (0 on a first call). */
@@ -203,30 +125,6 @@ export class InputRounds implements InputChannel {
     this.fail(error);
   }
 
-  /** Run the handler once. Resolves when the request is decided, which may be before the handler ends. */
-  run<T>(handler: () => T | Promise<T>): Promise<RoundOutcome<T>> {
-    if (this.phase !== 'idle') return Promise.reject(new Error('InputRounds.run may be called once'));
-    this.phase = 'running';
-    const decided = new Promise<RoundOutcome<T>>((resolve, reject) => {
-      this.settle = { resolve: resolve as (outcome: RoundOutcome<unknown>) => void, reject };
-    });
-    const signal = this.incoming.signal;
-    if (signal?.aborted) {
-      this.abort(signal.reason);
-      return decided;
-    }
-    signal?.addEventListener('abort', this.onAbort, { once: true });
-    try {
-      Promise.resolve(handler()).then(
-        (value) => this.returned(value),
-        (error: unknown) => this.threw(error),
-      );
-    } catch (error) {
-      this.threw(error);
-    }
-    return decided;
-  }
-
   private ask(
     method: string,
     params: JsonObject,
@@ -237,22 +135,8 @@ export class InputRounds implements InputChannel {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(this.closedReason ?? new ContextClosedError());
     }
-    if (!INPUT_REQUIRED_METHODS.has(this.incoming.method)) {
-      return Promise.reject(
-        new McpError(
-          ErrorCode.InternalError,
-          `A ${this.incoming.method} handler cannot ask the client for input in the 2026-07-28 era: only tools/call, prompts/get and resources/read can`,
-        ),
-      );
-    }
-    const prefix = KEY_PREFIX[method];
-    if (prefix === undefined) {
-      return Promise.reject(
-        new McpError(ErrorCode.InternalError, `${method} cannot be sent to the client as an input request`),
-      );
-    }
-    if (options?.signal?.aborted)
-      return Promise.reject(new RequestAbortedError({ cause: options.signal.reason }));
+    const prefix = keyPrefixOrRefusal(this.incoming.method, method, options);
+    if (prefix instanceof Error) return Promise.reject(prefix);
     this.calls += 1;
     const key = options?.inputKey ?? `${prefix}-${this.calls}`;
     if (this.keys.has(key)) {
@@ -260,7 +144,7 @@ export class InputRounds implements InputChannel {
     }
     this.keys.add(key);
     const print = questionFingerprint(method, params);
-    const known = this.answerFor(key, method, print);
+    const known = this.known.answerFor(key, method, print);
     if (known instanceof McpError) {
       this.fail(known);
       return Promise.reject(known);
@@ -276,29 +160,7 @@ export class InputRounds implements InputChannel {
     return new Promise<JsonObject>((_resolve, reject) => this.pending.push(reject));
   }
 
-  /** The answer to `key` if it is known and answers this question; an McpError if it is malformed. */
-  private answerFor(key: string, method: string, print: string): JsonObject | McpError | undefined {
-    const stored = own(this.state.answers, key);
-    if (stored !== undefined && stored.m === method && stored.q === print) {
-      this.consumed[key] = stored;
-      return stored.r;
-    }
-    const fresh = this.responses === undefined ? undefined : own(this.responses, key);
-    if (fresh === undefined) return undefined;
-    // An answer to a question asked in the last round must be for that very question; without a
-    // state (the client answered before being asked) the handler's own checks decide.
-    const asked = own(this.state.asked, key);
-    if (asked !== undefined && (asked.m !== method || asked.q !== print)) return undefined;
-    try {
-      checkAnswer(method, key, fresh);
-    } catch (error) {
-      return error as McpError;
-    }
-    this.consumed[key] = { m: method, q: print, r: fresh };
-    return fresh;
-  }
-
-  private returned(value: unknown): void {
+  protected returned(value: unknown): void {
     if (this.phase === 'decided') {
       if (this.closedReason instanceof InputRequiredSignal) this.reportSwallowed();
       return;
@@ -313,7 +175,7 @@ export class InputRounds implements InputChannel {
     this.settle?.resolve({ type: 'complete', value });
   }
 
-  private threw(error: unknown): void {
+  protected threw(error: unknown): void {
     if (this.phase === 'decided') return; // the request was answered; this is the handler winding down
     // A round was requested before the handler failed: the round wins (the next run sees the answers).
     if (this.phase === 'collecting') return this.finishRound();
@@ -325,12 +187,7 @@ export class InputRounds implements InputChannel {
   private finishRound(): void {
     if (this.phase === 'decided') return;
     const signal = new InputRequiredSignal();
-    const inputRequests: InputRequests = dictionary();
-    const asked: { [key: string]: { m: string; q: string } } = dictionary();
-    for (const [key, entry] of this.asked) {
-      inputRequests[key] = { method: entry.method, params: entry.params };
-      asked[key] = { m: entry.method, q: entry.fingerprint };
-    }
+    const { inputRequests, asked } = collectRound(this.asked);
     this.decide(signal);
     const round = this.state.round + 1;
     const maxRounds = this.options.maxRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
@@ -341,7 +198,7 @@ export class InputRounds implements InputChannel {
     const request = this.incoming;
     this.binding ??= bindRequest(request.method, request.params, request.principal);
     this.binding
-      .then((binding) => this.options.codec.seal(binding, { round, answers: this.consumed, asked }))
+      .then((binding) => this.options.codec.seal(binding, { round, answers: this.known.consumed, asked }))
       .then(
         (requestState) =>
           this.settle?.resolve({
@@ -352,41 +209,8 @@ export class InputRounds implements InputChannel {
       );
   }
 
-  private fail(error: McpError): void {
-    if (this.phase === 'decided') return;
-    this.decide(error);
-    this.settle?.reject(error);
-  }
-
-  private abort(reason: unknown): void {
-    if (this.phase === 'decided') return;
-    this.decide(reason);
-    this.settle?.reject(reason);
-  }
-
-  /** The request is decided: no more calls, pending calls reject with `reason`, the signal aborts. */
-  private decide(reason?: unknown): void {
-    this.phase = 'decided';
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.incoming.signal?.removeEventListener('abort', this.onAbort);
-    if (reason === undefined) return;
-    this.closedReason = reason;
-    this.controller.abort(reason);
-    for (const reject of this.pending.splice(0)) reject(reason);
-  }
-
   private reportSwallowed(): void {
-    const params = this.incoming.params;
-    // The same target bindRequest names (the tool or prompt name, the resource URI).
-    const target =
-      typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
-    const report = this.options.onSwallowedRound ?? defaultSwallowedReport;
-    try {
-      report(new SwallowedInputRoundError(this.incoming.method, target));
-    } catch {
-      // Reporting must never break the answer.
-    }
+    reportSwallowedRound(this.incoming.method, this.incoming.params, this.options.onSwallowedRound);
   }
 }
 

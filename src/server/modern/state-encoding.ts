@@ -39,7 +39,9 @@ export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined
   }
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  // Only the canonical spelling: the last character's unused low bits must be zero. Otherwise two
+  // strings decode to the same bytes, and a changed token would still verify.
+  return toBase64Url(bytes) === text ? bytes : undefined;
 }
 
 /**

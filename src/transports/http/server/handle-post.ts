@@ -105,6 +105,16 @@ export async function handlePost(
   const message = classified.message;
   const isInitialize = classified.kind === 'request' && classified.message.method === 'initialize';
 
+  // 2026-07-28 defines no client notification over HTTP (a closed stream is the cancel); the
+  // binding says an accepted one gets 202 with no body. Nothing acts on it: no session, no connection.
+  if (
+    classified.kind === 'notification' &&
+    exchange.header(SESSION_HEADER) === null &&
+    isModernPost(classified.message, exchange.header('mcp-protocol-version'))
+  ) {
+    return emptyReply(202);
+  }
+
   // Everything from the session lookup to handing the message over is synchronous, so a
   // session cannot end in between.
   let transport: HttpServerTransport;

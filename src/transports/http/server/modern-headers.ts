@@ -15,7 +15,7 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /** The request's `_meta`, when it is an object. */
-function metaOf(request: JsonRpcRequest): JsonObject | undefined {
+function metaOf(request: Pick<JsonRpcRequest, 'params'>): JsonObject | undefined {
   const params = request.params as unknown;
   if (!isObject(params)) return undefined;
   const meta = params._meta;
@@ -23,14 +23,14 @@ function metaOf(request: JsonRpcRequest): JsonObject | undefined {
 }
 
 /**
- * True when a POST without a session id is a 2026-07-28 request: its `_meta` carries a modern key
+ * True when a POST without a session id is a 2026-07-28 message (request or notification): its `_meta` carries a modern key
  * (version, or capabilities of a client that forgot the version), or its `MCP-Protocol-Version`
  * header names a modern revision. Legacy clients send neither, so they keep the legacy path.
  *
  * @example
  * if (isModernPost(request, exchange.header('mcp-protocol-version'))) serveModern();
  */
-export function isModernPost(request: JsonRpcRequest, versionHeader: string | null): boolean {
+export function isModernPost(request: Pick<JsonRpcRequest, 'params'>, versionHeader: string | null): boolean {
   const meta = metaOf(request);
   if (
     meta !== undefined &&

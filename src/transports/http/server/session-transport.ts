@@ -228,8 +228,24 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
     if (this.closed) return;
     this.host.touched(this);
     // Stateless: nobody can resume, so a client that left takes its request with it.
-    if (byClient && this.sessionId === undefined) void this.session?.close();
-    else this.finishIfStateless();
+    if (byClient && this.sessionId === undefined) {
+      if (!this.cancelLeftRequests()) void this.session?.close();
+    } else this.finishIfStateless();
+  }
+
+  /**
+   * 2026-07-28: a closed request stream *is* that request's cancel (spec: cancellation), so the
+   * engine is told as if `notifications/cancelled` had come: the handler aborts with
+   * CancelledByPeerError (not a teardown), and the connection closes once the stream has ended.
+   * False when there is nothing to cancel (legacy, or the request was already answered).
+   */
+  private cancelLeftRequests(): boolean {
+    if (!this.modern || !this.requests?.size) return false;
+    for (const requestId of this.requests.keys()) {
+      const reason = 'the client closed the response stream';
+      this.inbox.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } });
+    }
+    return true;
   }
 
   /** @internal Messages with no open request stream. */
