@@ -32,6 +32,24 @@ const REGION = {
   properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } },
 };
 
+const INVALID_TOOLS = [
+  {
+    name: 'bad_number',
+    inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } },
+  },
+  {
+    name: 'bad_duplicate',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        a: { type: 'string', 'x-mcp-header': 'Dup' },
+        b: { type: 'string', 'x-mcp-header': 'dup' },
+      },
+    },
+  },
+];
+
+/** Keel's server refuses invalid annotations at registration: only valid tools here. */
 function headerServer(): McpServer {
   const server = new McpServer({ name: 'headers', version: '1' });
   server.tool(
@@ -39,30 +57,31 @@ function headerServer(): McpServer {
     { description: 'valid', input: REGION },
     (args) => `ran in ${String(args.region)}`,
   );
-  server.tool(
-    'bad_number',
-    {
-      description: 'number-typed header',
-      input: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } },
-    },
-    () => 'x',
-  );
-  server.tool(
-    'bad_duplicate',
-    {
-      description: 'duplicate header names',
-      input: {
-        type: 'object',
-        properties: {
-          a: { type: 'string', 'x-mcp-header': 'Dup' },
-          b: { type: 'string', 'x-mcp-header': 'dup' },
-        },
-      },
-    },
-    () => 'x',
-  );
   server.tool('plain', { description: 'no headers' }, () => 'plain');
   return server;
+}
+
+/** A server listing invalid tools too (as a server that does not check them would). */
+function listingServer(era: 'modern' | 'legacy') {
+  return raw({
+    ...(era === 'modern'
+      ? { 'server/discover': () => discoverResult() }
+      : {
+          initialize: () => ({
+            protocolVersion: '2025-11-25',
+            capabilities: { tools: {} },
+            serverInfo: { name: 'l', version: '1' },
+          }),
+        }),
+    'tools/list': () => ({
+      tools: [
+        { name: 'execute_sql', inputSchema: REGION },
+        ...INVALID_TOOLS,
+        { name: 'plain', inputSchema: { type: 'object' } },
+      ],
+    }),
+    'tools/call': () => ({ content: [{ type: 'text', text: 'ok' }] }),
+  });
 }
 
 async function connectRecorded(server: McpServer, options: McpClientOptions) {
@@ -86,7 +105,10 @@ function logger(warnings: string[]) {
 describe('modern era', () => {
   test('invalid tools are left out with one warning each; valid ones are kept', async () => {
     const warnings: string[] = [];
-    const { client } = await connectRecorded(headerServer(), { connection: { logger: logger(warnings) } });
+    const server = listingServer('modern');
+    const client = new McpClient(INFO, { connection: { logger: logger(warnings) } });
+    track(() => client.close());
+    await within(client.connect(server.transport));
     expect(client.era).toBe('modern');
     expect((await client.listAllTools()).map((t) => t.name)).toEqual(['execute_sql', 'plain']);
     expect(warnings).toHaveLength(2);
@@ -118,10 +140,17 @@ describe('modern era', () => {
 
 test('legacy era: nothing is left out and no header is computed', async () => {
   const warnings: string[] = [];
-  const { client, wire } = await connectRecorded(headerServer(), {
-    era: 'legacy',
-    connection: { logger: logger(warnings) },
-  });
+  const server = listingServer('legacy');
+  const headers: unknown[] = [];
+  const send = server.transport.send.bind(server.transport);
+  server.transport.send = (message, options) => {
+    if ((message as { method?: string }).method === 'tools/call') headers.push(options?.headers);
+    return send(message, options);
+  };
+  const client = new McpClient(INFO, { connection: { logger: logger(warnings) } });
+  track(() => client.close());
+  await within(client.connect(server.transport));
+  expect(client.era).toBe('legacy');
   expect((await client.listAllTools()).map((t) => t.name)).toEqual([
     'execute_sql',
     'bad_number',
@@ -129,7 +158,7 @@ test('legacy era: nothing is left out and no header is computed', async () => {
     'plain',
   ]);
   await client.callTool('execute_sql', { region: 'eu', query: 'q' });
-  expect(wire.sends.find((s) => s.method === 'tools/call')?.headers).toBeUndefined();
+  expect(headers).toEqual([undefined]);
   expect(warnings).toEqual([]);
 });
 
