@@ -22,11 +22,10 @@ import type { Transport } from '../core/transport.js';
 import type { LoggingLevel } from '../core/types/logging.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Implementation } from '../server/server.js';
-import { NotModernServerError } from './errors.js';
-import { DEFAULT_DISCOVER_TIMEOUT_MS, probeEra } from './modern/detect-era.js';
-import { cachedEra, rememberEra, serverKeyOf, type ClientEra, type EraOption } from './modern/era.js';
+import { chooseEra } from './modern/choose-era.js';
+import type { ClientEra, EraOption } from './modern/era.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
-import { ModernSession } from './modern/modern-session.js';
+import type { ModernClientFacts, ModernSession } from './modern/modern-session.js';
 import { SessionRenewal, type SessionReset } from './session-renewal.js';
 
 /**
@@ -192,73 +191,37 @@ export class Client {
     return this.connectionValue?.close() ?? Promise.resolve();
   }
 
-  /**
-   * Spec (versioning, "Backward Compatibility"): a `DiscoverResult` or a recognised 2026-07-28
-   * error means a modern server; anything else, `initialize`. The result is cached per server
-   * (`serverKey`); a cached legacy server gets `initialize` at once, and is probed again if that fails.
-   */
+  /** Spec (versioning, "Backward Compatibility"): see modern/choose-era.ts. */
   private async chooseEra(
     connection: Connection,
     transport: Transport,
     options: Pick<RequestOptions, 'signal' | 'timeoutMs'> | undefined,
   ): Promise<void> {
-    const preference = this.options.era ?? 'legacy';
-    const key = serverKeyOf(transport);
-    if (preference === 'legacy') return this.legacyHandshake(connection, options, undefined);
-    if (preference === 'auto' && cachedEra(key) === 'legacy') {
-      try {
-        return await this.legacyHandshake(connection, options, key);
-      } catch (error) {
-        if (!(error instanceof McpError)) throw error;
-        rememberEra(key, undefined);
-      }
-    }
-    const session = new ModernSession(
+    const facts: ModernClientFacts = {
+      capabilities: () => this.capabilities,
+      clientInfo: this.info,
+      logLevel: () => this.logLevel,
+      handler: (method) => this.handlers.get(method),
+      maxInputRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+    };
+    const choice = await chooseEra(
       connection,
+      transport,
       {
-        capabilities: () => this.capabilities,
-        clientInfo: this.info,
-        logLevel: () => this.logLevel,
-        handler: (method) => this.handlers.get(method),
-        maxInputRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+        preference: this.options.era ?? 'legacy',
+        facts,
+        handshake: () => this.handshake(connection, options),
+        discoverTimeoutMs: this.options.discoverTimeoutMs,
       },
-      '2026-07-28',
+      options,
     );
-    const timeoutMs = Math.min(
-      this.options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS,
-      options?.timeoutMs ?? Infinity,
-    );
-    const outcome = await probeEra(connection, (version) => session.meta(version), {
-      signal: options?.signal,
-      timeoutMs,
-    });
-    if (outcome.era === 'legacy') {
-      if (preference === 'modern') {
-        throw new NotModernServerError('The server did not answer server/discover as a 2026-07-28 server', {
-          cause: outcome.reason,
-        });
-      }
-      return this.legacyHandshake(connection, options, key);
-    }
-    session.version = outcome.version;
-    const { discovered } = outcome;
-    this.era = 'modern';
-    this.modern = session;
-    this.protocolVersion = outcome.version;
-    this.serverCapabilities = discovered.capabilities;
-    this.serverInfo = discovered.serverInfo;
-    this.instructions = discovered.instructions;
-    rememberEra(key, 'modern');
-  }
-
-  private async legacyHandshake(
-    connection: Connection,
-    options: Pick<RequestOptions, 'signal' | 'timeoutMs'> | undefined,
-    key: string | undefined,
-  ): Promise<void> {
-    await this.handshake(connection, options);
-    this.era = 'legacy';
-    rememberEra(key, 'legacy');
+    this.era = choice.era;
+    if (choice.era === 'legacy') return;
+    this.modern = choice.session;
+    this.protocolVersion = choice.session.version;
+    this.serverCapabilities = choice.discovered.capabilities;
+    this.serverInfo = choice.discovered.serverInfo;
+    this.instructions = choice.discovered.instructions;
   }
 
   /** `initialize` (same capabilities, client info and requested version every time), then `initialized`. */

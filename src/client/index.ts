@@ -21,7 +21,22 @@ export {
 } from './elicitation.js';
 export type { SamplingHandler, SamplingOptions } from './sampling.js';
 export type { RootsSource } from './roots.js';
-export { ProtocolViolationError, ToolOutputValidationError } from './errors.js';
+export {
+  InputRoundLimitError,
+  NoSharedVersionError,
+  NotModernServerError,
+  ProtocolViolationError,
+  ToolOutputValidationError,
+} from './errors.js';
+export { clearEraCache, type ClientEra, type EraOption } from './modern/era.js';
+export { DEFAULT_DISCOVER_TIMEOUT_MS } from './modern/detect-era.js';
+export { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
+export {
+  mirroredParams,
+  paramHeaders,
+  type MirroredParam,
+  type MirroredParams,
+} from './modern/param-headers.js';
 export type { SessionReset } from './session-renewal.js';
 export { DEFAULT_MAX_PAGES, paginate, type PaginateOptions } from './pagination.js';
 export {

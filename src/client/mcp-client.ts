@@ -135,7 +135,9 @@ export class McpClient extends McpClientBase {
   /**
    * Call a tool. A tool execution error comes back as a result with `isError: true`; a protocol
    * error rejects with `McpError`; a result that breaks the tool's `outputSchema` rejects with
-   * `ToolOutputValidationError`.
+   * `ToolOutputValidationError`. In the modern era the tool's `x-mcp-header` arguments go as
+   * `Mcp-Param-*` headers, `input_required` rounds are answered by the client's handlers, and a
+   * `-32020` re-lists the tools and retries once.
    */
   async callTool<S extends JsonObject = JsonObject>(
     name: string,

@@ -4,8 +4,8 @@
  * definitions are those of the conformance scenario http-invalid-tool-headers.
  */
 import { describe, expect, test } from 'vitest';
-import { encodeHeaderValue, mirroredParams, paramHeaders } from '../../src/client/modern/param-headers.js';
-import { decodeHeaderValue } from '../../src/core/header-value.js';
+import { mirroredParams, paramHeaders } from '../../src/client/modern/param-headers.js';
+import { decodeHeaderValue, encodeHeaderValue } from '../../src/core/header-value.js';
 
 const prop = (schema: object) => ({ type: 'object', properties: { p: schema } });
 

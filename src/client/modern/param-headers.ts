@@ -2,9 +2,11 @@
  * 2026-07-28 `x-mcp-header` on the client side (spec: server/tools "x-mcp-header" and the
  * Streamable HTTP "Custom Headers from Tool Parameters"): which tool parameters are mirrored as
  * `Mcp-Param-{name}` headers, whether a tool's annotations are valid at all (an invalid tool is
- * left out of `tools/list`), and the header Value Encoding. Pure functions; the server keeps its
- * own checks (src/server/modern/param-headers.ts) under the same rules.
+ * left out of `tools/list`), and the headers of one call (encoded with the core's Value Encoding,
+ * src/core/header-value.ts). Pure functions; the server keeps its own checks
+ * (src/server/modern/param-headers.ts) under the same rules.
  */
+import { encodeHeaderValue } from '../../core/header-value.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 
 /**
@@ -116,28 +118,6 @@ export function mirroredParams(inputSchema: unknown): MirroredParams {
   visit(inputSchema, true, []);
   // The root has path [] and is never pushed (checked above), so every param has a path.
   return reason === undefined ? { ok: true, params } : { ok: false, reason };
-}
-
-const SENTINEL_PREFIX = '=?base64?';
-const SENTINEL_SUFFIX = '?=';
-/** Visible ASCII and space; no leading or trailing whitespace (checked apart). */
-const PLAIN = /^[\x20-\x7e]*$/;
-
-/**
- * A header value per the spec's Value Encoding: as-is when it is plain visible ASCII without
- * surrounding whitespace, else `=?base64?{UTF-8 bytes, Base64}?=` (also for a plain value that
- * looks like the sentinel, so it cannot be mistaken for one).
- *
- * @example
- * encodeHeaderValue('us-west1'); // 'us-west1'
- * encodeHeaderValue('Hello, 世界'); // '=?base64?SGVsbG8sIOS4lueVjA==?='
- */
-export function encodeHeaderValue(value: string): string {
-  const sentinel = value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX);
-  if (PLAIN.test(value) && value.trim() === value && !sentinel) return value;
-  let binary = '';
-  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
-  return `${SENTINEL_PREFIX}${btoa(binary)}${SENTINEL_SUFFIX}`;
 }
 
 function valueAt(args: JsonObject | undefined, path: readonly string[]): unknown {
