@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import { McpClient, type McpClientOptions } from '../../src/client/index.js';
 import { InputRoundLimitError } from '../../src/client/errors.js';
-import { ErrorCode, McpError, RequestAbortedError } from '../../src/core/errors.js';
+import { ConnectionClosedError, ErrorCode, McpError, RequestAbortedError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { registerInputRequiredTools } from '../../examples/fixture/input-required-tools.js';
@@ -227,6 +227,33 @@ describe('against raw servers', () => {
     controller.abort(new Error('user closed the tab'));
     const error = await within(call).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(handlerSignal.aborted).toBe(true);
+    expect(sends).toBe(1);
+  });
+
+  test('the connection closing mid-round aborts the handler and fails the call with ConnectionClosedError', async () => {
+    let sends = 0;
+    const server = raw({
+      'server/discover': () => discoverResult(),
+      'tools/call': () => (++sends, { resultType: 'input_required', inputRequests: { who: ask } }),
+    });
+    let handlerSignal!: AbortSignal;
+    let reached!: () => void;
+    const asked = new Promise<void>((resolve) => (reached = resolve));
+    const client = rawClient({
+      elicitation: {
+        form: (_params, ctx) => {
+          handlerSignal = ctx.signal;
+          reached();
+          return new Promise(() => undefined);
+        },
+      },
+    });
+    await within(client.connect(server.transport));
+    const call = client.callTool('t');
+    await within(asked);
+    await client.close();
+    await expect(within(call)).rejects.toBeInstanceOf(ConnectionClosedError);
     expect(handlerSignal.aborted).toBe(true);
     expect(sends).toBe(1);
   });

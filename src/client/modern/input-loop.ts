@@ -43,6 +43,8 @@ export interface InputLoopHost {
   /** The client's handler for a server→client method, if one is configured. */
   handler(method: string): RequestHandler | undefined;
   maxRounds: number;
+  /** Aborts (reason: the connection-closed error) when the connection is gone. */
+  closed?: AbortSignal;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -91,10 +93,14 @@ async function answerAll(
     throw new ProtocolViolationError(`${method}: input_required with inputRequests that is not an object`);
   }
   if (callerSignal?.aborted) throw new RequestAbortedError({ cause: callerSignal.reason });
-  // One failure ends the round: the other handlers (open dialogs, model calls) are aborted.
+  if (host.closed?.aborted) throw host.closed.reason;
+  // One failure ends the round: the other handlers (open dialogs, model calls) are aborted, as
+  // they are when the caller gives up or the connection goes (nobody could use their answers).
   const round = new AbortController();
   const onCallerAbort = (): void => round.abort(callerSignal?.reason);
+  const onClosed = (): void => round.abort(host.closed?.reason);
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  host.closed?.addEventListener('abort', onClosed, { once: true });
   const aborted = new Promise<never>((_resolve, reject) => {
     // The reason is the failing handler's error or the caller's abort reason (mapped below).
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
@@ -114,9 +120,11 @@ async function answerAll(
     return Object.fromEntries(answers);
   } catch (error) {
     if (callerSignal?.aborted) throw new RequestAbortedError({ cause: callerSignal.reason });
+    if (host.closed?.aborted) throw host.closed.reason;
     throw error;
   } finally {
     callerSignal?.removeEventListener('abort', onCallerAbort);
+    host.closed?.removeEventListener('abort', onClosed);
   }
 }
 

@@ -39,6 +39,7 @@ export interface ModernClientFacts {
  */
 export class ModernSession {
   private readonly loop: InputLoopHost;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly connection: Connection,
@@ -50,7 +51,10 @@ export class ModernSession {
       send: (method, params, options) => this.send(method, params, options),
       handler: (method) => facts.handler(method),
       maxRounds: facts.maxInputRounds,
+      closed: this.closing.signal,
     };
+    // A handler still answering a round when the connection goes must not hold the call open.
+    connection.onClose(() => this.closing.abort(connection.closedError()));
   }
 
   /** The `_meta` keys of a request sent now, at `version`. */
