@@ -20,7 +20,7 @@ import type {
 import type { CallToolResult, ListToolsResult, Tool } from '../core/types/tools.js';
 import { callWithParamHeaders } from './modern/tool-headers.js';
 import { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
-import { collect, paginate, type PaginateOptions } from './pagination.js';
+import { collect, pageOptions, pageParams, paginate, type PaginateOptions } from './pagination.js';
 import { checkCallToolResult, checkCompleteResult, requireArray } from './result-checks.js';
 
 /**
@@ -288,16 +288,4 @@ export class McpClient extends McpClientBase {
     if (this.era === 'modern') this.lowLevel.logLevel = level;
     else await this.lowLevel.request('logging/setLevel', { level }, options);
   }
-}
-
-function pageParams(cursor: string | undefined): PaginatedParams {
-  return cursor === undefined ? {} : { cursor };
-}
-
-// Only keys the caller set: an explicit `undefined` would override the connection's defaults.
-function pageOptions({ signal, timeoutMs }: PaginateOptions): CallOptions {
-  const options: CallOptions = {};
-  if (signal !== undefined) options.signal = signal;
-  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
-  return options;
 }

@@ -75,3 +75,31 @@ export async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]>
   for await (const item of items) all.push(item);
   return all;
 }
+
+/**
+ * The params of one page request: `{ cursor }`, or `{}` for the first page.
+ *
+ * @example
+ * pageParams(undefined); // {}
+ * pageParams('c2'); // { cursor: 'c2' }
+ */
+export function pageParams(cursor: string | undefined): { cursor?: string } {
+  return cursor === undefined ? {} : { cursor };
+}
+
+/**
+ * The per-page request options a walk passes on: only the keys the caller set (an explicit
+ * `undefined` would override the connection's defaults).
+ *
+ * @example
+ * pageOptions({ signal, maxPages: 5 }); // { signal }
+ */
+export function pageOptions({ signal, timeoutMs }: PaginateOptions): {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+} {
+  const options: { signal?: AbortSignal; timeoutMs?: number } = {};
+  if (signal !== undefined) options.signal = signal;
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  return options;
+}
