@@ -18,6 +18,7 @@ import {
 import { CacheHints, type CachingOptions } from './modern/caching.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { ServerSession } from './server-session.js';
+import { ListenHub } from './modern/subscriptions/listen.js';
 
 export type { Implementation } from '../core/types/common.js';
 
@@ -97,6 +98,8 @@ export class Server implements Connectable {
   onerror: ServerErrorHandler | undefined;
   /** @internal Caching hints of modern results. */
   readonly cacheHints: CacheHints;
+  /** @internal Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */
+  readonly listens = new ListenHub();
 
   constructor(
     readonly info: Implementation,
@@ -154,9 +157,22 @@ export class Server implements Connectable {
    */
   broadcast(method: string, params?: JsonObject): void {
     for (const session of this.sessions) if (session.accepts(method)) void session.notify(method, params);
+    // 2026-07-28: change notifications go to the subscriptions whose filter opted into them.
+    void this.listens.publish(method, params);
   }
 
-  /** Close every session. */
+  /**
+   * End every 2026-07-28 subscription gracefully (each gets its final `subscriptions/listen`
+   * result); connections stay open. `close()` does this before closing.
+   *
+   * @example
+   * await server.endSubscriptions(); // e.g. before a deploy drains the listeners
+   */
+  async endSubscriptions(): Promise<void> {
+    await Promise.all([...this.sessions].map((session) => session.endSubscriptions()));
+  }
+
+  /** Close every session (their 2026-07-28 subscriptions end gracefully first). */
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((session) => session.close()));
   }

@@ -62,6 +62,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   ending = false;
   /** @internal Serves one 2026-07-28 request (set by the POST handler). */
   modern = false;
+  /** Each request is answered on its own stream (see `Transport.requestStreams`). */
+  readonly requestStreams = true;
   /** @internal Why the session ended (set by the session manager). */
   endReason: SessionEndReason | undefined;
   /** @internal Session table order (see RecencyList). */
@@ -228,7 +230,9 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
     if (this.closed) return;
     this.host.touched(this);
     // Stateless: nobody can resume, so a client that left takes its request with it.
-    if (byClient && this.sessionId === undefined) void this.session?.close();
+    // `connection.close()`, not `session.close()`: the client left, so its subscriptions end
+    // abruptly (no graceful result to a stream nobody reads).
+    if (byClient && this.sessionId === undefined) void this.session?.connection.close();
     else this.finishIfStateless();
   }
 
