@@ -276,9 +276,23 @@ export class McpServer implements Connectable, ContextServices {
     return this.server.connect(transport, options);
   }
 
-  /** Close every session. */
+  /**
+   * Close every session. Each 2026-07-28 subscription first ends gracefully: its final
+   * `subscriptions/listen` result goes out after the notifications already queued.
+   */
   close(): Promise<void> {
     return this.server.close();
+  }
+
+  /**
+   * End every 2026-07-28 subscription gracefully (final result; on stdio also
+   * `notifications/cancelled` naming it) and keep the connections open.
+   *
+   * @example
+   * await server.endSubscriptions(); // listeners re-listen, e.g. against the next deployment
+   */
+  endSubscriptions(): Promise<void> {
+    return this.server.endSubscriptions();
   }
 
   private syncCapabilities(): void {
