@@ -15,6 +15,7 @@ import type { ServerSession } from '../../src/server/server-session.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, openSession, post, SseReader } from '../http-server/support/harness.js';
 import { registerSubscriptionTools } from './fixtures/subscription-tools.mjs';
+import { createFixtureServer } from '../../examples/fixture-server.js';
 
 useProcessGuard();
 
@@ -260,5 +261,46 @@ describe('subscriptions/listen over HTTP', () => {
     );
     const answer = (await response.json()) as { error: { code: number } };
     expect(answer.error.code).toBe(ErrorCode.MethodNotFound);
+  });
+
+  test('the conformance fixture: its trigger tools reach the listens that opted in, and only those', async () => {
+    const serving = await serveHttp(createFixtureServer(), { port: 0, keepAliveMs: 0 });
+    try {
+      const discover = (await (await send(serving.url, body(1, 'server/discover'))).json()) as {
+        result: { capabilities: JsonObject };
+      };
+      expect(discover.result.capabilities).toMatchObject({
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+      });
+      const tools = await openListen(serving.url, 2, { toolsListChanged: true });
+      const prompts = await openListen(serving.url, 3, { promptsListChanged: true });
+      for (const [id, name] of [
+        [4, 'test_trigger_tool_change'],
+        [5, 'test_trigger_prompt_change'],
+      ] as const) {
+        const response = await send(serving.url, body(id, 'tools/call', { name, arguments: {} }));
+        expect(await response.text()).toContain('Mutation triggered');
+      }
+      expect(await within(tools.reader.nextMessage(), 5_000, 'tools change')).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { [SUB]: 2 } },
+      });
+      expect(await within(prompts.reader.nextMessage(), 5_000, 'prompts change')).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/prompts/list_changed',
+        params: { _meta: { [SUB]: 3 } },
+      });
+      // Shutdown: the next (and last) message on each is its final result, so no other type came.
+      const ending = serving.close({ deadlineMs: 2_000 });
+      expect((await within(tools.reader.rest(), 5_000, 'tools stream end')).map((m) => m.id)).toEqual([2]);
+      expect((await within(prompts.reader.rest(), 5_000, 'prompts stream end')).map((m) => m.id)).toEqual([
+        3,
+      ]);
+      await ending;
+    } finally {
+      await serving.close({ deadlineMs: 2_000 });
+    }
   });
 });
