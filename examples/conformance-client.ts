@@ -62,6 +62,88 @@ const scenarios: Record<string, Scenario> = {
   'sse-retry': { run: (client) => callNamedTool(client, 'test_reconnection') },
 };
 
+/** Test data some scenarios hand the client (`MCP_CONFORMANCE_CONTEXT`, JSON). */
+interface ScenarioContext {
+  toolCalls?: { name: string; arguments?: Record<string, unknown> }[];
+}
+
+function scenarioContext(): ScenarioContext {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('MCP_CONFORMANCE_CONTEXT is not JSON');
+  }
+  return typeof parsed === 'object' && parsed !== null ? parsed : {};
+}
+
+/** Calls every tool the client kept from `tools/list` (it leaves out tools it must not call). */
+async function callEveryListedTool(client: McpClient, args: Record<string, unknown>): Promise<void> {
+  for (const tool of await client.listAllTools({ timeoutMs: CALL_TIMEOUT_MS })) {
+    const result = await client.callTool(tool.name, args, { timeoutMs: CALL_TIMEOUT_MS });
+    log(`${tool.name} result`, result);
+  }
+}
+
+/** One request of each kind that carries `Mcp-Name`, where the server offers it. */
+async function touchEveryList(client: McpClient): Promise<void> {
+  await callEveryListedTool(client, {});
+  const capabilities = client.serverCapabilities ?? {};
+  if (capabilities.resources) {
+    const [first] = await client.listAllResources({ timeoutMs: CALL_TIMEOUT_MS });
+    if (first) log('read', await client.readResource(first.uri, { timeoutMs: CALL_TIMEOUT_MS }));
+  }
+  if (capabilities.prompts) {
+    const [first] = await client.listAllPrompts({ timeoutMs: CALL_TIMEOUT_MS });
+    if (first) log('prompt', await client.getPrompt(first.name, {}, { timeoutMs: CALL_TIMEOUT_MS }));
+  }
+}
+
+/** 2026-07-28 scenarios (suite 0.2.0-alpha.12, `--spec-version 2026-07-28`). */
+const modernScenarios: Record<string, Scenario> = {
+  // The mock answers each tool with input_required (an elicitation) first; the client's loop
+  // answers it with this handler and retries, invisibly to the caller.
+  'sep-2322-client-request-state': {
+    options: { elicitation: { form: () => ({ action: 'accept', content: { confirmed: true } }) } },
+    run: async (client) => {
+      const names = await listTools(client);
+      for (const name of names) {
+        log(`${name} result`, await client.callTool(name, {}, { timeoutMs: CALL_TIMEOUT_MS }));
+      }
+    },
+  },
+  'http-standard-headers': { run: touchEveryList },
+  // The values to send come from the scenario's context (encoding edge cases).
+  'http-custom-headers': {
+    run: async (client) => {
+      await listTools(client);
+      for (const call of scenarioContext().toolCalls ?? []) {
+        const result = await client.callTool(call.name, call.arguments ?? {}, { timeoutMs: CALL_TIMEOUT_MS });
+        log(`${call.name} result`, result);
+      }
+    },
+  },
+  // Tools with invalid x-mcp-header annotations are left out of the list by the client.
+  'http-invalid-tool-headers': { run: (client) => callEveryListedTool(client, { region: 'us-west1' }) },
+  // Round-trip the focal tool's inputSchema, untouched, through the echo tool.
+  'json-schema-2020-12-preservation': {
+    run: async (client) => {
+      const tools = await client.listAllTools({ timeoutMs: CALL_TIMEOUT_MS });
+      const focal = tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
+      if (!focal) throw new Error('The server does not list json_schema_2020_12_tool');
+      const result = await client.callTool(
+        'json_schema_echo',
+        { schema: focal.inputSchema },
+        { timeoutMs: CALL_TIMEOUT_MS },
+      );
+      log('echo result', result);
+    },
+  },
+};
+Object.assign(scenarios, modernScenarios);
+
 /** Unknown scenarios get the generic client: connect, list tools, close. */
 const fallback: Scenario = { run: async (client) => void (await listTools(client)) };
 

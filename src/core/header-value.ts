@@ -34,3 +34,22 @@ export function decodeHeaderValue(raw: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Encode a value for `Mcp-Name` or `Mcp-Param-*` as the spec's Value Encoding requires: plain when
+ * it is safe (visible ASCII, inner spaces and tabs), else `=?base64?…?=` of its UTF-8 bytes. Safe
+ * means no leading or trailing whitespace (a server trims it) and not itself shaped like the
+ * sentinel (it would be decoded). The inverse of {@link decodeHeaderValue}.
+ *
+ * @example
+ * encodeHeaderValue('get_weather'); // 'get_weather'
+ * encodeHeaderValue('Hello, 世界'); // '=?base64?SGVsbG8sIOS4lueVjA==?='
+ */
+export function encodeHeaderValue(value: string): string {
+  const sentinelShaped = value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX);
+  if (PLAIN_VALUE.test(value) && value.trim() === value && !sentinelShaped) return value;
+  const bytes = new TextEncoder().encode(value);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `${SENTINEL_PREFIX}${btoa(binary)}${SENTINEL_SUFFIX}`;
+}

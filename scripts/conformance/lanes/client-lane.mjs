@@ -73,7 +73,14 @@ async function rerunTimingAlone(ctx, results, { name, suite, suiteFlags, command
  */
 export async function runClientLane(
   ctx,
-  { name = 'client', suite = ctx.tools.suite, specVersion, reportOnly = false } = {},
+  {
+    name = 'client',
+    suite = ctx.tools.suite,
+    specVersion,
+    reportOnly = false,
+    baselineFile = ctx.options.expectedFailures,
+    expected = ctx.baseline.client,
+  } = {},
 ) {
   const { options } = ctx;
   const started = Date.now();
@@ -100,10 +107,9 @@ export async function runClientLane(
   if (options.scenario) args.push('--scenario', options.scenario, ...suiteFlags);
   else {
     args.push('--suite', 'all', ...suiteFlags);
-    // The suite enforces the baseline too (stale entries fail); only suite runs accept the flag. The
-    // baseline is 0.1.16's list: a report-only lane has none, so the suite reports every scenario.
-    if (!reportOnly && existsSync(options.expectedFailures))
-      args.push('--expected-failures', options.expectedFailures);
+    // The suite enforces the baseline too (stale entries fail); only suite runs accept the flag. A
+    // report-only lane has none, so the suite reports every scenario.
+    if (!reportOnly && existsSync(baselineFile)) args.push('--expected-failures', baselineFile);
   }
   const tag = `${ctx.stamp}-${name}`;
   const outputDir = join(ctx.resultsDir, tag);
@@ -126,7 +132,7 @@ export async function runClientLane(
     results,
     scenarios,
     // A single-scenario run is for details: judge it without the baseline.
-    expected: options.scenario || reportOnly ? new Set() : ctx.baseline.client,
+    expected: options.scenario || reportOnly ? new Set() : expected,
     allowWarnings: options.allowWarnings,
     // The suite's exit 1 came from the timing check that the isolated re-run has since cleared.
     suiteExit: notes.some((note) => note.cleared) && result.exit === 1 ? 0 : result.exit,
@@ -164,7 +170,7 @@ export async function runClientLane(
   return {
     ok: verdict.ok,
     summaries: [
-      `client: ${success} passed, ${failure} failed, ${warning} warnings (+${excused} expected-failure scenarios)` +
+      `${name}: ${success} passed, ${failure} failed, ${warning} warnings (+${excused} expected-failure scenarios)` +
         (rerun.length > 0 ? ` [timing re-run alone: ${rerun.join(', ')}]` : '') +
         ` → ${verdict.ok ? 'PASS' : 'FAIL'}`,
     ],

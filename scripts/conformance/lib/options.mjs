@@ -1,13 +1,13 @@
 // Command-line options of the conformance runner.
 import { parseArgs } from 'node:util';
 
-export const LANES = ['server', 'client', 'next', 'smoke'];
+export const LANES = ['server', 'client', 'next', 'modern-server', 'smoke'];
 
 /**
- * Lanes for the 2026-07-28 revision, which Keel does not speak yet: they print and record their
+ * Lanes whose suite Keel does not pass yet (the 2026-07-28 client): they print and record their
  * counts but never fail the run, and `all` leaves them out (they only run when named).
  */
-export const REPORT_ONLY_LANES = ['modern-server', 'modern-client'];
+export const REPORT_ONLY_LANES = ['modern-client'];
 
 /** Lanes that run a suite against a server (the rest run it against a client, or are smoke tests). */
 const SCENARIO_LANES = ['server', 'client', 'next', 'modern-server', 'modern-client'];
@@ -21,19 +21,24 @@ Lanes (--lane, repeatable or comma-separated; default: all):
   server   @modelcontextprotocol/conformance 0.1.16 "server --suite all" against the HTTP fixture
   client   0.1.16 "client --suite all" against the fixture client, with the expected-failures list
   next     0.2.0-alpha.12 "server --suite all --spec-version 2025-11-25" against the HTTP fixture
+  modern-server
+           0.2.0-alpha.12 "server --suite all --spec-version 2026-07-28" against the HTTP fixture
   smoke    official SDK client + inspector-cli call test_simple_text over stdio and HTTP
-  all      the four above, in that order
+  all      the five above, in that order
 
-Report-only lanes (2026-07-28; never fail the run, not part of "all", run only when named):
-  modern-server  0.2.0-alpha.12 "server --suite all --spec-version 2026-07-28" against the HTTP fixture
+Report-only lane (never fails the run, not part of "all", runs only when named):
   modern-client  0.2.0-alpha.12 "client --suite all --spec-version 2026-07-28" against the fixture client
 
 Options:
   --lane <lane>               see above
-  --repeat <n>                run the server lane n times in a row against one server (default 1)
+  --repeat <n>                run the server and modern-server lanes n times in a row, each against
+                              one server process (default 1)
   --scenario <name>           run one scenario in one server/client/next/modern-* lane (for details)
   --allow-warnings            do not fail a scenario for WARNING checks (default: warnings fail)
   --expected-failures <file>  baseline for the client lane (default conformance/expected-failures.yml)
+  --expected-failures-modern <file>
+                              baseline for the modern-client lane
+                              (default conformance/expected-failures-2026-07-28.yml)
   --server-command <cmd>      HTTP fixture, started with PORT set (default "npm run --silent fixture:http")
   --client-command <cmd>      fixture client; the suite appends the server URL
                               (default "npm run --silent fixture:client")
@@ -68,6 +73,10 @@ export function parseOptions(argv) {
         scenario: { type: 'string' },
         'allow-warnings': { type: 'boolean', default: false },
         'expected-failures': { type: 'string', default: 'conformance/expected-failures.yml' },
+        'expected-failures-modern': {
+          type: 'string',
+          default: 'conformance/expected-failures-2026-07-28.yml',
+        },
         'server-command': { type: 'string', default: 'npm run --silent fixture:http' },
         'client-command': { type: 'string', default: 'npm run --silent fixture:client' },
         'stdio-command': { type: 'string', default: 'node dist/examples/fixture-stdio.js' },
@@ -102,6 +111,7 @@ export function parseOptions(argv) {
     scenario: values.scenario,
     allowWarnings: values['allow-warnings'],
     expectedFailures: values['expected-failures'],
+    expectedFailuresModern: values['expected-failures-modern'],
     serverCommand: values['server-command'],
     clientCommand: values['client-command'],
     stdioCommand: values['stdio-command'],

@@ -40,14 +40,19 @@ export class HttpSession {
   /**
    * POST one serialized message. Returns the response and the session id the POST carried (to
    * tell "our session is gone" from other 404s).
+   *
+   * `modern`: the request metadata headers of a 2026-07-28 request (see modern-request.ts). Such a
+   * POST belongs to no session: it carries neither the session id nor the negotiated version.
    */
   async post(
     body: string,
     initialize: boolean,
     signal: AbortSignal,
+    modern?: Readonly<Record<string, string>>,
   ): Promise<{ response: Response; session: string | undefined }> {
-    const session = initialize ? undefined : this.id;
-    const headers = await this.headers(ACCEPT_POST, session, !initialize);
+    const session = initialize || modern ? undefined : this.id;
+    const headers = await this.headers(ACCEPT_POST, session, !initialize && !modern);
+    if (modern) for (const [name, value] of Object.entries(modern)) headers.set(name, value);
     headers.set('content-type', 'application/json');
     const response = await this.fetch({ method: 'POST', headers, body }, signal);
     if (initialize && response.ok) this.id = response.headers.get('mcp-session-id') ?? undefined;

@@ -3,6 +3,7 @@
  * all), and the requests whose answers are still expected, by id.
  */
 import { isRequestId, type RequestId } from '../../../core/jsonrpc.js';
+import { RecentIds } from './modern-request.js';
 
 /**
  * One POST in flight; for a request, until its answer arrived or was given up.
@@ -14,6 +15,8 @@ import { isRequestId, type RequestId } from '../../../core/jsonrpc.js';
 export interface OutboundRequest {
   readonly controller: AbortController;
   readonly initialize: boolean;
+  /** A 2026-07-28 request: its POST belongs to no session, and its stream cannot be resumed. */
+  readonly modern: boolean;
   answered: boolean;
   /** Set once its answer comes as an SSE stream: the session that stream belongs to. */
   stream?: { session: string | undefined };
@@ -31,6 +34,7 @@ export interface OutboundRequest {
 export class OutboundTable {
   private readonly active = new Set<AbortController>();
   private readonly byId = new Map<RequestId, OutboundRequest>();
+  private readonly endedModern = new RecentIds(1024);
 
   /** Requests awaiting their answer (tests, leak checks). */
   get size(): number {
@@ -43,8 +47,8 @@ export class OutboundTable {
   }
 
   /** Track a new POST; a request (`id` given) can then be found by its id. */
-  open(id: RequestId | undefined, initialize: boolean): OutboundRequest {
-    const entry: OutboundRequest = { controller: new AbortController(), initialize, answered: false };
+  open(id: RequestId | undefined, initialize: boolean, modern = false): OutboundRequest {
+    const entry: OutboundRequest = { controller: new AbortController(), initialize, modern, answered: false };
     this.active.add(entry.controller);
     if (id !== undefined) this.byId.set(id, entry);
     return entry;
@@ -57,6 +61,17 @@ export class OutboundTable {
   release(id: RequestId | undefined, entry: OutboundRequest): void {
     this.active.delete(entry.controller);
     if (id !== undefined && this.byId.get(id) === entry) this.byId.delete(id);
+    if (id !== undefined && entry.modern) this.endedModern.add(id);
+  }
+
+  /**
+   * Whether `id` is (or recently was) a 2026-07-28 request: its cancellation is the abort of its
+   * POST, never a `notifications/cancelled` POST, also when the engine cancels it after the
+   * transport already gave it up (a lost stream).
+   */
+  isModern(id: unknown): boolean {
+    if (!isRequestId(id)) return false;
+    return this.byId.get(id)?.modern ?? this.endedModern.has(id);
   }
 
   /** The caller gave up on `id`: stop reading for it. */

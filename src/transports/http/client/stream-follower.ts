@@ -21,9 +21,10 @@ export interface StreamHost extends StreamSettings {
   /**
    * GET the stream again, with `Last-Event-ID` when one is known. Resolves with a 2xx
    * `text/event-stream` response; otherwise throws (an {@link HttpTransportError} with the status
-   * for an HTTP refusal).
+   * for an HTTP refusal). Absent for a stream that cannot be resumed (2026-07-28 has no GET):
+   * one that ends early is lost at once.
    */
-  readonly reopen: (lastEventId: string | undefined, signal: AbortSignal) => Promise<Response>;
+  readonly reopen?: (lastEventId: string | undefined, signal: AbortSignal) => Promise<Response>;
 }
 
 /** Outcome of {@link followStream}: finished (done or aborted), or given up with a cause. */
@@ -68,6 +69,9 @@ export async function followStream(
       }
     }
     if (signal.aborted || isDone()) return FINISHED;
+    if (!host.reopen) {
+      return lost(cause, 'The SSE stream ended before the response, and it cannot be resumed (2026-07-28)');
+    }
     if (needsEventId && cursor.lastEventId === undefined) {
       return lost(cause, 'The SSE stream ended before the response, and it has no event id to resume from');
     }

@@ -1,20 +1,27 @@
 /**
- * The fetch-based Streamable HTTP client transport (legacy era: 2025-11-25, 2025-06-18,
- * 2025-03-26). Runtime-neutral: it needs only `fetch`, `Headers`, `Response` and web streams.
+ * The fetch-based Streamable HTTP client transport, both eras: 2026-07-28 requests (decided per
+ * message, from `params._meta`) and the legacy revisions (2025-11-25, 2025-06-18, 2025-03-26).
+ * Runtime-neutral: it needs only `fetch`, `Headers`, `Response` and web streams.
  */
 import { ConnectionClosedError } from '../../../core/errors.js';
 import { Inbox } from '../../../core/inbox.js';
-import { isRequestId, type JsonRpcMessage, type RequestId } from '../../../core/jsonrpc.js';
+import {
+  isRequestId,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type RequestId,
+} from '../../../core/jsonrpc.js';
 import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
 import { HttpTransportError, SessionExpiredError } from './errors.js';
-import { discard, isObject, mediaType, readBoundedText, tryParseJson } from './http-body.js';
+import { discard, isObject, mediaType, tryParseJson } from './http-body.js';
+import { readJsonMessages, readRefusal } from './post-answers.js';
 import { HttpSession } from './http-session.js';
+import { modernHeaders, modernVersionOf } from './modern-request.js';
 import { reconnectPolicy, type StreamableHttpClientOptions } from './options.js';
 import { OutboundTable, type OutboundRequest } from './outbound-table.js';
 import { StandaloneStream } from './standalone-stream.js';
 import { followStream, type StreamSettings } from './stream-follower.js';
 
-const ERROR_BODY_LIMIT = 64 * 1024;
 const CLOSED = 'The Streamable HTTP transport is closed';
 
 /**
@@ -41,6 +48,14 @@ const CLOSED = 'The Streamable HTTP transport is closed';
  *   just means no such stream. `notifications/cancelled` also stops reading the cancelled
  *   request's stream. `close()` aborts every fetch and reader, then DELETEs the session (bounded,
  *   best effort).
+ * - 2026-07-28: a request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`
+ *   is POSTed outside any session: no `Mcp-Session-Id`, `MCP-Protocol-Version` = that version,
+ *   `Mcp-Method`, `Mcp-Name` (Base64 form when needed), plus `SendOptions.headers` (`Mcp-Param-*`;
+ *   legacy messages ignore them). Its stream is never resumed (lost if it breaks early); a
+ *   `notifications/cancelled` for it aborts its POST and is not sent; other notifications are
+ *   dropped until a legacy request (`initialize`) was sent. A refusal without a JSON-RPC error for
+ *   it rejects `send` with {@link HttpTransportError} and leaves the transport as it was, so the
+ *   caller may fall back to `initialize` on it. See docs/http.md.
  *
  * @example
  * const client = new Client({ name: 'cli', version: '1.0.0' });
@@ -69,6 +84,8 @@ export class StreamableHttpClientTransport implements Transport {
   private readonly related = new WeakMap<object, MessageInfo>();
   private readonly expiryWatchers = new Set<(sessionId: string) => void>();
   private closed = false;
+  /** A legacy request (`initialize`, usually) was sent: notifications have somewhere to go. */
+  private legacySpoken = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -76,6 +93,7 @@ export class StreamableHttpClientTransport implements Transport {
     private readonly options: StreamableHttpClientOptions = {},
   ) {
     this.http = new HttpSession(new URL(url), options, (error) => this.sessionExpired(error));
+    this.serverKey = this.http.url.origin + this.http.url.pathname;
     this.streams = {
       policy: reconnectPolicy(options.reconnect),
       maxEventSize: options.maxEventSize ?? 16 * 1024 * 1024,
@@ -87,6 +105,15 @@ export class StreamableHttpClientTransport implements Transport {
   get url(): URL {
     return this.http.url;
   }
+
+  /**
+   * Which server this transport talks to, for caching what was learned about it (its era): the
+   * endpoint URL's origin and path, without query or fragment.
+   *
+   * @example
+   * new StreamableHttpClientTransport('https://example.com:8443/mcp?x=1').serverKey; // 'https://example.com:8443/mcp'
+   */
+  readonly serverKey: string;
 
   /** The session id the server assigned at initialization, if any. */
   get sessionId(): string | undefined {
@@ -118,6 +145,7 @@ export class StreamableHttpClientTransport implements Transport {
   /** Override the version header, for a caller that negotiated the version some other way. */
   setProtocolVersion(version: string | undefined): void {
     this.http.version = version;
+    if (version !== undefined) this.legacySpoken = true;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
@@ -133,10 +161,31 @@ export class StreamableHttpClientTransport implements Transport {
     return this.related.get(message);
   }
 
-  async send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
+  async send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     if (this.closed) throw new ConnectionClosedError(CLOSED, { cause: this.lastError });
+    const version = modernVersionOf(message);
+    if (version !== undefined) {
+      // 2026-07-28: decided by the message itself; no session, no handshake, nothing remembered.
+      const request = message as JsonRpcRequest;
+      return this.exchange(message, request, false, modernHeaders(request, version, options?.headers));
+    }
     const request = 'method' in message && 'id' in message ? message : undefined;
     const method = 'method' in message ? message.method : undefined;
+    if (method === 'notifications/cancelled' && 'params' in message) {
+      const id = message.params?.requestId;
+      const modern = this.outbound.isModern(id);
+      // The caller gave up on that request: stop reading its stream. For a 2026-07-28 request the
+      // closed stream is the cancellation (the server cancels its handler); nothing is POSTed.
+      this.outbound.stop(id);
+      if (modern) return;
+    }
+    if (request) {
+      this.legacySpoken = true;
+    } else if (!this.legacySpoken) {
+      // Without a legacy exchange there is nothing to POST a notification (or response) to:
+      // 2026-07-28 HTTP defines no client notifications. Dropped here, on purpose.
+      return;
+    }
     const initialize = method === 'initialize';
     if (initialize) {
       this.http.reset();
@@ -145,21 +194,28 @@ export class StreamableHttpClientTransport implements Transport {
       // Not sent at all: safe to send again once a new session exists.
       throw new SessionExpiredError(this.http.expired.sessionId, { retryable: true });
     }
-    // The caller gave up on that request: stop reading its stream.
-    if (method === 'notifications/cancelled' && 'params' in message)
-      this.outbound.stop(message.params?.requestId);
+    return this.exchange(message, request, initialize, undefined);
+  }
 
-    const entry = this.outbound.open(request?.id, initialize);
+  /** POST one message and read its answer; `modern` holds a 2026-07-28 request's headers. */
+  private async exchange(
+    message: JsonRpcMessage,
+    request: JsonRpcRequest | undefined,
+    initialize: boolean,
+    modern: Record<string, string> | undefined,
+  ): Promise<void> {
+    const method = 'method' in message ? message.method : undefined;
+    const entry = this.outbound.open(request?.id, initialize, modern !== undefined);
     let followed = false;
     try {
       let posted: Awaited<ReturnType<HttpSession['post']>>;
       try {
-        posted = await this.http.post(JSON.stringify(message), initialize, entry.controller.signal);
+        posted = await this.http.post(JSON.stringify(message), initialize, entry.controller.signal, modern);
       } catch (error) {
         throw this.sendFailed(error, entry.controller.signal);
       }
       const { response, session } = posted;
-      if (!response.ok) return await this.refused(response, request?.id, session);
+      if (!response.ok) return await this.refused(response, request?.id, session, entry.modern);
       if (!request) {
         // Notifications and responses are answered 202 (some servers send a body anyway: ignored).
         await discard(response);
@@ -174,7 +230,7 @@ export class StreamableHttpClientTransport implements Transport {
         entry.stream = { session };
         void this.followRequest(request.id, entry, response, session);
       } else if (type === 'application/json') {
-        await this.readJson(response);
+        for (const answer of await readJsonMessages(response)) this.deliver(answer);
       } else {
         await discard(response);
         if (type !== undefined && response.status !== 202 && response.status !== 204) {
@@ -205,27 +261,16 @@ export class StreamableHttpClientTransport implements Transport {
     response: Response,
     id: RequestId | undefined,
     session: string | undefined,
+    modern: boolean,
   ): Promise<void> {
-    const body = tryParseJson(await readBoundedText(response, ERROR_BODY_LIMIT));
+    const refusal = await readRefusal(response, id);
     // The session is gone, whatever the body says: the server did not process this POST.
     if (response.status === 404 && session !== undefined) throw this.http.expire(session, true);
-    if (id !== undefined && isObject(body) && body.id === id && isObject(body.error)) {
-      this.deliver(body);
-      return;
-    }
-    const detail = isObject(body) && isObject(body.error) ? String(body.error.message) : response.statusText;
-    throw this.fail(
-      new HttpTransportError(`HTTP ${response.status}${detail ? `: ${detail}` : ''}`, response.status),
-    );
-  }
-
-  private async readJson(response: Response): Promise<void> {
-    const text = await response.text();
-    if (text.trim() === '') return;
-    const body = tryParseJson(text);
-    if (body === undefined)
-      throw new HttpTransportError('The server answered with invalid JSON', response.status);
-    for (const message of Array.isArray(body) ? body : [body]) this.deliver(message);
+    if ('answer' in refusal) return this.deliver(refusal.answer);
+    // A 2026-07-28 request refused without a JSON-RPC answer is what a legacy server says to an
+    // era probe: the caller gets it (and falls back); it is no fault of the transport's.
+    if (modern) throw refusal.error;
+    throw this.fail(refusal.error);
   }
 
   private async followRequest(
@@ -235,8 +280,11 @@ export class StreamableHttpClientTransport implements Transport {
     session: string | undefined,
   ): Promise<void> {
     // Resume within the session the request was made in, even if a new one started meanwhile.
-    const reopen = (lastEventId: string | undefined, signal: AbortSignal): Promise<Response> =>
-      this.http.get(signal, lastEventId, session);
+    // 2026-07-28 has no GET: a modern request's stream that breaks early is lost.
+    const reopen = entry.modern
+      ? undefined
+      : (lastEventId: string | undefined, signal: AbortSignal): Promise<Response> =>
+          this.http.get(signal, lastEventId, session);
     const onData = (data: string): void => this.onEventData(data, id);
     const host = { ...this.streams, onData, reopen };
     const result = await followStream(host, response, entry.controller.signal, () => entry.answered, true);
@@ -248,11 +296,7 @@ export class StreamableHttpClientTransport implements Transport {
   private lose(id: RequestId, cause: Error): void {
     if (this.closed) return;
     this.fail(cause);
-    try {
-      this.onrequestlost?.(id, cause);
-    } catch (error) {
-      this.report(error);
-    }
+    this.safely(() => this.onrequestlost?.(id, cause));
   }
 
   private onEventData(data: string, relatedRequestId?: RequestId): void {
@@ -285,17 +329,16 @@ export class StreamableHttpClientTransport implements Transport {
     for (const id of this.outbound.takeStreaming(error.sessionId)) {
       this.lose(id, new SessionExpiredError(error.sessionId));
     }
+    this.safely(() => this.onsessionexpired?.(error));
+    for (const watcher of [...this.expiryWatchers]) this.safely(() => watcher(error.sessionId));
+  }
+
+  /** Run a user hook: its failure is reported, never thrown into the transport. */
+  private safely(hook: () => void): void {
     try {
-      this.onsessionexpired?.(error);
-    } catch (hookError) {
-      this.report(hookError);
-    }
-    for (const watcher of [...this.expiryWatchers]) {
-      try {
-        watcher(error.sessionId);
-      } catch (hookError) {
-        this.report(hookError);
-      }
+      hook();
+    } catch (error) {
+      this.report(error);
     }
   }
 

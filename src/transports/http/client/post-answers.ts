@@ -1,0 +1,47 @@
+/**
+ * Reading the body of a POST's answer when it is not a stream: the JSON-RPC messages of an
+ * `application/json` answer, and what a non-2xx answer says.
+ */
+import type { RequestId } from '../../../core/jsonrpc.js';
+import { HttpTransportError } from './errors.js';
+import { isObject, readBoundedText, tryParseJson } from './http-body.js';
+
+/** Error bodies are for diagnostics (or one JSON-RPC error): never buffered without end. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/**
+ * A non-2xx answer to the POST of request `id` (undefined for a notification): the JSON-RPC error
+ * response for that id when the body is one (2026-07-28 errors come with 400 and 404), else the
+ * local {@link HttpTransportError} carrying the status. Always releases the connection.
+ *
+ * @example
+ * const refusal = await readRefusal(response, 7);
+ * if ('answer' in refusal) inbox.push(refusal.answer);
+ * else throw refusal.error;
+ */
+export async function readRefusal(
+  response: Response,
+  id: RequestId | undefined,
+): Promise<{ answer: Record<string, unknown> } | { error: HttpTransportError }> {
+  const body = tryParseJson(await readBoundedText(response, ERROR_BODY_LIMIT));
+  if (id !== undefined && isObject(body) && body.id === id && isObject(body.error)) return { answer: body };
+  const detail = isObject(body) && isObject(body.error) ? String(body.error.message) : response.statusText;
+  const message = `HTTP ${response.status}${detail ? `: ${detail}` : ''}`;
+  return { error: new HttpTransportError(message, response.status) };
+}
+
+/**
+ * The messages of an `application/json` answer (one message or a batch; none for an empty body).
+ * Throws {@link HttpTransportError} when the body is not JSON.
+ *
+ * @example
+ * for (const message of await readJsonMessages(response)) inbox.push(message);
+ */
+export async function readJsonMessages(response: Response): Promise<unknown[]> {
+  const text = await response.text();
+  if (text.trim() === '') return [];
+  const body = tryParseJson(text);
+  if (body === undefined)
+    throw new HttpTransportError('The server answered with invalid JSON', response.status);
+  return Array.isArray(body) ? body : [body];
+}
