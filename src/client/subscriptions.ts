@@ -52,7 +52,13 @@ export interface ListenOptions {
   meta?: JsonObject;
 }
 
-/** What a subscription needs from its client: the connection, and the request path. */
+/**
+ * What a subscription needs from its client: the connection (its notifications), and the request
+ * path (which adds the client's 2026-07-28 `_meta`). A low-level `Client` is one.
+ *
+ * @example
+ * const host: ListenHost = { connection, request: (method, params, options) => connection.request(method, params, options) };
+ */
 export interface ListenHost {
   readonly connection: Connection;
   request(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject>;
