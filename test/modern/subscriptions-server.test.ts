@@ -110,6 +110,21 @@ describe('subscriptions/listen (memory)', () => {
     expect(responsesFor(c, id)).toHaveLength(0);
   });
 
+  test('resource registration reaches a listen that opted into resourcesListChanged', async () => {
+    const server = build();
+    const c = raw(server);
+    void c.client
+      .request('subscriptions/listen', listenParams({ resourcesListChanged: true }))
+      .catch(() => undefined);
+    await received(c, (n) => n.method === 'notifications/subscriptions/acknowledged');
+    server.resource('c', 'test://c', {}, () => 'c');
+    await received(c, (n) => n.method === 'notifications/resources/list_changed');
+    expect(c.notifications.map((n) => n.method)).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/resources/list_changed',
+    ]);
+  });
+
   test('several changes in one tick: one list_changed per subscription', async () => {
     const server = build();
     const c = raw(server);

@@ -134,6 +134,15 @@ describe('subscriptions/listen over stdio (raw wire)', () => {
   });
 });
 
+describe('subscriptions/listen over stdio: the transport drops', () => {
+  test('(c) EOF with a live listen: exit 0, nothing written for it after the acknowledgement', async () => {
+    const server = new RawServer(SCRIPT);
+    await openListen(server, 'L4', { toolsListChanged: true });
+    await endAndExpectCleanExit(server);
+    expect(of(server, 'L4')).toHaveLength(1);
+  });
+});
+
 /** A low-level client connection that writes the modern `_meta` itself (the client's era logic is not involved). */
 function stdioClient(): {
   host: ListenHost;
