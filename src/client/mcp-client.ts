@@ -89,8 +89,13 @@ export class McpClient extends McpClientBase {
     return this.lowLevel.request(method, params, options);
   }
 
+  /**
+   * A liveness round trip. 2026-07-28 removed `ping`: in the modern era this sends
+   * `server/discover` (every modern server must answer it) instead.
+   */
   async ping(options?: CallOptions): Promise<void> {
-    await this.lowLevel.request('ping', undefined, options);
+    if (this.era === 'modern') await this.lowLevel.request('server/discover', {}, options);
+    else await this.lowLevel.request('ping', undefined, options);
   }
 
   // ---- tools
@@ -259,9 +264,14 @@ export class McpClient extends McpClientBase {
     return checkCompleteResult(await this.lowLevel.request('completion/complete', params, options));
   }
 
-  /** Ask the server to send `notifications/message` at `level` and above (listen with `on('log')`). */
+  /**
+   * Ask the server to send `notifications/message` at `level` and above (listen with `on('log')`).
+   * In the modern era (no `logging/setLevel`) the level is remembered and sent on every later
+   * request as `io.modelcontextprotocol/logLevel`; nothing is sent now.
+   */
   async setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<void> {
-    await this.lowLevel.request('logging/setLevel', { level }, options);
+    if (this.era === 'modern') this.lowLevel.logLevel = level;
+    else await this.lowLevel.request('logging/setLevel', { level }, options);
   }
 }
 
