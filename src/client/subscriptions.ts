@@ -135,6 +135,8 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
         timeoutMs: Infinity,
         maxTotalTimeoutMs: Infinity,
         onRequestId: (id) => {
+          // A client may send the listen again under a new id (a -32022 version retry).
+          if (this.id !== undefined && table.get(this.id) === this) table.delete(this.id);
           this.id = id;
           table.set(id, this);
         },

@@ -12,6 +12,7 @@ import { ConnectionClosedError } from '../../src/core/errors.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
 import { listen, type ListenHost, type SubscriptionNotification } from '../../src/client/subscriptions.js';
 import { McpServer } from '../../src/server/mcp-server.js';
+import { McpClient } from '../../src/client/mcp-client.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { registerSubscriptionTools } from './fixtures/subscription-tools.mjs';
@@ -130,5 +131,28 @@ describe('Subscription (client) over HTTP', () => {
     const answer = await host.request('tools/list', {}, { timeoutMs: 5_000 });
     expect(Array.isArray(answer.tools)).toBe(true);
     expect(listens(sent)).toHaveLength(1);
+  });
+});
+
+describe('McpClient.listen over HTTP (the client speaks 2026-07-28 on its own)', () => {
+  test('era auto: listen, a resource update, server shutdown ends it gracefully', async () => {
+    const { serving, server } = await setup();
+    const client = await McpClient.connect(new StreamableHttpClientTransport(serving.url), {
+      timeoutMs: 5_000,
+    });
+    try {
+      expect(client.era).toBe('modern');
+      const subscription = client.listen({ resourceSubscriptions: ['test://a'] });
+      await within(subscription.acknowledged, 5_000, 'ack');
+      await client.callTool('touch', { uri: 'test://a' });
+      const ending = server.close();
+      const seen: SubscriptionNotification[] = [];
+      for await (const note of subscription) seen.push(note);
+      await ending;
+      expect(seen.map((n) => n.params.uri)).toEqual(['test://a']);
+      expect((await subscription.ended).reason).toBe('graceful');
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -13,6 +13,7 @@ import { Connection } from '../../src/core/engine/connection.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
 import { listen, type ListenHost, type SubscriptionNotification } from '../../src/client/subscriptions.js';
 import { StdioClientTransport } from '../../src/transports/stdio/stdio-client-transport.js';
+import { McpClient } from '../../src/client/mcp-client.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,
@@ -248,6 +249,30 @@ describe('Subscription (client) over stdio', () => {
       expect(sent.filter((m) => 'method' in m && m.method === 'subscriptions/listen')).toHaveLength(1);
     } finally {
       await connection.close();
+    }
+  });
+});
+
+describe('McpClient.listen over stdio (the client speaks 2026-07-28 on its own)', () => {
+  test('era auto: listen, a change made by a call, a graceful end by the server', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SCRIPT],
+      stderr: 'ignore',
+    });
+    const client = await McpClient.connect(transport, { timeoutMs: WAIT_MS });
+    try {
+      expect(client.era).toBe('modern');
+      const subscription = client.listen({ toolsListChanged: true });
+      expect(await within(subscription.acknowledged, WAIT_MS, 'ack')).toEqual({ toolsListChanged: true });
+      await client.callTool('add_tool', { name: 'by_client' });
+      await client.callTool('end_subscriptions');
+      const seen: string[] = [];
+      for await (const note of subscription) seen.push(note.method);
+      expect(seen).toEqual(['notifications/tools/list_changed']);
+      expect((await subscription.ended).reason).toBe('graceful');
+    } finally {
+      await client.close();
     }
   });
 });
