@@ -69,6 +69,8 @@ export interface McpServerOptions {
    * `resources/read`, per list and per resource URI. Default `{ ttlMs: 0, cacheScope: 'private' }`.
    */
   caching?: CachingOptions;
+  /** Open 2026-07-28 subscriptions allowed at once (see docs/modern-era.md, "Subscriptions"). Default 1,024. */
+  maxSubscriptions?: number;
   /**
    * 2026-07-28 multi round-trip requests: the keys that sign `requestState` (several for rotation:
    * the first signs, all verify), its lifetime (`ttlMs`, default 10 minutes) and size cap
@@ -123,6 +125,7 @@ export class McpServer implements Connectable, ContextServices {
       instructions: options.instructions,
       connection: options.connection,
       caching: options.caching,
+      maxSubscriptions: options.maxSubscriptions,
     };
     if ('onerror' in options) serverOptions.onerror = options.onerror;
     this.server = new Server(info, serverOptions);

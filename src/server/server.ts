@@ -18,7 +18,7 @@ import {
 import { CacheHints, type CachingOptions } from './modern/caching.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { ServerSession } from './server-session.js';
-import { ListenHub } from './modern/subscriptions/listen.js';
+import { DEFAULT_MAX_SUBSCRIPTIONS, ListenHub } from './modern/subscriptions/listen.js';
 
 export type { Implementation } from '../core/types/common.js';
 
@@ -62,6 +62,11 @@ export interface ServerOptions {
   onerror?: ServerErrorHandler | undefined;
   /** Caching hints of cacheable 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
   caching?: CachingOptions;
+  /**
+   * Open 2026-07-28 subscriptions (`subscriptions/listen`) allowed at once, over all connections;
+   * the next is refused with `-32010` (HTTP 503). Default 1,024.
+   */
+  maxSubscriptions?: number;
 }
 
 /**
@@ -99,7 +104,7 @@ export class Server implements Connectable {
   /** @internal Caching hints of modern results. */
   readonly cacheHints: CacheHints;
   /** @internal Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */
-  readonly listens = new ListenHub();
+  readonly listens: ListenHub;
 
   constructor(
     readonly info: Implementation,
@@ -109,6 +114,12 @@ export class Server implements Connectable {
     this.instructions = options.instructions;
     this.onerror = 'onerror' in options ? options.onerror : logHandlerFailureToStderr;
     this.cacheHints = new CacheHints(options.caching);
+    const max = options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
+    if (!Number.isInteger(max) || max < 1)
+      throw new RangeError(
+        `maxSubscriptions must be a positive integer, got ${String(options.maxSubscriptions)}`,
+      );
+    this.listens = new ListenHub(max);
   }
 
   /** @internal Report a handler failure to {@link Server.onerror}; never throws. */

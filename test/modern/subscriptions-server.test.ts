@@ -252,8 +252,7 @@ describe('subscriptions/listen (memory)', () => {
   });
 
   test('over the limit: -32010, the others untouched', async () => {
-    const server = build();
-    server.server.listens.max = 1;
+    const server = build({ maxSubscriptions: 1 });
     const c = raw(server);
     void c.client
       .request('subscriptions/listen', listenParams({ toolsListChanged: true }))
@@ -263,6 +262,29 @@ describe('subscriptions/listen (memory)', () => {
       c.client.request('subscriptions/listen', listenParams({ toolsListChanged: true })),
     ).rejects.toMatchObject({ code: ErrorCode.ServerBusy });
     expect(server.server.listens.size).toBe(1);
+  });
+
+  test('maxSubscriptions must be a positive integer', () => {
+    expect(() => build({ maxSubscriptions: 0 })).toThrow(RangeError);
+    expect(() => build({ maxSubscriptions: 1.5 })).toThrow(RangeError);
+  });
+
+  test('a client cancel right behind a graceful end: at most one response, the connection keeps serving', async () => {
+    const server = build();
+    const c = raw(server);
+    const controller = new AbortController();
+    const pending = c.client.request('subscriptions/listen', listenParams({ toolsListChanged: true }), {
+      signal: controller.signal,
+    });
+    pending.catch(() => undefined);
+    await received(c, (n) => n.method === 'notifications/subscriptions/acknowledged');
+    const id = (c.notifications[0]!.params._meta as JsonObject)[SUB] as number;
+    const ending = server.endSubscriptions();
+    controller.abort();
+    await ending;
+    await c.modern('tools/list');
+    expect(responsesFor(c, id).length).toBeLessThanOrEqual(1);
+    expect(server.server.listens.size).toBe(0);
   });
 
   test('server/discover now promises listChanged and subscribe', async () => {

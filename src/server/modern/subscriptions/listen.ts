@@ -87,7 +87,7 @@ export class ListenHub {
 
   constructor(
     /** Open subscriptions allowed at once; the next is refused with `-32010` (server busy). */
-    public max = DEFAULT_MAX_SUBSCRIPTIONS,
+    readonly max = DEFAULT_MAX_SUBSCRIPTIONS,
   ) {}
 
   get size(): number {
