@@ -6,7 +6,7 @@ import { Connection, type ConnectionOptions } from '../core/engine/connection.js
 import type { RequestOptions } from '../core/engine/outbound.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../core/errors.js';
-import type { JsonObject, RequestId } from '../core/jsonrpc.js';
+import type { JsonObject } from '../core/jsonrpc.js';
 import { negotiateVersion, type ProtocolVersion } from '../core/protocol-version.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
@@ -14,7 +14,7 @@ import type { ModernProtocolVersion } from '../core/types/modern.js';
 import { reportingFailures } from './handler-errors.js';
 import { dispatchModern, isModernMeta } from './modern/modern-dispatch.js';
 import type { ModernRequest } from './modern/modern-request.js';
-import { endListens, type Listen } from './modern/subscriptions/listen.js';
+import { endListens } from './modern/subscriptions/listen.js';
 import { isSelfReporting } from './self-reporting.js';
 import { methodNotFound, type Implementation, type Server, type ServerRequestHandler } from './server.js';
 
@@ -78,8 +78,6 @@ export class ServerSession implements HandlerSession {
   // Created on first use: most sessions never need them (memory per idle HTTP session counts).
   private userState: Map<string, unknown> | undefined;
   private generatedId: string | undefined;
-  /** Live 2026-07-28 subscriptions on this connection, by listen request id. */
-  private listens: Map<RequestId, Listen> | undefined;
 
   constructor(
     readonly server: Server,
@@ -172,9 +170,9 @@ export class ServerSession implements HandlerSession {
    * result, after the notifications already queued (see {@link endSubscriptions}).
    */
   close(): Promise<void> {
-    if (this.listens === undefined || this.listens.size === 0 || !this.connection.isOpen)
-      return this.connection.close();
-    return this.endSubscriptions().then(() => this.connection.close());
+    const listens = this.server.listens.size === 0 ? [] : this.server.listens.of(this);
+    if (listens.length === 0 || !this.connection.isOpen) return this.connection.close();
+    return endListens(this, listens).then(() => this.connection.close());
   }
 
   /**
@@ -182,23 +180,13 @@ export class ServerSession implements HandlerSession {
    * result; on stdio also `notifications/cancelled` naming each); the connection stays open.
    */
   endSubscriptions(): Promise<void> {
-    return endListens(this, this.listens ? [...this.listens.values()] : []);
-  }
-
-  /** @internal A subscription started on this connection. */
-  addListen(listen: Listen): void {
-    (this.listens ??= new Map()).set(listen.id, listen);
-  }
-
-  /** @internal A subscription ended. */
-  removeListen(listen: Listen): void {
-    if (this.listens?.get(listen.id) === listen) this.listens.delete(listen.id);
+    return endListens(this, this.server.listens.of(this));
   }
 
   private listen(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
     const answer = this.dispatch(params, ctx);
     // The engine chains the answer's write on this promise; a graceful end waits behind it.
-    const listen = this.listens?.get(ctx.id);
+    const listen = this.server.listens.find(this, ctx.id);
     if (listen !== undefined && listen.answer === undefined) listen.answer = Promise.resolve(answer);
     return answer;
   }

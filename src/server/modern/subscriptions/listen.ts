@@ -84,6 +84,8 @@ export class Listen {
  */
 export class ListenHub {
   private readonly live = new Set<Listen>();
+  /** The same listens by connection and id: a connection's close ends its own. */
+  private readonly bySession = new Map<ServerSession, Map<RequestId, Listen>>();
 
   constructor(
     /** Open subscriptions allowed at once; the next is refused with `-32010` (server busy). */
@@ -96,10 +98,28 @@ export class ListenHub {
 
   add(listen: Listen): void {
     this.live.add(listen);
+    let own = this.bySession.get(listen.session);
+    if (!own) this.bySession.set(listen.session, (own = new Map()));
+    own.set(listen.id, listen);
   }
 
   delete(listen: Listen): void {
     this.live.delete(listen);
+    const own = this.bySession.get(listen.session);
+    if (own?.get(listen.id) !== listen) return;
+    own.delete(listen.id);
+    if (own.size === 0) this.bySession.delete(listen.session);
+  }
+
+  /** The live listen `id` of `session`, if any. */
+  find(session: ServerSession, id: RequestId): Listen | undefined {
+    return this.bySession.get(session)?.get(id);
+  }
+
+  /** The live listens of `session` (a snapshot). */
+  of(session: ServerSession): Listen[] {
+    const own = this.bySession.get(session);
+    return own ? [...own.values()] : [];
   }
 
   /** Deliver a change notification to every subscription whose filter wants it. */
@@ -148,12 +168,10 @@ export async function serveListen(
   if (isEmptyFilter(honored)) return finalResult(ctx.id);
   const listen = new Listen(session, ctx, honored);
   hub.add(listen);
-  session.addListen(listen);
   try {
     await listen.wait();
   } finally {
     hub.delete(listen);
-    session.removeListen(listen);
   }
   return finalResult(ctx.id);
 }
@@ -166,7 +184,7 @@ export async function serveListen(
  * response stream after the result instead.
  *
  * @example
- * await endListens(session, [...session.listenSet]);
+ * await endListens(session, session.server.listens.of(session));
  */
 export async function endListens(session: ServerSession, listens: Listen[]): Promise<void> {
   if (listens.length === 0) return;
