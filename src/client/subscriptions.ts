@@ -7,7 +7,7 @@
  */
 import type { Connection, NotificationHandler } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
-import { ConnectionClosedError } from '../core/errors.js';
+import { CancelledByPeerError, ConnectionClosedError } from '../core/errors.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
 import { MetaKey } from '../core/types/modern.js';
 import {
@@ -29,8 +29,8 @@ export interface SubscriptionNotification {
 
 /**
  * How a subscription ended. `graceful`: the server sent its final result. `closed`: this side
- * closed it. `lost`: it ended without a final result (the connection dropped, or the server
- * refused the listen: `error` says which); a caller may listen again.
+ * closed it. `lost`: it ended without a final result (the connection dropped, the server refused
+ * the listen, or cancelled it without a result: `error` says which); a caller may listen again.
  *
  * @example
  * const end = await subscription.ended;
@@ -76,7 +76,11 @@ function routerOf(connection: Connection): Map<RequestId, Subscription> {
   // Subscription notifications go to their subscription and on to the client's own handlers
   // (its `toolsListChanged` events and caches hold in both eras).
   connection.fallbackNotificationHandler = (params, info, method) => {
-    const id = (params._meta as JsonObject | undefined)?.[MetaKey.SubscriptionId];
+    // The engine hands on a cancel naming none of the server's requests: on stdio it may end ours.
+    const id =
+      method === 'notifications/cancelled'
+        ? params.requestId
+        : (params._meta as JsonObject | undefined)?.[MetaKey.SubscriptionId];
     if (typeof id === 'string' || typeof id === 'number') table.get(id)?.receive(method, params);
     return next?.(params, info, method);
   };
@@ -167,6 +171,10 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
   /** @internal A notification tagged with this subscription's id. */
   receive(method: string, params: JsonObject): void {
     if (this.end !== undefined) return;
+    if (method === 'notifications/cancelled') {
+      this.serverCancelled(typeof params.reason === 'string' ? params.reason : undefined);
+      return;
+    }
     if (method === SubscriptionMethod.Acknowledged) {
       const honored = params.notifications;
       this.ack.resolve(typeof honored === 'object' && honored !== null ? honored : {});
@@ -199,6 +207,23 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
       // Leaving the loop early (break, throw in the body) cancels the subscription.
       if (this.end === undefined) void this.close();
     }
+  }
+
+  /**
+   * The server tore the subscription down with `notifications/cancelled` (stdio). Keel's server
+   * sends its final result first: that result may still be on its way to `settle` through a few
+   * promise steps, so the cancel is looked at one macrotask later. Without a result by then the
+   * subscription is lost (no graceful end), and the pending request is given up.
+   */
+  private serverCancelled(reason: string | undefined): void {
+    setTimeout(() => {
+      if (this.end !== undefined) return;
+      this.settle({
+        reason: 'lost',
+        error: new CancelledByPeerError(reason ?? 'The server ended the subscription without a final result'),
+      });
+      this.controller.abort(new Error('Subscription ended by the server'));
+    }, 0);
   }
 
   private settle(end: SubscriptionEnd): void {

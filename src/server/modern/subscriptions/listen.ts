@@ -50,7 +50,9 @@ export class Listen {
 
   /** Send `method` on this subscription when its filter wants it (dropped once it ended). */
   deliver(method: string, params: JsonObject | undefined): Promise<void> {
-    if (this.graceful || !wants(this.filter, method, params)) return Promise.resolve();
+    // Also after `end()`: until the final result is written a change still goes before it (the
+    // context drops what comes after the result).
+    if (!wants(this.filter, method, params)) return Promise.resolve();
     return this.ctx.notify(method, tagged(params, this.id));
   }
 
@@ -188,6 +190,9 @@ export async function serveListen(
  */
 export async function endListens(session: ServerSession, listens: Listen[]): Promise<void> {
   if (listens.length === 0) return;
+  // Changes made in the same tick as this call are coalesced in a microtask queued before it:
+  // let them reach the listens first, so they go out before the final results.
+  await Promise.resolve();
   for (const listen of listens) listen.end();
   // The engine added its `then` (which writes the answer) when the handler returned; a `then`
   // added now runs after it, so the result is with the transport when this resolves.
