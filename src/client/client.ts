@@ -1,6 +1,8 @@
 /**
- * The low-level client: the legacy-era handshake, a method → handler table for server→client
- * requests (sampling, elicitation, roots), and requests to the server. `McpClient` builds on it.
+ * The low-level client: era detection at `connect` (a `server/discover` probe, else the legacy
+ * `initialize` handshake), a method → handler table for server→client requests (sampling,
+ * elicitation, roots; in 2026-07-28 the same handlers answer `input_required` rounds), and
+ * requests to the server. `McpClient` builds on it.
  */
 import {
   Connection,
@@ -17,7 +19,14 @@ import {
   type ProtocolVersion,
 } from '../core/protocol-version.js';
 import type { Transport } from '../core/transport.js';
+import type { LoggingLevel } from '../core/types/logging.js';
+import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Implementation } from '../server/server.js';
+import { NotModernServerError } from './errors.js';
+import { DEFAULT_DISCOVER_TIMEOUT_MS, probeEra } from './modern/detect-era.js';
+import { cachedEra, rememberEra, serverKeyOf, type ClientEra, type EraOption } from './modern/era.js';
+import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
+import { ModernSession } from './modern/modern-session.js';
 import { SessionRenewal, type SessionReset } from './session-renewal.js';
 
 /**
@@ -26,8 +35,19 @@ import { SessionRenewal, type SessionReset } from './session-renewal.js';
  */
 export interface ClientOptions {
   capabilities?: JsonObject;
-  /** Version to ask for in `initialize`. Default: the latest supported. */
+  /** Version to ask for in `initialize` (legacy era). Default: the latest supported. */
   protocolVersion?: ProtocolVersion;
+  /**
+   * `auto`: probe with `server/discover`, speak 2026-07-28 with a modern server and fall back to
+   * `initialize` otherwise. `modern`: fail unless the server is modern. `legacy` (the default of
+   * this low-level class, which keeps its handshake-only behaviour): send `initialize` at once.
+   * `McpClient` defaults to `auto`.
+   */
+  era?: EraOption;
+  /** How long the `server/discover` probe waits before taking the server for a legacy one. Default 5 s. */
+  discoverTimeoutMs?: number;
+  /** 2026-07-28: `input_required` answers one request may get before it fails. Default 8. */
+  maxInputRounds?: number;
   connection?: ConnectionOptions;
   /**
    * When the server answers 404 for our session (Streamable HTTP), start a new session with the
@@ -56,13 +76,21 @@ export class Client {
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private connectionValue: Connection | undefined;
   private renewal: SessionRenewal | undefined;
+  private modern: ModernSession | undefined;
   /** Called after a new session replaced one the server had forgotten (see `renewSession`). */
   onsessionreset: ((reset: SessionReset) => void) | undefined;
   capabilities: JsonObject;
   serverCapabilities: JsonObject | undefined;
   serverInfo: Implementation | undefined;
   instructions: string | undefined;
-  protocolVersion: ProtocolVersion | undefined;
+  protocolVersion: ProtocolVersion | ModernProtocolVersion | undefined;
+  /** The era chosen at `connect` (undefined before). */
+  era: ClientEra | undefined;
+  /**
+   * 2026-07-28: the `io.modelcontextprotocol/logLevel` sent on every request (undefined: no
+   * logs). The legacy era uses `logging/setLevel` instead.
+   */
+  logLevel: LoggingLevel | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -118,15 +146,17 @@ export class Client {
       this.notificationHandlers.get(method)?.(params, info, method);
     connection.setRequestHandler('ping', () => ({}));
     this.renewal = undefined;
+    this.modern = undefined;
+    this.era = undefined;
     void connection.start();
     try {
-      await this.handshake(connection, options);
+      await this.chooseEra(connection, transport, options);
     } catch (error) {
       await connection.close();
       throw error;
     }
     // Only a transport with sessions can lose one (Streamable HTTP); others pay nothing for this.
-    if (transport.sessionId !== undefined && this.options.renewSession !== false) {
+    if (this.era === 'legacy' && transport.sessionId !== undefined && this.options.renewSession !== false) {
       const renewal = new SessionRenewal(
         async () => {
           await this.handshake(connection, undefined);
@@ -148,6 +178,7 @@ export class Client {
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
     const connection = this.connectionValue;
     if (!connection) return Promise.reject(new NotConnectedError());
+    if (this.modern) return this.modern.request(method, params, options);
     if (!this.renewal) return connection.request(method, params, options);
     return this.renewal.run(() => connection.request(method, params, options), options?.signal);
   }
@@ -159,6 +190,75 @@ export class Client {
 
   close(): Promise<void> {
     return this.connectionValue?.close() ?? Promise.resolve();
+  }
+
+  /**
+   * Spec (versioning, "Backward Compatibility"): a `DiscoverResult` or a recognised 2026-07-28
+   * error means a modern server; anything else, `initialize`. The result is cached per server
+   * (`serverKey`); a cached legacy server gets `initialize` at once, and is probed again if that fails.
+   */
+  private async chooseEra(
+    connection: Connection,
+    transport: Transport,
+    options: Pick<RequestOptions, 'signal' | 'timeoutMs'> | undefined,
+  ): Promise<void> {
+    const preference = this.options.era ?? 'legacy';
+    const key = serverKeyOf(transport);
+    if (preference === 'legacy') return this.legacyHandshake(connection, options, undefined);
+    if (preference === 'auto' && cachedEra(key) === 'legacy') {
+      try {
+        return await this.legacyHandshake(connection, options, key);
+      } catch (error) {
+        if (!(error instanceof McpError)) throw error;
+        rememberEra(key, undefined);
+      }
+    }
+    const session = new ModernSession(
+      connection,
+      {
+        capabilities: () => this.capabilities,
+        clientInfo: this.info,
+        logLevel: () => this.logLevel,
+        handler: (method) => this.handlers.get(method),
+        maxInputRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+      },
+      '2026-07-28',
+    );
+    const timeoutMs = Math.min(
+      this.options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS,
+      options?.timeoutMs ?? Infinity,
+    );
+    const outcome = await probeEra(connection, (version) => session.meta(version), {
+      signal: options?.signal,
+      timeoutMs,
+    });
+    if (outcome.era === 'legacy') {
+      if (preference === 'modern') {
+        throw new NotModernServerError('The server did not answer server/discover as a 2026-07-28 server', {
+          cause: outcome.reason,
+        });
+      }
+      return this.legacyHandshake(connection, options, key);
+    }
+    session.version = outcome.version;
+    const { discovered } = outcome;
+    this.era = 'modern';
+    this.modern = session;
+    this.protocolVersion = outcome.version;
+    this.serverCapabilities = discovered.capabilities;
+    this.serverInfo = discovered.serverInfo;
+    this.instructions = discovered.instructions;
+    rememberEra(key, 'modern');
+  }
+
+  private async legacyHandshake(
+    connection: Connection,
+    options: Pick<RequestOptions, 'signal' | 'timeoutMs'> | undefined,
+    key: string | undefined,
+  ): Promise<void> {
+    await this.handshake(connection, options);
+    this.era = 'legacy';
+    rememberEra(key, 'legacy');
   }
 
   /** `initialize` (same capabilities, client info and requested version every time), then `initialized`. */

@@ -36,3 +36,57 @@ export class ToolOutputValidationError extends ProtocolViolationError {
     super(message);
   }
 }
+
+/**
+ * The server speaks no protocol version this client does. Raised at `connect` (era detection)
+ * or when a 2026-07-28 server refuses a request's version (`-32022`) and lists only versions this
+ * client does not speak. Both lists are named.
+ *
+ * @example
+ * catch (e) { if (e instanceof NoSharedVersionError) console.error(e.serverVersions, e.clientVersions); }
+ */
+export class NoSharedVersionError extends LocalError {
+  override name = 'NoSharedVersionError';
+  constructor(
+    /** The versions the server listed. */
+    readonly serverVersions: readonly string[],
+    /** The versions this client speaks. */
+    readonly clientVersions: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `No protocol version in common: the server supports ${JSON.stringify(serverVersions)}, this client ${JSON.stringify(clientVersions)}`,
+      options,
+    );
+  }
+}
+
+/**
+ * `era: 'modern'` was asked for, but the server did not answer `server/discover` as a
+ * 2026-07-28 server does. `cause` is what it answered (an error, a timeout).
+ *
+ * @example
+ * catch (e) { if (e instanceof NotModernServerError) await client.connect(transport2, {}); }
+ */
+export class NotModernServerError extends LocalError {
+  override name = 'NotModernServerError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * A 2026-07-28 request kept answering `input_required` past the client's `maxInputRounds`.
+ *
+ * @example
+ * catch (e) { if (e instanceof InputRoundLimitError) console.error(`${e.method}: ${e.rounds} rounds`); }
+ */
+export class InputRoundLimitError extends LocalError {
+  override name = 'InputRoundLimitError';
+  constructor(
+    readonly method: string,
+    readonly rounds: number,
+  ) {
+    super(`${method}: the server still asked for input after ${rounds} rounds (maxInputRounds)`);
+  }
+}

@@ -10,8 +10,9 @@ import type { ProtocolVersion } from '../core/protocol-version.js';
 import type { Transport } from '../core/transport.js';
 import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
 import type { Implementation } from '../core/types/common.js';
+import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Root } from '../core/types/roots.js';
-import { Client } from './client.js';
+import { Client, type ClientOptions } from './client.js';
 import { deriveCapabilities, wantsAppliedDefaults } from './client-capabilities.js';
 import { ClientEmitter, type McpClientEventName, type McpClientListener } from './client-events.js';
 import { elicitationRequestHandler, type ElicitationOptions } from './elicitation.js';
@@ -41,8 +42,14 @@ export interface McpClientOptions {
    * `elicitation.form.applyDefaults: true` is honoured like `elicitation.applyDefaults`.
    */
   capabilities?: ClientCapabilities;
-  /** Version to ask for in `initialize`. Default: the latest supported. */
+  /** Version to ask for in `initialize` (legacy era). Default: the latest supported. */
   protocolVersion?: ProtocolVersion;
+  /** `auto` (default), `modern` or `legacy`: see docs/modern-era.md, "Client". */
+  era?: ClientOptions['era'];
+  /** How long the `server/discover` probe of `era: 'auto'` waits. Default 5 s. */
+  discoverTimeoutMs?: number;
+  /** 2026-07-28: `input_required` answers one call may get before it fails. Default 8. */
+  maxInputRounds?: number;
   /** Engine options (request timeouts, logger, ...). */
   connection?: ConnectionOptions;
   /**
@@ -90,6 +97,9 @@ export class McpClientBase {
   ) {
     this.lowLevel = new Client(info, {
       protocolVersion: options.protocolVersion,
+      era: options.era ?? 'auto',
+      discoverTimeoutMs: options.discoverTimeoutMs,
+      maxInputRounds: options.maxInputRounds,
       connection: options.connection,
       renewSession: options.renewSession,
     });
@@ -145,8 +155,14 @@ export class McpClientBase {
     return this.lowLevel.instructions;
   }
 
-  get protocolVersion(): ProtocolVersion | undefined {
+  /** The negotiated revision (legacy), or `'2026-07-28'` in the modern era. */
+  get protocolVersion(): ProtocolVersion | ModernProtocolVersion | undefined {
     return this.lowLevel.protocolVersion;
+  }
+
+  /** `'modern'` (2026-07-28, per-request `_meta`) or `'legacy'` (`initialize`); undefined before connect. */
+  get era(): 'modern' | 'legacy' | undefined {
+    return this.lowLevel.era;
   }
 
   /** The capabilities sent (or to be sent) in `initialize`. */
@@ -222,9 +238,12 @@ export class McpClientBase {
     return this.notifyRootsChanged();
   }
 
-  /** Tell the server the roots changed (for a function {@link RootsSource}). No-op before connect. */
+  /**
+   * Tell the server the roots changed (for a function {@link RootsSource}). No-op before connect,
+   * and in the modern era (2026-07-28 removed the notification: the server asks for roots each time).
+   */
   notifyRootsChanged(): Promise<void> {
-    if (!this.isConnected || !this.declared?.roots) return Promise.resolve();
+    if (!this.isConnected || !this.declared?.roots || this.era === 'modern') return Promise.resolve();
     return this.lowLevel.notify('notifications/roots/list_changed');
   }
 

@@ -21,6 +21,8 @@ import type { CallToolResult, ListToolsResult, Tool } from '../core/types/tools.
 import { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
 import { collect, paginate, type PaginateOptions } from './pagination.js';
 import { checkCallToolResult, checkCompleteResult, requireArray } from './result-checks.js';
+import { listen, type ListenOptions, type Subscription } from './subscriptions.js';
+import type { SubscriptionFilter } from '../core/types/subscriptions.js';
 
 /**
  * Per-call options: cancellation, timeout, progress.
@@ -87,8 +89,13 @@ export class McpClient extends McpClientBase {
     return this.lowLevel.request(method, params, options);
   }
 
+  /**
+   * A liveness round trip. 2026-07-28 removed `ping`: in the modern era this sends
+   * `server/discover` (every modern server must answer it) instead.
+   */
   async ping(options?: CallOptions): Promise<void> {
-    await this.lowLevel.request('ping', undefined, options);
+    if (this.era === 'modern') await this.lowLevel.request('server/discover', {}, options);
+    else await this.lowLevel.request('ping', undefined, options);
   }
 
   // ---- tools
@@ -200,6 +207,18 @@ export class McpClient extends McpClientBase {
     await this.lowLevel.request('resources/unsubscribe', { uri }, options);
   }
 
+  /**
+   * 2026-07-28: open a `subscriptions/listen` for the notifications in `filter`. Iterate the
+   * returned {@link Subscription}; `close()` cancels it; `ended` tells a graceful end from a lost one.
+   *
+   * @example
+   * const subscription = client.listen({ toolsListChanged: true });
+   * for await (const note of subscription) console.log(note.method);
+   */
+  listen(filter: SubscriptionFilter, options?: ListenOptions): Subscription {
+    return listen(this.lowLevel, filter, options);
+  }
+
   // ---- prompts
 
   async listPrompts(params: PaginatedParams = {}, options?: CallOptions): Promise<ListPromptsResult> {
@@ -245,9 +264,14 @@ export class McpClient extends McpClientBase {
     return checkCompleteResult(await this.lowLevel.request('completion/complete', params, options));
   }
 
-  /** Ask the server to send `notifications/message` at `level` and above (listen with `on('log')`). */
+  /**
+   * Ask the server to send `notifications/message` at `level` and above (listen with `on('log')`).
+   * In the modern era (no `logging/setLevel`) the level is remembered and sent on every later
+   * request as `io.modelcontextprotocol/logLevel`; nothing is sent now.
+   */
   async setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<void> {
-    await this.lowLevel.request('logging/setLevel', { level }, options);
+    if (this.era === 'modern') this.lowLevel.logLevel = level;
+    else await this.lowLevel.request('logging/setLevel', { level }, options);
   }
 }
 

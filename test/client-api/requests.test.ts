@@ -26,7 +26,7 @@ describe('McpClient requests', () => {
   test('McpClient.connect creates, connects and returns a client with a default clientInfo', async () => {
     const { server } = createLowLevelServer();
     const { clientTransport, session } = openPair(server);
-    const client = await within(McpClient.connect(clientTransport), 5_000, 'connect');
+    const client = await within(McpClient.connect(clientTransport, { era: 'legacy' }), 5_000, 'connect');
     expect(session.clientInfo?.name).toBe('keel-client');
     await client.close();
     await within(session.closed);
@@ -150,7 +150,7 @@ describe('McpClient against a misbehaving server', () => {
     const server = new Server({ name: 'bad', version: '1' }, { capabilities: { tools: {}, prompts: {} } });
     setup(server);
     const { clientTransport, session } = openPair(server);
-    const client = await McpClient.connect(clientTransport);
+    const client = await McpClient.connect(clientTransport, { era: 'legacy' });
     track(async () => {
       await client.close();
       await within(session.closed);

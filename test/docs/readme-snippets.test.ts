@@ -8,6 +8,7 @@ import { ErrorCode, McpError } from '../../src/core/index.js';
 import type { McpServer } from '../../src/server/index.js';
 import { createMemoryPair } from '../../src/transports/memory/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
+import { legacyOnly } from '../helpers/legacy-only-transport.js';
 import * as clientSnippets from './snippets/client.js';
 import * as context from './snippets/server-context.js';
 import * as features from './snippets/server-features.js';
@@ -40,7 +41,10 @@ beforeEach(async () => {
     register(server);
   }
   const [clientSide, serverSide] = createMemoryPair();
-  server.connect(serverSide);
+  // The README's client snippets show the handshake era (subscriptions, server-wide logs,
+  // list_changed): the server plays a 2025-11-25-only one, so the default client falls back to
+  // initialize as it would against any legacy server. docs/modern-era.md covers 2026-07-28.
+  server.connect(legacyOnly(serverSide));
   client = await within(clientSnippets.connectClient(clientSide), 5_000, 'connect');
 });
 
@@ -207,7 +211,7 @@ test('call options, events, output validation, error kinds and server logging', 
 
 test('client-handlers-later and the memory transport snippet', async () => {
   const [clientSide, serverSide] = createMemoryPair();
-  const session = server.connect(serverSide);
+  const session = server.connect(legacyOnly(serverSide));
   const later = await clientSnippets.handlersLater(clientSide, () => ({
     role: 'assistant',
     content: { type: 'text', text: 'ok' },

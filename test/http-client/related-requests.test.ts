@@ -56,6 +56,7 @@ async function connectAsking(
   const transport = new StreamableHttpClientTransport(url, { openGetStream, fetch: recordingFetch });
   const client = await within(
     McpClient.connect(transport, {
+      era: 'legacy', // server→client requests on the POST stream
       elicitation: {
         form: (_params, ctx) => {
           let settle!: () => void;

@@ -93,6 +93,7 @@ async function startKeel(options: ServeHttpOptions = {}, openGetStream = false):
   const client = await within(
     McpClient.connect(transport, {
       info: { name: 'renewing-client', version: '2.0.0' },
+      era: 'legacy', // sessions exist only in the handshake era
       elicitation: { form: () => ({ action: 'decline' }) },
       roots: [{ uri: 'file:///work' }],
     }),
@@ -374,7 +375,7 @@ describe('session renewal on the wire (mock server)', () => {
   it('McpClient with renewSession: false leaves the expired session to the caller', async () => {
     mock = await startMockServer(sessions((session) => session === 'session-1'));
     const transport = new StreamableHttpClientTransport(mock.url, { openGetStream: false });
-    const client = await within(McpClient.connect(transport, { renewSession: false }));
+    const client = await within(McpClient.connect(transport, { era: 'legacy', renewSession: false }));
     const resets: SessionReset[] = [];
     client.on('sessionReset', (reset) => void resets.push(reset));
     const error = await outcome(client.listTools());

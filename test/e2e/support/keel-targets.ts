@@ -5,6 +5,9 @@
  * What a transport cannot do is stated in its row, so a test checks the documented limitation
  * instead of silently skipping: legacy-era stateless HTTP has no route for server→client requests
  * and no stream for broadcasts, and a client abort there ends the exchange's connection.
+ *
+ * The matrix checks the handshake era (`era: 'legacy'`: subscriptions, list_changed broadcasts,
+ * session log levels); the 2026-07-28 client has its own tests in test/client-modern.
  */
 import { existsSync } from 'node:fs';
 import { McpClient, type McpClientConnectOptions } from '../../../src/client/index.js';
@@ -69,7 +72,11 @@ const memory: Target = {
     const [clientSide, serverSide] = createMemoryPair();
     const server = createServer(kind, probes);
     const session = server.connect(serverSide);
-    const client = await within(McpClient.connect(clientSide, { info: INFO, ...options }), 5_000, 'connect');
+    const client = await within(
+      McpClient.connect(clientSide, { info: INFO, era: 'legacy', ...options }),
+      5_000,
+      'connect',
+    );
     return {
       client,
       probes,
@@ -99,7 +106,11 @@ const stdio: Target = {
       stderr: 'pipe',
       onStderr: probes.feed,
     });
-    const client = await within(McpClient.connect(transport, { info: INFO, ...options }), 10_000, 'connect');
+    const client = await within(
+      McpClient.connect(transport, { info: INFO, era: 'legacy', ...options }),
+      10_000,
+      'connect',
+    );
     return {
       client,
       probes,
@@ -124,7 +135,11 @@ function http(mode: HttpMode): Target {
       const transport = new StreamableHttpClientTransport(host.url);
       let client: McpClient;
       try {
-        client = await within(McpClient.connect(transport, { info: INFO, ...options }), 5_000, 'connect');
+        client = await within(
+          McpClient.connect(transport, { info: INFO, era: 'legacy', ...options }),
+          5_000,
+          'connect',
+        );
       } catch (error) {
         await host.close();
         throw error;

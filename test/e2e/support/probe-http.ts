@@ -56,6 +56,7 @@ export async function connectWaitingClient(
   const client = await within(
     McpClient.connect(transport, {
       info: { name: 'e2e-lifecycle', version: '1.0.0' },
+      era: 'legacy', // sessions, server→client requests on the POST stream
       elicitation: {
         form: (_params, ctx) =>
           new Promise((_resolve, reject) => {

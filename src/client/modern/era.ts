@@ -1,0 +1,171 @@
+/**
+ * What a client knows about a server's era: the `era` option, the per-process cache keyed by the
+ * transport's `serverKey`, and how to recognise a 2026-07-28 answer (a `DiscoverResult`, or one of
+ * the error codes 2026-07-28 defines) as opposed to anything a legacy server may say.
+ */
+import { ErrorCode, McpError } from '../../core/errors.js';
+import type { JsonObject } from '../../core/jsonrpc.js';
+import { isSupportedVersion, type ProtocolVersion } from '../../core/protocol-version.js';
+import type { ServerCapabilities } from '../../core/types/capabilities.js';
+import type { Implementation } from '../../core/types/common.js';
+import { isModernVersion, MetaKey, type ModernProtocolVersion } from '../../core/types/modern.js';
+
+/**
+ * Which era a client speaks: `auto` probes with `server/discover` and falls back to `initialize`;
+ * `modern` requires a 2026-07-28 server; `legacy` sends `initialize` at once (as before).
+ *
+ * @example
+ * new McpClient(info, { era: 'legacy' });
+ */
+export type EraOption = 'auto' | 'modern' | 'legacy';
+
+/**
+ * The era a connected client speaks.
+ *
+ * @example
+ * if (client.era === 'modern') console.error('2026-07-28, per-request _meta');
+ */
+export type ClientEra = 'modern' | 'legacy';
+
+/** Era per server (transport `serverKey`), for the life of the process (spec: cache the result). */
+const eraCache = new Map<string, ClientEra>();
+
+/**
+ * The transport's `serverKey` (HTTP: origin + path), read duck-typed: stdio has none (one
+ * connection is one server process, so there is nothing to share).
+ *
+ * @example
+ * serverKeyOf(httpTransport); // 'https://example.com/mcp'
+ */
+export function serverKeyOf(transport: object): string | undefined {
+  const key = (transport as { serverKey?: unknown }).serverKey;
+  return typeof key === 'string' && key !== '' ? key : undefined;
+}
+
+/**
+ * The cached era of a server, if this process learned it.
+ *
+ * @example
+ * cachedEra('https://example.com/mcp'); // 'legacy' after a fallback
+ */
+export function cachedEra(key: string | undefined): ClientEra | undefined {
+  return key === undefined ? undefined : eraCache.get(key);
+}
+
+/**
+ * Remember (or, with `undefined`, forget) a server's era.
+ *
+ * @example
+ * rememberEra('https://example.com/mcp', 'modern');
+ */
+export function rememberEra(key: string | undefined, era: ClientEra | undefined): void {
+  if (key === undefined) return;
+  if (era === undefined) eraCache.delete(key);
+  else eraCache.set(key, era);
+}
+
+/**
+ * Forget every cached era (tests; a process that wants to re-probe every server).
+ *
+ * @example
+ * clearEraCache();
+ */
+export function clearEraCache(): void {
+  eraCache.clear();
+}
+
+const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+]);
+
+/**
+ * True for an error only a 2026-07-28 server sends: `-32022` with a `data.supported` list of
+ * strings, `-32021` with `data.requiredCapabilities`, or `-32020`. The codes alone are not enough
+ * for the first two (legacy servers use the -32000 range freely); their `data` shape is checked.
+ *
+ * @example
+ * isRecognisedModernError(new McpError(-32022, 'Unsupported', { supported: ['2026-07-28'] })); // true
+ * isRecognisedModernError(new McpError(-32601, 'Method not found')); // false
+ */
+export function isRecognisedModernError(error: unknown): error is McpError {
+  if (!(error instanceof McpError) || !MODERN_ERROR_CODES.has(error.code)) return false;
+  const data = error.data as JsonObject | undefined;
+  if (error.code === ErrorCode.UnsupportedProtocolVersion) return supportedList(data) !== undefined;
+  if (error.code === ErrorCode.MissingRequiredClientCapability) {
+    return typeof data?.requiredCapabilities === 'object' && data.requiredCapabilities !== null;
+  }
+  return true;
+}
+
+/** `data.supported` of a -32022, when it is a list of strings. */
+export function supportedList(data: JsonObject | undefined): string[] | undefined {
+  const supported = data?.supported;
+  return Array.isArray(supported) && supported.every((v) => typeof v === 'string') ? supported : undefined;
+}
+
+/**
+ * A well-formed `server/discover` answer, reduced to what the client keeps.
+ *
+ * @example
+ * const discovered: Discovered = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
+ */
+export interface Discovered {
+  supportedVersions: string[];
+  capabilities: ServerCapabilities;
+  serverInfo?: Implementation;
+  instructions?: string;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function implementation(value: unknown): Implementation | undefined {
+  return isObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
+    ? (value as unknown as Implementation)
+    : undefined;
+}
+
+/**
+ * The `DiscoverResult` in `result`, or undefined when it is not one (a legacy server's answer to
+ * an unknown method may be anything). `serverInfo` is read from `_meta` (2026-07-28), else from a
+ * top-level `serverInfo` some servers send.
+ *
+ * @example
+ * parseDiscoverResult({ resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: {} });
+ */
+export function parseDiscoverResult(result: JsonObject): Discovered | undefined {
+  const { supportedVersions, capabilities, instructions, resultType } = result;
+  if (resultType !== undefined && resultType !== 'complete') return undefined;
+  if (!Array.isArray(supportedVersions) || !supportedVersions.every((v) => typeof v === 'string'))
+    return undefined;
+  if (!isObject(capabilities)) return undefined;
+  const meta = isObject(result._meta) ? result._meta : undefined;
+  const discovered: Discovered = {
+    supportedVersions: supportedVersions,
+    capabilities: capabilities,
+  };
+  const serverInfo = implementation(meta?.[MetaKey.ServerInfo]) ?? implementation(result.serverInfo);
+  if (serverInfo) discovered.serverInfo = serverInfo;
+  if (typeof instructions === 'string') discovered.instructions = instructions;
+  return discovered;
+}
+
+/**
+ * The versions a server lists that this client speaks: the first modern one we share, else the
+ * first handshake revision we share (a server may list those too: then `initialize` reaches it).
+ *
+ * @example
+ * sharedVersion(['2026-07-28', '2025-11-25']); // { modern: '2026-07-28' }
+ * sharedVersion(['2025-06-18']); // { legacy: '2025-06-18' }
+ */
+export function sharedVersion(
+  supported: readonly string[],
+): { modern: ModernProtocolVersion } | { legacy: ProtocolVersion } | undefined {
+  const modern = supported.find(isModernVersion);
+  if (modern !== undefined) return { modern };
+  const legacy = supported.find(isSupportedVersion);
+  return legacy === undefined ? undefined : { legacy };
+}
