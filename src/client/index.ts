@@ -44,3 +44,11 @@ export {
   type CompiledSchema,
   type JsonSchemaValidator,
 } from './json-schema-validator.js';
+export {
+  listen,
+  Subscription,
+  type ListenHost,
+  type ListenOptions,
+  type SubscriptionEnd,
+  type SubscriptionNotification,
+} from './subscriptions.js';

@@ -22,6 +22,8 @@ import { callWithParamHeaders } from './modern/tool-headers.js';
 import { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
 import { collect, pageOptions, pageParams, paginate, type PaginateOptions } from './pagination.js';
 import { checkCallToolResult, checkCompleteResult, requireArray } from './result-checks.js';
+import { listen, type ListenOptions, type Subscription } from './subscriptions.js';
+import type { SubscriptionFilter } from '../core/types/subscriptions.js';
 
 /**
  * Per-call options: cancellation, timeout, progress.
@@ -232,6 +234,18 @@ export class McpClient extends McpClientBase {
 
   async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
     await this.lowLevel.request('resources/unsubscribe', { uri }, options);
+  }
+
+  /**
+   * 2026-07-28: open a `subscriptions/listen` for the notifications in `filter`. Iterate the
+   * returned {@link Subscription}; `close()` cancels it; `ended` tells a graceful end from a lost one.
+   *
+   * @example
+   * const subscription = client.listen({ toolsListChanged: true });
+   * for await (const note of subscription) console.log(note.method);
+   */
+  listen(filter: SubscriptionFilter, options?: ListenOptions): Subscription {
+    return listen(this.lowLevel, filter, options);
   }
 
   // ---- prompts

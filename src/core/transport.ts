@@ -87,6 +87,12 @@ export interface Transport extends AsyncIterable<unknown> {
   /** HTTP session id, when the transport has one. */
   readonly sessionId?: string;
   /**
+   * True when every inbound request has a response stream of its own that ends with its answer
+   * (Streamable HTTP). Undefined on one shared channel (stdio, memory): there the server ends a
+   * 2026-07-28 `subscriptions/listen` with `notifications/cancelled` instead of closing a stream.
+   */
+  readonly requestStreams?: boolean;
+  /**
    * Set by the engine when it starts reading. A transport calls it when the answer to outbound
    * request `id` can no longer arrive although the connection lives on (Streamable HTTP: that
    * request's response stream ended and could not be resumed). The engine then fails that one

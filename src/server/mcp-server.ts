@@ -69,6 +69,8 @@ export interface McpServerOptions {
    * `resources/read`, per list and per resource URI. Default `{ ttlMs: 0, cacheScope: 'private' }`.
    */
   caching?: CachingOptions;
+  /** Open 2026-07-28 subscriptions allowed at once (see docs/modern-era.md, "Subscriptions"). Default 1,024. */
+  maxSubscriptions?: number;
   /**
    * 2026-07-28 multi round-trip requests: the keys that sign `requestState` (several for rotation:
    * the first signs, all verify), its lifetime (`ttlMs`, default 10 minutes) and size cap
@@ -123,6 +125,7 @@ export class McpServer implements Connectable, ContextServices {
       instructions: options.instructions,
       connection: options.connection,
       caching: options.caching,
+      maxSubscriptions: options.maxSubscriptions,
     };
     if ('onerror' in options) serverOptions.onerror = options.onerror;
     this.server = new Server(info, serverOptions);
@@ -276,9 +279,23 @@ export class McpServer implements Connectable, ContextServices {
     return this.server.connect(transport, options);
   }
 
-  /** Close every session. */
+  /**
+   * Close every session. Each 2026-07-28 subscription first ends gracefully: its final
+   * `subscriptions/listen` result goes out after the notifications already queued.
+   */
   close(): Promise<void> {
     return this.server.close();
+  }
+
+  /**
+   * End every 2026-07-28 subscription gracefully (final result; on stdio also
+   * `notifications/cancelled` naming it) and keep the connections open.
+   *
+   * @example
+   * await server.endSubscriptions(); // listeners re-listen, e.g. against the next deployment
+   */
+  endSubscriptions(): Promise<void> {
+    return this.server.endSubscriptions();
   }
 
   private syncCapabilities(): void {

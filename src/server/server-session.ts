@@ -14,6 +14,7 @@ import type { ModernProtocolVersion } from '../core/types/modern.js';
 import { reportingFailures } from './handler-errors.js';
 import { dispatchModern, isModernMeta } from './modern/modern-dispatch.js';
 import type { ModernRequest } from './modern/modern-request.js';
+import { endListens } from './modern/subscriptions/listen.js';
 import { isSelfReporting } from './self-reporting.js';
 import { methodNotFound, type Implementation, type Server, type ServerRequestHandler } from './server.js';
 
@@ -100,6 +101,8 @@ export class ServerSession implements HandlerSession {
         ? this.dispatch(params, ctx)
         : dispatchModern(this, params, ctx),
     );
+    // 2026-07-28 only; a legacy connection answers it as before (-32601, or a user's handler).
+    this.connection.setRequestHandler('subscriptions/listen', (params, ctx) => this.listen(params, ctx));
     this.connection.fallbackRequestHandler = (params, ctx) => this.dispatch(params, ctx);
     this.connection.fallbackNotificationHandler = (params, info, method) =>
       this.notification(method, params, info);
@@ -162,8 +165,30 @@ export class ServerSession implements HandlerSession {
     return this.connection.notify(method, params);
   }
 
+  /**
+   * Close the connection. Its 2026-07-28 subscriptions end gracefully first: each gets its final
+   * result, after the notifications already queued (see {@link endSubscriptions}).
+   */
   close(): Promise<void> {
-    return this.connection.close();
+    const listens = this.server.listens.size === 0 ? [] : this.server.listens.of(this);
+    if (listens.length === 0 || !this.connection.isOpen) return this.connection.close();
+    return endListens(this, listens).then(() => this.connection.close());
+  }
+
+  /**
+   * End this connection's 2026-07-28 subscriptions gracefully (the final `subscriptions/listen`
+   * result; on stdio also `notifications/cancelled` naming each); the connection stays open.
+   */
+  endSubscriptions(): Promise<void> {
+    return endListens(this, this.server.listens.of(this));
+  }
+
+  private listen(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
+    const answer = this.dispatch(params, ctx);
+    // The engine chains the answer's write on this promise; a graceful end waits behind it.
+    const listen = this.server.listens.find(this, ctx.id);
+    if (listen !== undefined && listen.answer === undefined) listen.answer = Promise.resolve(answer);
+    return answer;
   }
 
   private initialize(params: JsonObject): JsonObject {

@@ -18,6 +18,7 @@ import {
 import { CacheHints, type CachingOptions } from './modern/caching.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { ServerSession } from './server-session.js';
+import { DEFAULT_MAX_SUBSCRIPTIONS, ListenHub } from './modern/subscriptions/listen.js';
 
 export type { Implementation } from '../core/types/common.js';
 
@@ -61,6 +62,11 @@ export interface ServerOptions {
   onerror?: ServerErrorHandler | undefined;
   /** Caching hints of cacheable 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
   caching?: CachingOptions;
+  /**
+   * Open 2026-07-28 subscriptions (`subscriptions/listen`) allowed at once, over all connections;
+   * the next is refused with `-32010` (HTTP 503). Default 1,024.
+   */
+  maxSubscriptions?: number;
 }
 
 /**
@@ -97,6 +103,8 @@ export class Server implements Connectable {
   onerror: ServerErrorHandler | undefined;
   /** @internal Caching hints of modern results. */
   readonly cacheHints: CacheHints;
+  /** @internal Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */
+  readonly listens: ListenHub;
 
   constructor(
     readonly info: Implementation,
@@ -106,6 +114,12 @@ export class Server implements Connectable {
     this.instructions = options.instructions;
     this.onerror = 'onerror' in options ? options.onerror : logHandlerFailureToStderr;
     this.cacheHints = new CacheHints(options.caching);
+    const max = options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
+    if (!Number.isInteger(max) || max < 1)
+      throw new RangeError(
+        `maxSubscriptions must be a positive integer, got ${String(options.maxSubscriptions)}`,
+      );
+    this.listens = new ListenHub(max);
   }
 
   /** @internal Report a handler failure to {@link Server.onerror}; never throws. */
@@ -154,9 +168,22 @@ export class Server implements Connectable {
    */
   broadcast(method: string, params?: JsonObject): void {
     for (const session of this.sessions) if (session.accepts(method)) void session.notify(method, params);
+    // 2026-07-28: change notifications go to the subscriptions whose filter opted into them.
+    void this.listens.publish(method, params);
   }
 
-  /** Close every session. */
+  /**
+   * End every 2026-07-28 subscription gracefully (each gets its final `subscriptions/listen`
+   * result); connections stay open. `close()` does this before closing.
+   *
+   * @example
+   * await server.endSubscriptions(); // e.g. before a deploy drains the listeners
+   */
+  async endSubscriptions(): Promise<void> {
+    await Promise.all([...this.sessions].map((session) => session.endSubscriptions()));
+  }
+
+  /** Close every session (their 2026-07-28 subscriptions end gracefully first). */
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((session) => session.close()));
   }

@@ -43,7 +43,8 @@ export function isSubscribed(session: ServerSession, uri: string): boolean {
 }
 
 /**
- * Send `notifications/resources/updated` to every session subscribed to `uri`.
+ * Send `notifications/resources/updated` to every session subscribed to `uri` (legacy
+ * `resources/subscribe`), and to every 2026-07-28 subscription that listed `uri`.
  *
  * @example
  * notifyResourceUpdated(server, 'test://watched-resource');
@@ -53,5 +54,6 @@ export async function notifyResourceUpdated(server: Server, uri: string): Promis
   for (const session of server.sessions) {
     if (isSubscribed(session, uri)) sends.push(session.notify('notifications/resources/updated', { uri }));
   }
+  sends.push(server.listens.publish('notifications/resources/updated', { uri }));
   await Promise.all(sends);
 }

@@ -53,8 +53,13 @@ describe('server/discover', () => {
     expect(result).toEqual({
       resultType: 'complete',
       supportedVersions: [MODERN],
-      // listChanged / subscribe need subscriptions/listen, not served yet: not promised.
-      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} },
+      // As declared: listChanged / subscribe are delivered on subscriptions/listen.
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+      },
       instructions: 'Use echo',
       _meta: serverInfoMeta,
       ttlMs: 0,

@@ -55,7 +55,7 @@ describe('the fixture over stdio', () => {
       ttlMs: 0,
       cacheScope: 'private',
     });
-    expect(discover.result.capabilities.tools).toEqual({});
+    expect(discover.result.capabilities.tools).toEqual({ listChanged: true }); // delivered on subscriptions/listen
 
     const list = await modern(server, 'tools/list');
     expect(list.result).toMatchObject({

@@ -98,7 +98,7 @@ export class MessageRouter {
 
   private onNotification(notification: JsonRpcNotification): void {
     const params = notification.params ?? EMPTY;
-    if (notification.method === 'notifications/cancelled') return this.onCancelled(params);
+    if (notification.method === 'notifications/cancelled' && this.onCancelled(params)) return;
     if (notification.method === 'notifications/progress') return this.outbound.onProgress(params);
     const handler = this.notificationHandlers.get(notification.method) ?? this.fallbackNotificationHandler;
     if (!handler) return;
@@ -114,13 +114,18 @@ export class MessageRouter {
     }
   }
 
-  private onCancelled(params: JsonObject): void {
+  /**
+   * A peer's cancel. Returns false only for a well-formed one that names no request the peer made
+   * of us: that one goes on to the notification handlers, since a 2026-07-28 server on stdio also
+   * ends one of _our_ requests this way (the teardown of a `subscriptions/listen`).
+   */
+  private onCancelled(params: JsonObject): boolean {
     const id = params.requestId;
-    if (!isRequestId(id)) return;
+    if (!isRequestId(id)) return true;
     // initialize is never cancelled (spec), so it is never taken out of the table here.
-    if (this.inbound.peek(id)?.method === 'initialize') return;
+    if (this.inbound.peek(id)?.method === 'initialize') return true;
     const entry = this.inbound.take(id);
-    if (!entry) return;
+    if (!entry) return false;
     entry.cancelled = true;
     if (this.inbound.size === 0) this.host.inboundIdle();
     entry.abort(new CancelledByPeerError(typeof params.reason === 'string' ? params.reason : undefined));
@@ -130,5 +135,6 @@ export class MessageRouter {
     } catch (error) {
       this.host.logger.error('transport requestCancelled failed', error);
     }
+    return true;
   }
 }

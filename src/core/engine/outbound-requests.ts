@@ -62,6 +62,13 @@ export class OutboundRequests implements PendingOwner {
       if (invalid) return Promise.reject(invalid);
     }
     const id = this.pending.allocateId();
+    if (merged?.onRequestId) {
+      try {
+        merged.onRequestId(id);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
     let message: JsonRpcRequest;
     if (merged?.onprogress) {
       const withToken: JsonObject = {

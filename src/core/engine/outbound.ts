@@ -47,6 +47,12 @@ export interface RequestOptions {
    * without headers ignore them.
    */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Told the request's JSON-RPC id as soon as it is allocated, before the request is sent
+   * (2026-07-28: the id of a `subscriptions/listen` is its subscription id, which tags the
+   * notifications that may arrive before the request ends).
+   */
+  onRequestId?: (id: RequestId) => void;
 }
 
 /**

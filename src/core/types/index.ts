@@ -13,3 +13,4 @@ export * from './logging.js';
 export * from './completion.js';
 export * from './capabilities.js';
 export * from './modern.js';
+export * from './subscriptions.js';

@@ -3,47 +3,22 @@
  * the modern era, the server's identity (in the result's `_meta`) and its instructions.
  */
 import type { JsonObject } from '../../core/jsonrpc.js';
-import type { ServerCapabilities } from '../../core/types/capabilities.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../../core/types/modern.js';
 import type { Server } from '../server.js';
-
-/**
- * The server's capabilities for modern clients. `listChanged` and `resources.subscribe` promise
- * notifications that 2026-07-28 delivers only on `subscriptions/listen`, which Keel does not serve
- * yet: they are left out rather than promised and broken.
- *
- * @example
- * modernCapabilities({ tools: { listChanged: true }, logging: {} }); // { tools: {}, logging: {} }
- */
-export function modernCapabilities(capabilities: ServerCapabilities): ServerCapabilities {
-  const result: ServerCapabilities = { ...capabilities };
-  for (const list of ['tools', 'prompts', 'resources'] as const) {
-    const declared = capabilities[list];
-    if (declared === undefined) continue;
-    const {
-      listChanged: _listChanged,
-      subscribe: _subscribe,
-      ...rest
-    } = declared as {
-      listChanged?: boolean;
-      subscribe?: boolean;
-    };
-    result[list] = rest;
-  }
-  return result;
-}
 
 /**
  * The `server/discover` result, before the modern decoration (`resultType`, `serverInfo`, caching
  * hints) every modern result gets.
  *
  * @example
- * discover(server); // { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } }
+ * discover(server); // { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } }
  */
 export function discover(server: Server): JsonObject {
   const result: JsonObject = {
     supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-    capabilities: modernCapabilities(server.capabilities),
+    // As declared: `listChanged` and `resources.subscribe` promise notifications on
+    // `subscriptions/listen`, which a listen then acknowledges (see subscriptions/listen-filter.ts).
+    capabilities: { ...server.capabilities },
   };
   if (server.instructions !== undefined) result.instructions = server.instructions;
   return result;

@@ -1,6 +1,7 @@
 /**
  * The modern-era request pipeline of one connection (stdio, memory): validate the request's own
- * `_meta`, answer `server/discover`, refuse the methods 2026-07-28 removed, run the same handler
+ * `_meta`, answer `server/discover` and `subscriptions/listen`, refuse the methods 2026-07-28
+ * removed, run the same handler
  * table as the legacy era, and shape the answer the 2026-07-28 way (`resultType`, `serverInfo`,
  * caching hints, modern error codes).
  */
@@ -12,6 +13,7 @@ import { methodNotFound, type Server } from '../server.js';
 import type { ServerSession } from '../server-session.js';
 import { discover } from './discover.js';
 import { readModernRequest } from './modern-request.js';
+import { serveListen } from './subscriptions/listen.js';
 
 /**
  * Methods 2026-07-28 removed: a modern request for one is answered `-32601`, as for any method the
@@ -119,6 +121,8 @@ export async function dispatchModern(
   const method = ctx.method;
   const server = session.server;
   if (method === 'server/discover') return modernResult(server, method, params, discover(server));
+  if (method === 'subscriptions/listen')
+    return modernResult(server, method, params, await serveListen(session, params, ctx));
   if (REMOVED.has(method)) throw methodNotFound(method);
   const handler = server.handlerFor(method);
   if (!handler) throw methodNotFound(method);

@@ -34,6 +34,9 @@ export const FIXTURE_TOOLS = [
   'test_logging_tool',
   // 2026-07-28 x-mcp-header (Mcp-Param-*) server validation
   'test_param_header',
+  // 2026-07-28 subscriptions/listen mutation hooks (examples/fixture/diagnostic-tools.ts)
+  'test_trigger_tool_change',
+  'test_trigger_prompt_change',
 ] as const;
 
 export const FIXTURE_RESOURCES = ['test://static-text', 'test://static-binary', 'test://watched-resource'];

@@ -62,6 +62,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   ending = false;
   /** @internal Serves one 2026-07-28 request (set by the POST handler). */
   modern = false;
+  /** Each request is answered on its own stream (see `Transport.requestStreams`). */
+  readonly requestStreams = true;
   /** @internal Why the session ended (set by the session manager). */
   endReason: SessionEndReason | undefined;
   /** @internal Session table order (see RecencyList). */
@@ -227,9 +229,11 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
     this.attached--;
     if (this.closed) return;
     this.host.touched(this);
-    // Stateless: nobody can resume, so a client that left takes its request with it.
+    // Stateless: nobody can resume, so a client that left takes its request with it: a modern
+    // request is cancelled; anything else ends with `connection.close()`, not `session.close()`
+    // (subscriptions get no graceful result on a stream nobody reads).
     if (byClient && this.sessionId === undefined) {
-      if (!this.cancelLeftRequests()) void this.session?.close();
+      if (!this.cancelLeftRequests()) void this.session?.connection.close();
     } else this.finishIfStateless();
   }
 

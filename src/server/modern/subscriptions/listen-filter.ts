@@ -1,0 +1,114 @@
+/**
+ * The `subscriptions/listen` filter: read and checked from the request (`-32602` on bad input),
+ * narrowed to what this server can deliver (the acknowledged subset), and matched against each
+ * change notification.
+ */
+import { ErrorCode, McpError } from '../../../core/errors.js';
+import type { JsonObject } from '../../../core/jsonrpc.js';
+import type { ServerCapabilities } from '../../../core/types/capabilities.js';
+import type { SubscriptionFilter } from '../../../core/types/subscriptions.js';
+
+const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const;
+
+function invalid(message: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `subscriptions/listen: ${message}`);
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The filter of a `subscriptions/listen` request. `notifications` is required (an object); each
+ * flag, when present, a boolean; `resourceSubscriptions`, when present, an array of non-empty
+ * strings. Unknown fields are ignored (a later revision may add types; they are simply not
+ * acknowledged).
+ *
+ * @example
+ * readFilter({ notifications: { toolsListChanged: true } }); // { toolsListChanged: true }
+ * readFilter({ notifications: { toolsListChanged: 'yes' } }); // throws -32602
+ */
+export function readFilter(params: JsonObject): SubscriptionFilter {
+  const requested = params.notifications;
+  if (!isObject(requested)) throw invalid('params.notifications is required and must be an object');
+  const filter: SubscriptionFilter = {};
+  for (const flag of FLAGS) {
+    const value = requested[flag];
+    if (value === undefined) continue;
+    if (typeof value !== 'boolean') throw invalid(`notifications.${flag} must be a boolean`);
+    if (value) filter[flag] = true;
+  }
+  const uris = requested.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris)) throw invalid('notifications.resourceSubscriptions must be an array of URIs');
+    for (const uri of uris) {
+      if (typeof uri !== 'string' || uri === '')
+        throw invalid('notifications.resourceSubscriptions must hold non-empty strings');
+    }
+    if (uris.length > 0) filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return filter;
+}
+
+/**
+ * The part of `requested` this server can deliver: a list-changed flag only when the capability
+ * says `listChanged: true`, resource subscriptions only with `resources.subscribe: true`. This is
+ * what the acknowledgement carries and what the subscription is then held to.
+ *
+ * @example
+ * honoredFilter({ toolsListChanged: true, promptsListChanged: true }, { tools: { listChanged: true } });
+ * // { toolsListChanged: true }
+ */
+export function honoredFilter(
+  requested: SubscriptionFilter,
+  capabilities: ServerCapabilities,
+): SubscriptionFilter {
+  const honored: SubscriptionFilter = {};
+  if (requested.toolsListChanged && capabilities.tools?.listChanged === true) honored.toolsListChanged = true;
+  if (requested.promptsListChanged && capabilities.prompts?.listChanged === true)
+    honored.promptsListChanged = true;
+  if (requested.resourcesListChanged && capabilities.resources?.listChanged === true)
+    honored.resourcesListChanged = true;
+  if (requested.resourceSubscriptions && capabilities.resources?.subscribe === true)
+    honored.resourceSubscriptions = requested.resourceSubscriptions;
+  return honored;
+}
+
+/**
+ * True when nothing could ever be delivered under `filter`.
+ *
+ * @example
+ * isEmptyFilter({}); // true
+ */
+export function isEmptyFilter(filter: SubscriptionFilter): boolean {
+  return (
+    !filter.toolsListChanged &&
+    !filter.promptsListChanged &&
+    !filter.resourcesListChanged &&
+    filter.resourceSubscriptions === undefined
+  );
+}
+
+/**
+ * True when a subscription holding `filter` wants the change notification `method` (with its
+ * `params`). Methods that are not change notifications are never delivered on a subscription.
+ *
+ * @example
+ * wants({ resourceSubscriptions: ['a://x'] }, 'notifications/resources/updated', { uri: 'a://x' }); // true
+ */
+export function wants(filter: SubscriptionFilter, method: string, params: JsonObject | undefined): boolean {
+  switch (method) {
+    case 'notifications/tools/list_changed':
+      return filter.toolsListChanged === true;
+    case 'notifications/prompts/list_changed':
+      return filter.promptsListChanged === true;
+    case 'notifications/resources/list_changed':
+      return filter.resourcesListChanged === true;
+    case 'notifications/resources/updated': {
+      const uri = params?.uri;
+      return typeof uri === 'string' && filter.resourceSubscriptions?.includes(uri) === true;
+    }
+    default:
+      return false;
+  }
+}
