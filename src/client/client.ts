@@ -85,6 +85,8 @@ export class Client {
   protocolVersion: ProtocolVersion | ModernProtocolVersion | undefined;
   /** The era chosen at `connect` (undefined before). */
   era: ClientEra | undefined;
+  /** 2026-07-28: the versions the server listed in `server/discover` (undefined in the legacy era). */
+  serverVersions: readonly string[] | undefined;
   /**
    * 2026-07-28: the `io.modelcontextprotocol/logLevel` sent on every request (undefined: no
    * logs). The legacy era uses `logging/setLevel` instead.
@@ -216,6 +218,7 @@ export class Client {
       options,
     );
     this.era = choice.era;
+    this.serverVersions = choice.era === 'modern' ? choice.discovered.supportedVersions : undefined;
     if (choice.era === 'legacy') return;
     this.modern = choice.session;
     this.protocolVersion = choice.session.version;

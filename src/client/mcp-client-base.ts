@@ -168,6 +168,11 @@ export class McpClientBase {
     return this.lowLevel.era;
   }
 
+  /** 2026-07-28: the protocol versions the server listed in `server/discover` (legacy: undefined). */
+  get serverVersions(): readonly string[] | undefined {
+    return this.lowLevel.serverVersions;
+  }
+
   /** The capabilities sent (or to be sent) in `initialize`. */
   get capabilities(): ClientCapabilities {
     return this.declared ?? this.deriveCapabilities();

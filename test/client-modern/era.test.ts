@@ -50,6 +50,7 @@ describe('auto: the probe decides', () => {
     const { client: c, wire } = await connect(keelServer(), {}, (t) => legacyOnly(t));
     expect(c.era).toBe('legacy');
     expect(c.protocolVersion).toBe('2025-11-25');
+    expect(c.serverVersions).toBeUndefined();
     expect(methodsSent(wire)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
     expect(await c.callTool('echo', { text: 'x' })).toMatchObject({ content: [{ type: 'text', text: 'x' }] });
   });

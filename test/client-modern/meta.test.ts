@@ -105,6 +105,7 @@ describe('per-request _meta in the modern era', () => {
   test('the discover answer fills protocolVersion, serverInfo, capabilities and instructions', async () => {
     const { client } = await connect(keelServer());
     expect(client.protocolVersion).toBe(MODERN);
+    expect(client.serverVersions).toEqual([MODERN]);
     expect(client.serverInfo).toEqual({ name: 'keel-modern', version: '9.9.9' });
     expect(client.instructions).toBe('Modern test server');
     expect(client.serverCapabilities).toMatchObject({ tools: {}, logging: {} });
