@@ -149,6 +149,7 @@ export class Client {
     this.renewal = undefined;
     this.modern = undefined;
     this.era = undefined;
+    this.serverVersions = undefined;
     void connection.start();
     try {
       await this.chooseEra(connection, transport, options);
