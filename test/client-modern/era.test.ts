@@ -192,6 +192,28 @@ describe('-32022 UnsupportedProtocolVersion: the server is modern', () => {
   });
 });
 
+describe('other recognised modern errors to the probe: the server is modern, connect fails with them', () => {
+  test.each([
+    [
+      '-32021 with requiredCapabilities',
+      ErrorCode.MissingRequiredClientCapability,
+      { requiredCapabilities: { roots: {} } },
+    ],
+    ['-32020 header mismatch', ErrorCode.HeaderMismatch, undefined],
+  ])('%s: no initialize', async (_name, code, data) => {
+    const server = raw({
+      'server/discover': () => {
+        throw new McpError(code, 'modern refusal', data);
+      },
+      initialize: () => initializeResult(),
+    });
+    const c = client();
+    await expect(within(c.connect(server.transport))).rejects.toMatchObject({ code });
+    expect(server.seen).toEqual(['server/discover']);
+    expect(c.isConnected).toBe(false);
+  });
+});
+
 describe('era option', () => {
   test("'legacy' sends initialize at once", async () => {
     const { client: c, wire } = await connect(keelServer(), { era: 'legacy' });
