@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
 import { McpClient, type McpClientOptions } from '../../src/client/index.js';
+import { RequestAbortedError } from '../../src/core/errors.js';
 import { cachedEra } from '../../src/client/modern/era.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
@@ -59,9 +60,23 @@ describe("against Keel's HTTP server: modern", () => {
     serving = undefined;
   });
 
+  let held: { started: Promise<void>; aborted: Promise<unknown> } | undefined;
+
   async function keel(): Promise<string> {
     const server = new McpServer({ name: 'keel-http', version: '3' }, { instructions: 'over HTTP' });
     registerInputRequiredTools(server);
+    let started!: () => void;
+    let aborted!: (reason: unknown) => void;
+    held = {
+      started: new Promise<void>((resolve) => (started = resolve)),
+      aborted: new Promise((resolve) => (aborted = resolve)),
+    };
+    server.tool('hold', { description: 'waits until cancelled' }, async (_args, ctx) => {
+      ctx.signal.addEventListener('abort', () => aborted(ctx.signal.reason), { once: true });
+      started();
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      return 'never';
+    });
     server.tool(
       'route',
       {
@@ -100,6 +115,17 @@ describe("against Keel's HTTP server: modern", () => {
       expect(fetched.body?.params?._meta?.['io.modelcontextprotocol/clientInfo']).toEqual(INFO);
     }
     expect(log.map((f) => f.body?.method)).not.toContain('initialize');
+  });
+
+  test("the caller's abort closes the call's stream: the server handler is aborted, the client goes on", async () => {
+    const c = await client(await keel());
+    const controller = new AbortController();
+    const call = c.callTool('hold', {}, { signal: controller.signal });
+    await within(held!.started, 5_000, 'hold started');
+    controller.abort(new Error('user'));
+    await expect(within(call)).rejects.toBeInstanceOf(RequestAbortedError);
+    expect(await within(held!.aborted, 5_000, 'server handler aborted')).toBeDefined();
+    expect(text(await c.callTool('route', { region: 'x' }))).toBe('routed to x');
   });
 
   test('a call before any tools/list: the server says -32020, the client re-lists and retries with the header', async () => {
