@@ -99,7 +99,12 @@ export function isRecognisedModernError(error: unknown): error is McpError {
   return true;
 }
 
-/** `data.supported` of a -32022, when it is a list of strings. */
+/**
+ * `data.supported` of a -32022, when it is a list of strings.
+ *
+ * @example
+ * supportedList({ supported: ['2026-07-28'], requested: 'x' }); // ['2026-07-28']
+ */
 export function supportedList(data: JsonObject | undefined): string[] | undefined {
   const supported = data?.supported;
   return Array.isArray(supported) && supported.every((v) => typeof v === 'string') ? supported : undefined;
