@@ -35,11 +35,16 @@ export function decodeHeaderValue(raw: string): string | undefined {
   }
 }
 
+/** What a client sends plain: visible ASCII and inner spaces. The spec's encoding rule names
+ * control characters as needing Base64, and a tab is one, although RFC 9110 would carry it. */
+const PLAIN_TO_SEND = /^[\x20-\x7e]*$/;
+
 /**
  * Encode a value for `Mcp-Name` or `Mcp-Param-*` as the spec's Value Encoding requires: plain when
- * it is safe (visible ASCII, inner spaces and tabs), else `=?base64?…?=` of its UTF-8 bytes. Safe
- * means no leading or trailing whitespace (a server trims it) and not itself shaped like the
- * sentinel (it would be decoded). The inverse of {@link decodeHeaderValue}.
+ * it is safe (visible ASCII and inner spaces), else `=?base64?…?=` of its UTF-8 bytes. Safe means
+ * no control character (tabs included), no leading or trailing whitespace (a server trims it) and
+ * not itself shaped like the sentinel (it would be decoded). The inverse of
+ * {@link decodeHeaderValue}, which still accepts a plain tab from other clients.
  *
  * @example
  * encodeHeaderValue('get_weather'); // 'get_weather'
@@ -47,7 +52,7 @@ export function decodeHeaderValue(raw: string): string | undefined {
  */
 export function encodeHeaderValue(value: string): string {
   const sentinelShaped = value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX);
-  if (PLAIN_VALUE.test(value) && value.trim() === value && !sentinelShaped) return value;
+  if (PLAIN_TO_SEND.test(value) && value.trim() === value && !sentinelShaped) return value;
   const bytes = new TextEncoder().encode(value);
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
