@@ -49,6 +49,7 @@ export interface OptionsModule {
     clientCommand: string;
   };
   UsageError: new (message: string) => Error;
+  REPORT_ONLY_LANES: readonly string[];
 }
 
 export interface BaselineModule {
