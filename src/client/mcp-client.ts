@@ -18,6 +18,7 @@ import type {
   ResourceTemplate,
 } from '../core/types/resources.js';
 import type { CallToolResult, ListToolsResult, Tool } from '../core/types/tools.js';
+import { assertNotRemoved } from './modern/removed-methods.js';
 import { callWithParamHeaders } from './modern/tool-headers.js';
 import { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
 import { collect, pageOptions, pageParams, paginate, type PaginateOptions } from './pagination.js';
@@ -85,8 +86,13 @@ export class McpClient extends McpClientBase {
     return client;
   }
 
-  /** Any request, for methods this class has no helper for. */
-  request(method: string, params?: JsonObject, options?: CallOptions): Promise<JsonObject> {
+  /**
+   * Any request, for methods this class has no helper for. In the modern era a method 2026-07-28
+   * removed (`ping`, `logging/setLevel`, `resources/subscribe`, ...) rejects with
+   * `RemovedInModernEraError` before anything is sent (`lowLevel.request` sends anything).
+   */
+  async request(method: string, params?: JsonObject, options?: CallOptions): Promise<JsonObject> {
+    assertNotRemoved(this.era, method);
     return this.lowLevel.request(method, params, options);
   }
 
@@ -227,12 +233,19 @@ export class McpClient extends McpClientBase {
     );
   }
 
-  /** Ask for `notifications/resources/updated` about `uri` (listen with `on('resourceUpdated')`). */
+  /**
+   * Ask for `notifications/resources/updated` about `uri` (listen with `on('resourceUpdated')`).
+   * Legacy era only: in the modern era it rejects with `RemovedInModernEraError` before anything
+   * is sent; use {@link listen} with `{ resourceSubscriptions: [uri] }`.
+   */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    assertNotRemoved(this.era, 'resources/subscribe');
     await this.lowLevel.request('resources/subscribe', { uri }, options);
   }
 
+  /** Legacy era only (see {@link subscribeResource}); modern: close the listen's subscription. */
   async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    assertNotRemoved(this.era, 'resources/unsubscribe');
     await this.lowLevel.request('resources/unsubscribe', { uri }, options);
   }
 
