@@ -26,6 +26,8 @@ export {
   NoSharedVersionError,
   NotModernServerError,
   ProtocolViolationError,
+  RemovedInModernEraError,
+  SubscriptionOverflowError,
   ToolOutputValidationError,
 } from './errors.js';
 export { clearEraCache, type ClientEra, type EraOption } from './modern/era.js';
@@ -45,6 +47,7 @@ export {
   type JsonSchemaValidator,
 } from './json-schema-validator.js';
 export {
+  DEFAULT_MAX_BUFFERED,
   listen,
   Subscription,
   type ListenHost,
