@@ -1,4 +1,5 @@
-export { Client, type ClientOptions } from './client.js';
+export { Client } from './client.js';
+export type { ClientOptions } from './client-options.js';
 export {
   McpClient,
   type CallOptions,
@@ -6,7 +7,8 @@ export {
   type McpClientConnectOptions,
   type TypedCallToolResult,
 } from './mcp-client.js';
-export { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
+export { McpClientBase } from './mcp-client-base.js';
+export type { ConnectOptions, McpClientOptions } from './mcp-client-options.js';
 export type {
   McpClientEventName,
   McpClientEvents,
