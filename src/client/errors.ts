@@ -127,3 +127,23 @@ export class SubscriptionOverflowError extends LocalError {
     );
   }
 }
+
+/**
+ * A 2026-07-28 method was called on a connection in the legacy era (the server answered
+ * `initialize`). Raised locally, before anything is sent; `hint` names the legacy equivalent.
+ *
+ * @example
+ * const end = await client.listen({ toolsListChanged: true }).ended;
+ * if (end.reason === 'lost' && end.error instanceof ModernOnlyError) client.on('toolsChanged', refresh);
+ */
+export class ModernOnlyError extends LocalError {
+  override name = 'ModernOnlyError';
+  constructor(
+    /** The 2026-07-28 method (`subscriptions/listen`). */
+    readonly method: string,
+    /** What to use in the legacy era instead. */
+    readonly hint: string,
+  ) {
+    super(`${method} needs 2026-07-28; this connection speaks an earlier revision: ${hint}`);
+  }
+}

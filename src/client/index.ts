@@ -25,6 +25,7 @@ export type { SamplingHandler, SamplingOptions } from './sampling.js';
 export type { RootsSource } from './roots.js';
 export {
   InputRoundLimitError,
+  ModernOnlyError,
   NoSharedVersionError,
   NotModernServerError,
   ProtocolViolationError,

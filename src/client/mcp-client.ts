@@ -18,7 +18,7 @@ import type {
 } from '../core/types/resources.js';
 import type { ListToolsResult, Tool } from '../core/types/tools.js';
 import type { CallOptions, CallToolOptions, TypedCallToolResult } from './call-options.js';
-import { assertNotRemoved } from './modern/removed-methods.js';
+import { assertNotRemoved, refusingListenHost } from './modern/removed-methods.js';
 import { McpClientBase } from './mcp-client-base.js';
 import type { McpClientConnectOptions } from './mcp-client-options.js';
 import { collect, pageOptions, pageParams, paginate, type PaginateOptions } from './pagination.js';
@@ -193,13 +193,16 @@ export class McpClient extends McpClientBase {
   /**
    * 2026-07-28: open a `subscriptions/listen` for the notifications in `filter`. Iterate the
    * returned {@link Subscription}; `close()` cancels it; `ended` tells a graceful end from a lost one.
+   * In the legacy era nothing is sent: the subscription ends `lost` with `ModernOnlyError`.
    *
    * @example
    * const subscription = client.listen({ toolsListChanged: true });
    * for await (const note of subscription) console.log(note.method);
    */
   listen(filter: SubscriptionFilter, options?: ListenOptions): Subscription {
-    return listen(this.lowLevel, filter, options);
+    if (this.era !== 'legacy') return listen(this.lowLevel, filter, options);
+    // A legacy server has no subscriptions/listen: end it `lost` at once, nothing sent.
+    return listen(refusingListenHost(this.lowLevel.connection), filter, options);
   }
 
   // ---- prompts

@@ -5,9 +5,9 @@
  * legacy era is unchanged.
  */
 import { describe, expect, test } from 'vitest';
-import { RemovedInModernEraError } from '../../src/client/index.js';
+import { ModernOnlyError, RemovedInModernEraError } from '../../src/client/index.js';
 import { LocalError } from '../../src/core/errors.js';
-import { useProcessGuard } from '../helpers/guard.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
 import { keelServer, methodsSent, useModern } from './helpers.js';
 
 useProcessGuard();
@@ -88,5 +88,21 @@ describe('legacy-only calls in the modern era', () => {
     expect(client.era).toBe('legacy');
     await client.subscribeResource('file:///a.txt').catch(() => undefined);
     expect(methodsSent(wire)).toContain('resources/subscribe');
+  });
+});
+
+describe('the modern-only listen in the legacy era', () => {
+  test('ends lost with ModernOnlyError at once; nothing is sent', async () => {
+    const { client, wire } = await connect(keelServer(), { era: 'legacy' });
+    const before = wire.sent.length;
+    const subscription = client.listen({ toolsListChanged: true });
+    const end = await within(subscription.ended, 5_000, 'end');
+    expect(end.reason).toBe('lost');
+    const error = end.reason === 'lost' ? end.error : undefined;
+    expect(error).toBeInstanceOf(ModernOnlyError);
+    expect(error).toMatchObject({ method: 'subscriptions/listen' });
+    expect(error?.message).toMatch(/subscribeResource\(uri\)/);
+    await expect(subscription.acknowledged).rejects.toBeInstanceOf(ModernOnlyError);
+    expect(wire.sent.length).toBe(before);
   });
 });

@@ -1,9 +1,12 @@
 /**
- * The client→server methods 2026-07-28 removed, and what a caller uses instead. `McpClient`
- * checks them before sending in the modern era, so a caller gets a local error that says what to
- * do, not the server's bare `-32601`.
+ * Methods that exist in one era only. The client→server methods 2026-07-28 removed, and what a
+ * caller uses instead: `McpClient` checks them before sending in the modern era, so a caller gets
+ * a local error that says what to do, not the server's bare `-32601`. And the other way round,
+ * `subscriptions/listen` on a legacy connection.
  */
-import { RemovedInModernEraError } from '../errors.js';
+import type { Connection } from '../../core/engine/connection.js';
+import { ModernOnlyError, RemovedInModernEraError } from '../errors.js';
+import type { ListenHost } from '../subscriptions.js';
 
 /** Method → what to use instead (the `hint` of {@link RemovedInModernEraError}). */
 const REMOVED: ReadonlyMap<string, string> = new Map(
@@ -28,4 +31,19 @@ export function assertNotRemoved(era: string | undefined, method: string): void 
   if (era !== 'modern') return;
   const hint = REMOVED.get(method);
   if (hint !== undefined) throw new RemovedInModernEraError(method, hint);
+}
+
+/**
+ * A listen host for a legacy connection: its request rejects with {@link ModernOnlyError} without
+ * sending anything, so the subscription ends `lost` at once.
+ *
+ * @example
+ * const subscription = listen(refusingListenHost(client.lowLevel.connection), { toolsListChanged: true });
+ */
+export function refusingListenHost(connection: Connection): ListenHost {
+  const refused = new ModernOnlyError(
+    'subscriptions/listen',
+    "the server pushes list changes by itself (client.on('toolsChanged'), ...); use subscribeResource(uri) for resources/updated",
+  );
+  return { connection, request: () => Promise.reject(refused) };
 }
