@@ -114,10 +114,13 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
 
   /** @internal Use `client.listen(...)` (or {@link listen}). */
   constructor(host: ListenHost, filter: SubscriptionFilter, options: ListenOptions = {}) {
+    const { maxBuffered } = options;
+    if (maxBuffered !== undefined && !(Number.isInteger(maxBuffered) && maxBuffered >= 1))
+      throw new RangeError(`maxBuffered must be a positive integer, got ${String(maxBuffered)}`);
     this.acknowledged = new Promise((resolve, reject) => (this.ack = { resolve, reject }));
     this.acknowledged.catch(() => undefined); // read through `ended`; never unhandled
     this.ended = new Promise((resolve) => (this.finish = resolve));
-    this.maxBuffered = options.maxBuffered ?? defaultMaxBuffered(filter);
+    this.maxBuffered = maxBuffered ?? defaultMaxBuffered(filter);
     const outer = options.signal;
     if (outer?.aborted) this.controller.abort(outer.reason);
     else outer?.addEventListener('abort', () => void this.close(), { once: true });

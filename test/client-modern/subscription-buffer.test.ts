@@ -127,4 +127,18 @@ describe('a subscription nobody reads', () => {
     expect(read).toBe(3 + many);
     expect(await within(subscription.ended, 5_000, 'end')).toEqual({ reason: 'closed' });
   });
+
+  test('a maxBuffered that is not a positive integer is refused at once; nothing is sent', () => {
+    const { host } = fake(0);
+    let requests = 0;
+    const counting: ListenHost = {
+      connection: host.connection,
+      request: (...args) => (requests++, host.request(...args)),
+    };
+    for (const bad of [0, -1, 1.5, Number.NaN, Infinity])
+      expect(() => listen(counting, { toolsListChanged: true }, { maxBuffered: bad })).toThrow(
+        /maxBuffered must be a positive integer/,
+      );
+    expect(requests).toBe(0);
+  });
 });
