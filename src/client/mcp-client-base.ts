@@ -125,7 +125,7 @@ export class McpClientBase {
     return this.lowLevel.serverVersions;
   }
 
-  /** The capabilities sent (or to be sent) in `initialize`. */
+  /** The capabilities sent (or to be sent) in `initialize`, or in every request's `_meta` (2026-07-28). */
   get capabilities(): ClientCapabilities {
     return this.declared ?? this.deriveCapabilities();
   }
@@ -188,7 +188,9 @@ export class McpClientBase {
   }
 
   /**
-   * Set the roots. When connected, the server is told (`notifications/roots/list_changed`).
+   * Set the roots. When connected in the legacy era, the server is told
+   * (`notifications/roots/list_changed`); in 2026-07-28 nothing is sent (the notification was
+   * removed: the server asks for roots in each `input_required` round that needs them).
    *
    * @example
    * await client.setRoots([{ uri: 'file:///home/me/project', name: 'project' }]);
