@@ -4,12 +4,7 @@
  * elicitation, roots; in 2026-07-28 the same handlers answer `input_required` rounds), and
  * requests to the server. `McpClient` builds on it.
  */
-import {
-  Connection,
-  type ConnectionOptions,
-  type NotificationHandler,
-  type RequestHandler,
-} from '../core/engine/connection.js';
+import { Connection, type NotificationHandler, type RequestHandler } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
 import { ErrorCode, McpError, NotConnectedError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
@@ -23,37 +18,13 @@ import type { LoggingLevel } from '../core/types/logging.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Implementation } from '../server/server.js';
 import { chooseEra } from './modern/choose-era.js';
-import type { ClientEra, EraOption } from './modern/era.js';
+import type { ClientOptions } from './client-options.js';
+import type { ClientEra } from './modern/era.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
 import type { ModernClientFacts, ModernSession } from './modern/modern-session.js';
 import { SessionRenewal, type SessionReset } from './session-renewal.js';
 
-/**
- * @example
- * new Client({ name: 'my-app', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
- */
-export interface ClientOptions {
-  capabilities?: JsonObject;
-  /** Version to ask for in `initialize` (legacy era). Default: the latest supported. */
-  protocolVersion?: ProtocolVersion;
-  /**
-   * `auto`: probe with `server/discover`, speak 2026-07-28 with a modern server and fall back to
-   * `initialize` otherwise. `modern`: fail unless the server is modern. `legacy` (the default of
-   * this low-level class, which keeps its handshake-only behaviour): send `initialize` at once.
-   * `McpClient` defaults to `auto`.
-   */
-  era?: EraOption;
-  /** How long the `server/discover` probe waits before taking the server for a legacy one. Default 5 s. */
-  discoverTimeoutMs?: number;
-  /** 2026-07-28: `input_required` answers one request may get before it fails. Default 8. */
-  maxInputRounds?: number;
-  connection?: ConnectionOptions;
-  /**
-   * When the server answers 404 for our session (Streamable HTTP), start a new session with the
-   * same capabilities and client info, and resend the requests it refused. Default true.
-   */
-  renewSession?: boolean;
-}
+export type { ClientOptions } from './client-options.js';
 
 /** A transport that can tell when the server forgot its session (Streamable HTTP). */
 interface SessionWatchable {
@@ -61,7 +32,8 @@ interface SessionWatchable {
 }
 
 /**
- * The low-level MCP client.
+ * The low-level MCP client. Its `era` option defaults to `'legacy'` (the `initialize` handshake
+ * at once), unlike `McpClient`'s `'auto'`: see {@link ClientOptions.era} for why.
  *
  * @example
  * const client = new Client({ name: 'cli', version: '1.0.0' });

@@ -90,3 +90,60 @@ export class InputRoundLimitError extends LocalError {
     super(`${method}: the server still asked for input after ${rounds} rounds (maxInputRounds)`);
   }
 }
+
+/**
+ * A method 2026-07-28 removed was called on a connection in the modern era. Raised locally,
+ * before anything is sent; `hint` names what to use instead.
+ *
+ * @example
+ * catch (e) { if (e instanceof RemovedInModernEraError) console.error(e.method, e.hint); }
+ */
+export class RemovedInModernEraError extends LocalError {
+  override name = 'RemovedInModernEraError';
+  constructor(
+    /** The removed method (`resources/subscribe`, ...). */
+    readonly method: string,
+    /** What to call instead. */
+    readonly hint: string,
+  ) {
+    super(`${method} does not exist in 2026-07-28, the protocol of this connection: ${hint}`);
+  }
+}
+
+/**
+ * A subscription's consumer fell behind: more than `maxBuffered` distinct notifications were
+ * waiting unread. The subscription ends `lost` with this error (it is cancelled on the wire):
+ * dropping some silently would leave the consumer believing something is unchanged.
+ *
+ * @example
+ * const end = await subscription.ended;
+ * if (end.reason === 'lost' && end.error instanceof SubscriptionOverflowError) resync();
+ */
+export class SubscriptionOverflowError extends LocalError {
+  override name = 'SubscriptionOverflowError';
+  constructor(readonly maxBuffered: number) {
+    super(
+      `Subscription ended: more than ${maxBuffered} distinct notifications were waiting unread (maxBuffered). Read the subscription, or listen again and re-read what it covers.`,
+    );
+  }
+}
+
+/**
+ * A 2026-07-28 method was called on a connection in the legacy era (the server answered
+ * `initialize`). Raised locally, before anything is sent; `hint` names the legacy equivalent.
+ *
+ * @example
+ * const end = await client.listen({ toolsListChanged: true }).ended;
+ * if (end.reason === 'lost' && end.error instanceof ModernOnlyError) client.on('toolsChanged', refresh);
+ */
+export class ModernOnlyError extends LocalError {
+  override name = 'ModernOnlyError';
+  constructor(
+    /** The 2026-07-28 method (`subscriptions/listen`). */
+    readonly method: string,
+    /** What to use in the legacy era instead. */
+    readonly hint: string,
+  ) {
+    super(`${method} needs 2026-07-28; this connection speaks an earlier revision: ${hint}`);
+  }
+}

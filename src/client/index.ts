@@ -1,4 +1,5 @@
-export { Client, type ClientOptions } from './client.js';
+export { Client } from './client.js';
+export type { ClientOptions } from './client-options.js';
 export {
   McpClient,
   type CallOptions,
@@ -6,7 +7,8 @@ export {
   type McpClientConnectOptions,
   type TypedCallToolResult,
 } from './mcp-client.js';
-export { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
+export { McpClientBase } from './mcp-client-base.js';
+export type { ConnectOptions, McpClientOptions } from './mcp-client-options.js';
 export type {
   McpClientEventName,
   McpClientEvents,
@@ -23,9 +25,12 @@ export type { SamplingHandler, SamplingOptions } from './sampling.js';
 export type { RootsSource } from './roots.js';
 export {
   InputRoundLimitError,
+  ModernOnlyError,
   NoSharedVersionError,
   NotModernServerError,
   ProtocolViolationError,
+  RemovedInModernEraError,
+  SubscriptionOverflowError,
   ToolOutputValidationError,
 } from './errors.js';
 export { clearEraCache, type ClientEra, type EraOption } from './modern/era.js';
@@ -45,6 +50,7 @@ export {
   type JsonSchemaValidator,
 } from './json-schema-validator.js';
 export {
+  DEFAULT_MAX_BUFFERED,
   listen,
   Subscription,
   type ListenHost,

@@ -3,8 +3,6 @@
  * server→client requests (sampling, elicitation, roots), the capabilities derived from them, and
  * notification events. `McpClient` adds the typed client→server methods on top.
  */
-import type { ConnectionOptions } from '../core/engine/connection.js';
-import type { RequestOptions } from '../core/engine/outbound.js';
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { ProtocolVersion } from '../core/protocol-version.js';
 import type { Transport } from '../core/transport.js';
@@ -12,11 +10,11 @@ import type { ClientCapabilities, ServerCapabilities } from '../core/types/capab
 import type { Implementation } from '../core/types/common.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Root } from '../core/types/roots.js';
-import { Client, type ClientOptions } from './client.js';
+import { Client } from './client.js';
 import { deriveCapabilities, wantsAppliedDefaults } from './client-capabilities.js';
 import { ClientEmitter, type McpClientEventName, type McpClientListener } from './client-events.js';
 import { elicitationRequestHandler, type ElicitationOptions } from './elicitation.js';
-import type { JsonSchemaValidator } from './json-schema-validator.js';
+import type { ConnectOptions, McpClientOptions } from './mcp-client-options.js';
 import { ToolHeaderMap } from './modern/tool-headers.js';
 import { OutputSchemaCache } from './output-schemas.js';
 import { checkRoots, resolveRoots, type RootsSource } from './roots.js';
@@ -28,53 +26,7 @@ import {
 } from './sampling.js';
 import { bindNotifications } from './notifications.js';
 
-/**
- * @example
- * new McpClient({ name: 'app', version: '1.0.0' }, {
- *   sampling: async (params) => ({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' }),
- *   elicitation: { form: async () => ({ action: 'accept', content: {} }), applyDefaults: true },
- *   roots: [{ uri: 'file:///work', name: 'work' }],
- * });
- */
-export interface McpClientOptions {
-  /**
-   * Extra capabilities (`experimental`, ...). `sampling`, `elicitation` and `roots` are derived from
-   * the handlers below; values given here only refine a declared one (e.g. `sampling.context`).
-   * `elicitation.form.applyDefaults: true` is honoured like `elicitation.applyDefaults`.
-   */
-  capabilities?: ClientCapabilities;
-  /** Version to ask for in `initialize` (legacy era). Default: the latest supported. */
-  protocolVersion?: ProtocolVersion;
-  /** `auto` (default), `modern` or `legacy`: see docs/modern-era.md, "Client". */
-  era?: ClientOptions['era'];
-  /** How long the `server/discover` probe of `era: 'auto'` waits. Default 5 s. */
-  discoverTimeoutMs?: number;
-  /** 2026-07-28: `input_required` answers one call may get before it fails. Default 8. */
-  maxInputRounds?: number;
-  /** Engine options (request timeouts, logger, ...). */
-  connection?: ConnectionOptions;
-  /**
-   * Streamable HTTP: when the server answers 404 for our session, start a new one by itself (same
-   * capabilities and client info), resend the requests the server refused, and emit
-   * `sessionReset`. Default true; false leaves it to the caller (`SessionExpiredError`).
-   */
-  renewSession?: boolean;
-  sampling?: SamplingHandler | SamplingOptions;
-  elicitation?: ElicitationOptions;
-  roots?: RootsSource;
-  /** Check `structuredContent` against the tool's `outputSchema` from `tools/list`. Default true. */
-  validateToolOutput?: boolean;
-  /** The JSON Schema engine for that check. Default: `defaultJsonSchemaValidator`. */
-  outputValidator?: JsonSchemaValidator;
-}
-
-/**
- * Options of `connect`: bound the handshake.
- *
- * @example
- * await client.connect(transport, { timeoutMs: 10_000, signal: AbortSignal.timeout(15_000) });
- */
-export type ConnectOptions = Pick<RequestOptions, 'signal' | 'timeoutMs'>;
+export type { ConnectOptions, McpClientOptions } from './mcp-client-options.js';
 
 /**
  * Lifecycle, server→client handlers and events; extended by `McpClient`, which is what to use.
@@ -173,7 +125,7 @@ export class McpClientBase {
     return this.lowLevel.serverVersions;
   }
 
-  /** The capabilities sent (or to be sent) in `initialize`. */
+  /** The capabilities sent (or to be sent) in `initialize`, or in every request's `_meta` (2026-07-28). */
   get capabilities(): ClientCapabilities {
     return this.declared ?? this.deriveCapabilities();
   }
@@ -236,7 +188,9 @@ export class McpClientBase {
   }
 
   /**
-   * Set the roots. When connected, the server is told (`notifications/roots/list_changed`).
+   * Set the roots. When connected in the legacy era, the server is told
+   * (`notifications/roots/list_changed`); in 2026-07-28 nothing is sent (the notification was
+   * removed: the server asks for roots in each `input_required` round that needs them).
    *
    * @example
    * await client.setRoots([{ uri: 'file:///home/me/project', name: 'project' }]);

@@ -3,10 +3,9 @@
  * pagination helpers, output-schema validation of tool results, and (from {@link McpClientBase})
  * the sampling/elicitation/roots handlers and notification events.
  */
-import type { RequestOptions } from '../core/engine/outbound.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { Transport } from '../core/transport.js';
-import type { Implementation, Meta, PaginatedParams } from '../core/types/common.js';
+import type { Implementation, PaginatedParams } from '../core/types/common.js';
 import type { CompleteParams, CompleteResult } from '../core/types/completion.js';
 import type { LoggingLevel } from '../core/types/logging.js';
 import type { GetPromptResult, ListPromptsResult, Prompt } from '../core/types/prompts.js';
@@ -17,53 +16,19 @@ import type {
   Resource,
   ResourceTemplate,
 } from '../core/types/resources.js';
-import type { CallToolResult, ListToolsResult, Tool } from '../core/types/tools.js';
-import { callWithParamHeaders } from './modern/tool-headers.js';
-import { McpClientBase, type ConnectOptions, type McpClientOptions } from './mcp-client-base.js';
+import type { ListToolsResult, Tool } from '../core/types/tools.js';
+import type { CallOptions, CallToolOptions, TypedCallToolResult } from './call-options.js';
+import { assertNotRemoved, refusingListenHost } from './modern/removed-methods.js';
+import { McpClientBase } from './mcp-client-base.js';
+import type { McpClientConnectOptions } from './mcp-client-options.js';
 import { collect, pageOptions, pageParams, paginate, type PaginateOptions } from './pagination.js';
-import { checkCallToolResult, checkCompleteResult, requireArray } from './result-checks.js';
+import { checkCompleteResult, requireArray } from './result-checks.js';
+import { callToolChecked, listToolsPage, type ToolCallHost } from './tool-calls.js';
 import { listen, type ListenOptions, type Subscription } from './subscriptions.js';
 import type { SubscriptionFilter } from '../core/types/subscriptions.js';
 
-/**
- * Per-call options: cancellation, timeout, progress.
- *
- * @example
- * const options: CallOptions = { signal: controller.signal, timeoutMs: 5_000, maxTotalTimeoutMs: 60_000 };
- * await client.readResource('file:///notes.txt', options);
- */
-export type CallOptions = Omit<RequestOptions, 'relatedRequestId'>;
-
-/**
- * @example
- * await client.callTool('render', { id: 7 }, { signal, timeoutMs: 30_000, onprogress: (p) => bar.update(p.progress) });
- */
-export interface CallToolOptions extends CallOptions {
-  /** Check `structuredContent` against the cached `outputSchema` (default: the client's setting). */
-  validateOutput?: boolean;
-  /** `_meta` to send with the call. */
-  meta?: Meta;
-}
-
-/**
- * `CallToolResult` with a typed `structuredContent`.
- *
- * @example
- * const result: TypedCallToolResult<{ tempC: number }> = await client.callTool('forecast', { city: 'Oslo' });
- * console.log(result.structuredContent?.tempC);
- */
-export type TypedCallToolResult<S extends JsonObject = JsonObject> = CallToolResult & {
-  structuredContent?: S;
-};
-
-/**
- * @example
- * const client = await McpClient.connect(transport, { info: { name: 'app', version: '1.0.0' } });
- */
-export interface McpClientConnectOptions extends McpClientOptions, ConnectOptions {
-  /** `clientInfo`. Default `{ name: 'keel-client', version: '0.1.0' }`. */
-  info?: Implementation;
-}
+export type { CallOptions, CallToolOptions, TypedCallToolResult } from './call-options.js';
+export type { McpClientConnectOptions } from './mcp-client-options.js';
 
 const DEFAULT_INFO: Implementation = { name: 'keel-client', version: '0.1.0' };
 
@@ -85,8 +50,13 @@ export class McpClient extends McpClientBase {
     return client;
   }
 
-  /** Any request, for methods this class has no helper for. */
-  request(method: string, params?: JsonObject, options?: CallOptions): Promise<JsonObject> {
+  /**
+   * Any request, for methods this class has no helper for. In the modern era a method 2026-07-28
+   * removed (`ping`, `logging/setLevel`, `resources/subscribe`, ...) rejects with
+   * `RemovedInModernEraError` before anything is sent (`lowLevel.request` sends anything).
+   */
+  async request(method: string, params?: JsonObject, options?: CallOptions): Promise<JsonObject> {
+    assertNotRemoved(this.era, method);
     return this.lowLevel.request(method, params, options);
   }
 
@@ -107,18 +77,7 @@ export class McpClient extends McpClientBase {
    * through the connection logger) and the mirrored arguments of the others are remembered.
    */
   async listTools(params: PaginatedParams = {}, options?: CallOptions): Promise<ListToolsResult> {
-    const result = requireArray<ListToolsResult>(
-      await this.lowLevel.request('tools/list', params, options),
-      'tools',
-      'tools/list',
-    );
-    const fresh = params.cursor === undefined;
-    if (this.era === 'modern') {
-      const logger = this.options.connection?.logger;
-      result.tools = this.toolHeaders.admit(result.tools, fresh, (message) => logger?.error(message));
-    }
-    this.outputSchemas.remember(result.tools, fresh);
-    return result;
+    return listToolsPage(this.toolCalls, params, options);
   }
 
   /** Every tool, page by page. */
@@ -146,32 +105,20 @@ export class McpClient extends McpClientBase {
     args?: JsonObject,
     options: CallToolOptions = {},
   ): Promise<TypedCallToolResult<S>> {
-    const { validateOutput, meta, ...requestOptions } = options;
-    const params: JsonObject = { name };
-    if (args !== undefined) params.arguments = args;
-    if (meta !== undefined) params._meta = meta;
-    const raw =
-      this.era === 'modern'
-        ? await callWithParamHeaders(
-            this.toolHeaders,
-            (withHeaders) => this.lowLevel.request('tools/call', params, withHeaders),
-            () => this.refreshTools(requestOptions),
-            name,
-            args,
-            requestOptions,
-          )
-        : await this.lowLevel.request('tools/call', params, requestOptions);
-    const result = checkCallToolResult<TypedCallToolResult<S>>(raw, name);
-    if (validateOutput ?? this.options.validateToolOutput ?? true)
-      await this.outputSchemas.check(name, result);
-    return result;
+    return callToolChecked<S>(this.toolCalls, name, args, options);
   }
 
-  /** Walk every page of `tools/list` (refreshes the output schemas and the header map). */
-  private async refreshTools({ signal, timeoutMs }: CallOptions): Promise<void> {
-    for await (const _tool of this.tools(pageOptions({ signal, timeoutMs }))) {
-      // The pages update the caches as they arrive.
-    }
+  /** The parts of this client the tool calls use (tool-calls.ts). */
+  private get toolCalls(): ToolCallHost {
+    return {
+      lowLevel: this.lowLevel,
+      toolHeaders: this.toolHeaders,
+      outputSchemas: this.outputSchemas,
+      logger: this.options.connection?.logger,
+      validateOutput: this.options.validateToolOutput,
+      refresh: ({ signal, timeoutMs }) =>
+        collect(this.tools(pageOptions({ signal, timeoutMs }))).then(() => undefined),
+    };
   }
 
   // ---- resources
@@ -227,25 +174,35 @@ export class McpClient extends McpClientBase {
     );
   }
 
-  /** Ask for `notifications/resources/updated` about `uri` (listen with `on('resourceUpdated')`). */
+  /**
+   * Ask for `notifications/resources/updated` about `uri` (listen with `on('resourceUpdated')`).
+   * Legacy era only: in the modern era it rejects with `RemovedInModernEraError` before anything
+   * is sent; use {@link listen} with `{ resourceSubscriptions: [uri] }`.
+   */
   async subscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    assertNotRemoved(this.era, 'resources/subscribe');
     await this.lowLevel.request('resources/subscribe', { uri }, options);
   }
 
+  /** Legacy era only (see {@link subscribeResource}); modern: close the listen's subscription. */
   async unsubscribeResource(uri: string, options?: CallOptions): Promise<void> {
+    assertNotRemoved(this.era, 'resources/unsubscribe');
     await this.lowLevel.request('resources/unsubscribe', { uri }, options);
   }
 
   /**
    * 2026-07-28: open a `subscriptions/listen` for the notifications in `filter`. Iterate the
    * returned {@link Subscription}; `close()` cancels it; `ended` tells a graceful end from a lost one.
+   * In the legacy era nothing is sent: the subscription ends `lost` with `ModernOnlyError`.
    *
    * @example
    * const subscription = client.listen({ toolsListChanged: true });
    * for await (const note of subscription) console.log(note.method);
    */
   listen(filter: SubscriptionFilter, options?: ListenOptions): Subscription {
-    return listen(this.lowLevel, filter, options);
+    if (this.era !== 'legacy') return listen(this.lowLevel, filter, options);
+    // A legacy server has no subscriptions/listen: end it `lost` at once, nothing sent.
+    return listen(refusingListenHost(this.lowLevel.connection), filter, options);
   }
 
   // ---- prompts

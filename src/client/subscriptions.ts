@@ -5,11 +5,12 @@
  * iteration completes) or `lost` (no final result: the transport dropped, or the server refused
  * the listen; iteration throws). Nothing re-listens on its own.
  */
-import type { Connection, NotificationHandler } from '../core/engine/connection.js';
+import type { Connection } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
 import { CancelledByPeerError, ConnectionClosedError } from '../core/errors.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
-import { MetaKey } from '../core/types/modern.js';
+import { SubscriptionOverflowError } from './errors.js';
+import { keyOf, routerOf } from './subscription-router.js';
 import {
   SubscriptionMethod,
   type SubscriptionFilter,
@@ -50,7 +51,22 @@ export interface ListenOptions {
   signal?: AbortSignal;
   /** Extra `_meta` for the `subscriptions/listen` request. */
   meta?: JsonObject;
+  /**
+   * Distinct unread notifications kept before the subscription ends `lost` with
+   * `SubscriptionOverflowError`. Default {@link DEFAULT_MAX_BUFFERED}, or more when the filter
+   * allows more distinct notifications (three list kinds plus one per subscribed URI), so a
+   * server that keeps to the filter never overflows it.
+   */
+  maxBuffered?: number;
 }
+
+/**
+ * The default `maxBuffered` of a subscription.
+ *
+ * @example
+ * client.listen({ toolsListChanged: true }, { maxBuffered: DEFAULT_MAX_BUFFERED * 4 });
+ */
+export const DEFAULT_MAX_BUFFERED = 1024;
 
 /**
  * What a subscription needs from its client: the connection (its notifications), and the request
@@ -64,41 +80,15 @@ export interface ListenHost {
   request(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject>;
 }
 
-/** Subscriptions of one connection by id; the notification hook is installed once per connection. */
-const routers = new WeakMap<Connection, Map<RequestId, Subscription>>();
-
-function routerOf(connection: Connection): Map<RequestId, Subscription> {
-  const live = routers.get(connection);
-  if (live) return live;
-  const table = new Map<RequestId, Subscription>();
-  routers.set(connection, table);
-  const next: NotificationHandler | undefined = connection.fallbackNotificationHandler;
-  // Subscription notifications go to their subscription and on to the client's own handlers
-  // (its `toolsListChanged` events and caches hold in both eras).
-  connection.fallbackNotificationHandler = (params, info, method) => {
-    // The engine hands on a cancel naming none of the server's requests: on stdio it may end ours.
-    const id =
-      method === 'notifications/cancelled'
-        ? params.requestId
-        : (params._meta as JsonObject | undefined)?.[MetaKey.SubscriptionId];
-    if (typeof id === 'string' || typeof id === 'number') table.get(id)?.receive(method, params);
-    return next?.(params, info, method);
-  };
-  return table;
-}
-
-/** The key under which an unread notification makes a second identical one redundant. */
-function keyOf(method: string, params: JsonObject): string {
-  const { _meta: _ignored, ...rest } = params;
-  return `${method} ${JSON.stringify(rest)}`;
-}
-
 /**
  * A live `subscriptions/listen`. Iterate it for the notifications; `close()` (or `break` out of
  * the loop) cancels it (stdio: `notifications/cancelled`; HTTP: the request's stream is closed).
  * Unread notifications wait in a buffer in which identical ones (same method and params) are kept
  * once: they signal "changed", and a consumer that has not read the first learns nothing from the
- * second, so a slow reader costs bounded memory.
+ * second. Past `maxBuffered` distinct unread ones (a consumer that stopped reading, a server that
+ * sends what the filter does not cover) the subscription ends `lost` with
+ * `SubscriptionOverflowError` and is cancelled: dropping some would hide a change for good. What
+ * was buffered is still iterated before the error.
  *
  * @example
  * const subscription = client.listen({ toolsListChanged: true });
@@ -116,6 +106,7 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
   private readonly buffer: SubscriptionNotification[] = [];
   private readonly buffered = new Set<string>();
   private readonly controller = new AbortController();
+  private readonly maxBuffered: number;
   private end: SubscriptionEnd | undefined;
   private wake: (() => void) | undefined;
   private ack!: { resolve(filter: SubscriptionFilter): void; reject(error: Error): void };
@@ -123,9 +114,13 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
 
   /** @internal Use `client.listen(...)` (or {@link listen}). */
   constructor(host: ListenHost, filter: SubscriptionFilter, options: ListenOptions = {}) {
+    const { maxBuffered } = options;
+    if (maxBuffered !== undefined && !(Number.isInteger(maxBuffered) && maxBuffered >= 1))
+      throw new RangeError(`maxBuffered must be a positive integer, got ${String(maxBuffered)}`);
     this.acknowledged = new Promise((resolve, reject) => (this.ack = { resolve, reject }));
     this.acknowledged.catch(() => undefined); // read through `ended`; never unhandled
     this.ended = new Promise((resolve) => (this.finish = resolve));
+    this.maxBuffered = maxBuffered ?? defaultMaxBuffered(filter);
     const outer = options.signal;
     if (outer?.aborted) this.controller.abort(outer.reason);
     else outer?.addEventListener('abort', () => void this.close(), { once: true });
@@ -182,6 +177,11 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
     }
     const key = keyOf(method, params);
     if (this.buffered.has(key)) return;
+    if (this.buffer.length >= this.maxBuffered) {
+      this.settle({ reason: 'lost', error: new SubscriptionOverflowError(this.maxBuffered) });
+      this.controller.abort(new Error('Subscription buffer overflow'));
+      return;
+    }
     this.buffered.add(key);
     this.buffer.push({ method, params });
     this.wakeReader();
@@ -239,6 +239,12 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
     this.wake = undefined;
     wake?.();
   }
+}
+
+/** Enough for every distinct notification `filter` allows, and never less than the default. */
+function defaultMaxBuffered(filter: SubscriptionFilter): number {
+  const uris = Array.isArray(filter.resourceSubscriptions) ? filter.resourceSubscriptions.length : 0;
+  return Math.max(DEFAULT_MAX_BUFFERED, 3 + uris);
 }
 
 /**

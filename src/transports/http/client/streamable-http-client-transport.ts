@@ -4,25 +4,17 @@
  * Runtime-neutral: it needs only `fetch`, `Headers`, `Response` and web streams.
  */
 import { ConnectionClosedError } from '../../../core/errors.js';
-import { Inbox } from '../../../core/inbox.js';
-import {
-  isRequestId,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  type RequestId,
-} from '../../../core/jsonrpc.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
-import { HttpTransportError, SessionExpiredError } from './errors.js';
-import { discard, isObject, mediaType, tryParseJson } from './http-body.js';
-import { readJsonMessages, readRefusal } from './post-answers.js';
+import { SessionExpiredError } from './errors.js';
 import { HttpSession } from './http-session.js';
+import { InboundMessages } from './inbound-messages.js';
 import { modernHeaders, modernVersionOf } from './modern-request.js';
 import { reconnectPolicy, type StreamableHttpClientOptions } from './options.js';
-import { OutboundTable, type OutboundRequest } from './outbound-table.js';
+import { OutboundTable } from './outbound-table.js';
+import { CLOSED, exchange, type ExchangeHost } from './post-exchange.js';
 import { StandaloneStream } from './standalone-stream.js';
-import { followStream, type StreamSettings } from './stream-follower.js';
-
-const CLOSED = 'The Streamable HTTP transport is closed';
+import type { StreamSettings } from './stream-follower.js';
 
 /**
  * Streamable HTTP client transport.
@@ -75,13 +67,13 @@ export class StreamableHttpClientTransport implements Transport {
   /** Diagnostics for what the transport absorbs (a refused GET stream, an unreadable event). */
   onerror: ((error: unknown) => void) | undefined;
 
-  private readonly inbox = new Inbox<unknown>();
   private readonly http: HttpSession;
   private readonly streams: StreamSettings;
   private readonly standalone: StandaloneStream;
   private readonly outbound = new OutboundTable();
-  /** Messages that came on a request's response stream, with the id of that request. */
-  private readonly related = new WeakMap<object, MessageInfo>();
+  private readonly inbound: InboundMessages;
+  /** What each POST exchange (post-exchange.ts) uses of this transport. */
+  private readonly host: ExchangeHost;
   private readonly expiryWatchers = new Set<(sessionId: string) => void>();
   private closed = false;
   /** A legacy request (`initialize`, usually) was sent: notifications have somewhere to go. */
@@ -94,12 +86,26 @@ export class StreamableHttpClientTransport implements Transport {
   ) {
     this.http = new HttpSession(new URL(url), options, (error) => this.sessionExpired(error));
     this.serverKey = this.http.url.origin + this.http.url.pathname;
+    const report = (error: unknown): void => this.report(error);
+    this.inbound = new InboundMessages(this.outbound, this.http, report);
     this.streams = {
       policy: reconnectPolicy(options.reconnect),
       maxEventSize: options.maxEventSize ?? 16 * 1024 * 1024,
-      onData: (data) => this.onEventData(data),
+      onData: (data) => this.inbound.onEventData(data),
     };
-    this.standalone = new StandaloneStream(this.http, this.streams, (error) => this.report(error));
+    this.standalone = new StandaloneStream(this.http, this.streams, report);
+    this.host = {
+      http: this.http,
+      outbound: this.outbound,
+      streams: this.streams,
+      inbound: this.inbound,
+      isClosed: () => this.closed,
+      openStandalone: () => {
+        if (options.openGetStream !== false) this.standalone.open();
+      },
+      fail: (error) => this.fail(error),
+      lose: (id, cause) => this.lose(id, cause),
+    };
   }
 
   get url(): URL {
@@ -149,7 +155,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
-    return this.inbox;
+    return this.inbound.inbox;
   }
 
   /**
@@ -158,7 +164,7 @@ export class StreamableHttpClientTransport implements Transport {
    * the handlers of such server→client requests instead of answering into a dead exchange.
    */
   messageInfo(message: object): MessageInfo | undefined {
-    return this.related.get(message);
+    return this.inbound.info(message);
   }
 
   async send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
@@ -167,7 +173,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (version !== undefined) {
       // 2026-07-28: decided by the message itself; no session, no handshake, nothing remembered.
       const request = message as JsonRpcRequest;
-      return this.exchange(message, request, false, modernHeaders(request, version, options?.headers));
+      return exchange(this.host, message, request, false, modernHeaders(request, version, options?.headers));
     }
     const request = 'method' in message && 'id' in message ? message : undefined;
     const method = 'method' in message ? message.method : undefined;
@@ -194,52 +200,7 @@ export class StreamableHttpClientTransport implements Transport {
       // Not sent at all: safe to send again once a new session exists.
       throw new SessionExpiredError(this.http.expired.sessionId, { retryable: true });
     }
-    return this.exchange(message, request, initialize, undefined);
-  }
-
-  /** POST one message and read its answer; `modern` holds a 2026-07-28 request's headers. */
-  private async exchange(
-    message: JsonRpcMessage,
-    request: JsonRpcRequest | undefined,
-    initialize: boolean,
-    modern: Record<string, string> | undefined,
-  ): Promise<void> {
-    const method = 'method' in message ? message.method : undefined;
-    const entry = this.outbound.open(request?.id, initialize, modern !== undefined);
-    let followed = false;
-    try {
-      let posted: Awaited<ReturnType<HttpSession['post']>>;
-      try {
-        posted = await this.http.post(JSON.stringify(message), initialize, entry.controller.signal, modern);
-      } catch (error) {
-        throw this.sendFailed(error, entry.controller.signal);
-      }
-      const { response, session } = posted;
-      if (!response.ok) return await this.refused(response, request?.id, session, entry.modern);
-      if (!request) {
-        // Notifications and responses are answered 202 (some servers send a body anyway: ignored).
-        await discard(response);
-        if (method === 'notifications/initialized' && this.options.openGetStream !== false) {
-          this.standalone.open();
-        }
-        return;
-      }
-      const type = mediaType(response);
-      if (type === 'text/event-stream' && response.body) {
-        followed = true;
-        entry.stream = { session };
-        void this.followRequest(request.id, entry, response, session);
-      } else if (type === 'application/json') {
-        for (const answer of await readJsonMessages(response)) this.deliver(answer);
-      } else {
-        await discard(response);
-        if (type !== undefined && response.status !== 202 && response.status !== 204) {
-          throw new HttpTransportError(`Unexpected content type ${type} for a request`, response.status);
-        }
-      }
-    } finally {
-      if (!followed) this.outbound.release(request?.id, entry);
-    }
+    return exchange(this.host, message, request, initialize, undefined);
   }
 
   close(): Promise<void> {
@@ -249,47 +210,11 @@ export class StreamableHttpClientTransport implements Transport {
 
   private async shutdown(): Promise<void> {
     this.closed = true;
-    this.inbox.end();
+    this.inbound.inbox.end();
     this.outbound.abortAll();
     this.standalone.stop();
     const failure = await this.http.delete(this.options.closeTimeoutMs ?? 2_000);
     if (failure !== undefined) this.report(failure);
-  }
-
-  /** A non-2xx answer to a POST: the JSON-RPC error for the request if there is one, else a local error. */
-  private async refused(
-    response: Response,
-    id: RequestId | undefined,
-    session: string | undefined,
-    modern: boolean,
-  ): Promise<void> {
-    const refusal = await readRefusal(response, id);
-    // The session is gone, whatever the body says: the server did not process this POST.
-    if (response.status === 404 && session !== undefined) throw this.http.expire(session, true);
-    if ('answer' in refusal) return this.deliver(refusal.answer);
-    // A 2026-07-28 request refused without a JSON-RPC answer is what a legacy server says to an
-    // era probe: the caller gets it (and falls back); it is no fault of the transport's.
-    if (modern) throw refusal.error;
-    throw this.fail(refusal.error);
-  }
-
-  private async followRequest(
-    id: RequestId,
-    entry: OutboundRequest,
-    response: Response,
-    session: string | undefined,
-  ): Promise<void> {
-    // Resume within the session the request was made in, even if a new one started meanwhile.
-    // 2026-07-28 has no GET: a modern request's stream that breaks early is lost.
-    const reopen = entry.modern
-      ? undefined
-      : (lastEventId: string | undefined, signal: AbortSignal): Promise<Response> =>
-          this.http.get(signal, lastEventId, session);
-    const onData = (data: string): void => this.onEventData(data, id);
-    const host = { ...this.streams, onData, reopen };
-    const result = await followStream(host, response, entry.controller.signal, () => entry.answered, true);
-    this.outbound.release(id, entry);
-    if (result.lost) this.lose(id, result.cause);
   }
 
   /** The answer to `id` can no longer arrive: the engine fails that request alone. */
@@ -297,28 +222,6 @@ export class StreamableHttpClientTransport implements Transport {
     if (this.closed) return;
     this.fail(cause);
     this.safely(() => this.onrequestlost?.(id, cause));
-  }
-
-  private onEventData(data: string, relatedRequestId?: RequestId): void {
-    const message = tryParseJson(data);
-    if (message === undefined) this.report(new HttpTransportError('Dropped an SSE event that is not JSON'));
-    else this.deliver(message, relatedRequestId);
-  }
-
-  /** Every inbound message passes here: it marks its request answered and learns the version. */
-  private deliver(message: unknown, relatedRequestId?: RequestId): void {
-    if (relatedRequestId !== undefined && isObject(message)) this.related.set(message, { relatedRequestId });
-    if (isObject(message) && message.method === undefined && isRequestId(message.id)) {
-      const entry = this.outbound.get(message.id);
-      if (entry) {
-        entry.answered = true;
-        const result = message.result;
-        if (entry.initialize && isObject(result) && typeof result.protocolVersion === 'string') {
-          this.http.version = result.protocolVersion;
-        }
-      }
-    }
-    this.inbox.push(message);
   }
 
   private sessionExpired(error: SessionExpiredError): void {
@@ -340,11 +243,6 @@ export class StreamableHttpClientTransport implements Transport {
     } catch (error) {
       this.report(error);
     }
-  }
-
-  private sendFailed(error: unknown, signal: AbortSignal): unknown {
-    if (!signal.aborted) return this.fail(error);
-    return new ConnectionClosedError(this.closed ? CLOSED : 'The request was cancelled', { cause: error });
   }
 
   private fail<E>(error: E): E {

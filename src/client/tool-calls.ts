@@ -1,0 +1,89 @@
+/**
+ * The work behind `McpClient.listTools` and `McpClient.callTool`: the tool list feeds the
+ * output-schema cache (both eras) and, in 2026-07-28, the `x-mcp-header` map; a call sends the
+ * mirrored `Mcp-Param-*` headers (modern), checks the result's shape and validates
+ * `structuredContent` against the cached `outputSchema`.
+ */
+import type { Logger } from '../core/engine/connection-types.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { PaginatedParams } from '../core/types/common.js';
+import type { ListToolsResult } from '../core/types/tools.js';
+import type { CallOptions, CallToolOptions, TypedCallToolResult } from './call-options.js';
+import type { Client } from './client.js';
+import { callWithParamHeaders, type ToolHeaderMap } from './modern/tool-headers.js';
+import type { OutputSchemaCache } from './output-schemas.js';
+import { checkCallToolResult, requireArray } from './result-checks.js';
+
+/**
+ * What the tool calls need from their client (an `McpClient` hands its own parts).
+ *
+ * @example
+ * const host: ToolCallHost = { lowLevel, toolHeaders, outputSchemas, logger: undefined, validateOutput: true, refresh: async () => {} };
+ */
+export interface ToolCallHost {
+  readonly lowLevel: Client;
+  readonly toolHeaders: ToolHeaderMap;
+  readonly outputSchemas: OutputSchemaCache;
+  readonly logger: Logger | undefined;
+  /** The client's `validateToolOutput` (a call's `validateOutput` wins). */
+  readonly validateOutput: boolean | undefined;
+  /** Walk every page of `tools/list` (refreshes the caches). */
+  refresh(options: CallOptions): Promise<void>;
+}
+
+/**
+ * One page of `tools/list`, with the caches updated from it.
+ *
+ * @example
+ * const page = await listToolsPage(host, { cursor }, { timeoutMs: 5_000 });
+ */
+export async function listToolsPage(
+  host: ToolCallHost,
+  params: PaginatedParams,
+  options: CallOptions | undefined,
+): Promise<ListToolsResult> {
+  const result = requireArray<ListToolsResult>(
+    await host.lowLevel.request('tools/list', params, options),
+    'tools',
+    'tools/list',
+  );
+  const fresh = params.cursor === undefined;
+  if (host.lowLevel.era === 'modern') {
+    const logger = host.logger;
+    result.tools = host.toolHeaders.admit(result.tools, fresh, (message) => logger?.error(message));
+  }
+  host.outputSchemas.remember(result.tools, fresh);
+  return result;
+}
+
+/**
+ * `tools/call`, its result checked (shape, then `outputSchema` unless switched off).
+ *
+ * @example
+ * const result = await callToolChecked(host, 'forecast', { city: 'Oslo' }, { timeoutMs: 30_000 });
+ */
+export async function callToolChecked<S extends JsonObject>(
+  host: ToolCallHost,
+  name: string,
+  args: JsonObject | undefined,
+  options: CallToolOptions,
+): Promise<TypedCallToolResult<S>> {
+  const { validateOutput, meta, ...requestOptions } = options;
+  const params: JsonObject = { name };
+  if (args !== undefined) params.arguments = args;
+  if (meta !== undefined) params._meta = meta;
+  const raw =
+    host.lowLevel.era === 'modern'
+      ? await callWithParamHeaders(
+          host.toolHeaders,
+          (withHeaders) => host.lowLevel.request('tools/call', params, withHeaders),
+          () => host.refresh(requestOptions),
+          name,
+          args,
+          requestOptions,
+        )
+      : await host.lowLevel.request('tools/call', params, requestOptions);
+  const result = checkCallToolResult<TypedCallToolResult<S>>(raw, name);
+  if (validateOutput ?? host.validateOutput ?? true) await host.outputSchemas.check(name, result);
+  return result;
+}
