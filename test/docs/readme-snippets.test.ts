@@ -2,7 +2,7 @@
  * The README's feature snippets do what the README says: every server snippet is registered on
  * one McpServer, the client snippets run against it over the in-memory transport.
  */
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import type { McpClient } from '../../src/client/index.js';
 import { ErrorCode, McpError } from '../../src/core/index.js';
 import type { McpServer } from '../../src/server/index.js';
@@ -161,6 +161,32 @@ test('resources, templates, completion with context, and subscriptions', async (
   await client.subscribeResource('file:///project/README.md');
   features.saveReadme();
   expect(await within(updated, 5_000, 'resourceUpdated')).toBe('file:///project/README.md');
+});
+
+test('client-listen: a 2026-07-28 client gets the update and the list change, and its break closes it', async () => {
+  const [clientSide, serverSide] = createMemoryPair();
+  server.connect(serverSide); // no legacy-only wrapper: the default client goes modern
+  const modern = await within(clientSnippets.connectClient(clientSide), 5_000, 'connect');
+  extraClients.push(modern);
+  expect(modern.era).toBe('modern');
+  // The snippet logs the acknowledgement; only then is the subscription live on the server.
+  const acknowledged = new Promise<unknown>((resolve) => {
+    vi.spyOn(console, 'log').mockImplementationOnce((_label: unknown, honoured: unknown) =>
+      resolve(honoured),
+    );
+  });
+  const reloaded: string[] = [];
+  const ended = clientSnippets.listenForChanges(modern, (uri) => {
+    reloaded.push(uri);
+    server.tool('added-later', { description: 'Registered while a client listens' }, () => 'ok');
+  });
+  expect(await within(acknowledged, 5_000, 'acknowledged')).toEqual({
+    toolsListChanged: true,
+    resourceSubscriptions: ['file:///project/README.md'],
+  });
+  features.saveReadme();
+  expect(await within(ended, 5_000, 'subscription end')).toBe('closed');
+  expect(reloaded).toEqual(['file:///project/README.md']);
 });
 
 test('context: progress, logs, back-channel calls, facts, and a dead context', async () => {

@@ -70,17 +70,35 @@ export async function clientMethods(client: McpClient): Promise<unknown[]> {
 
   const result = await client.callTool('search', { query: 'cancel' });
   const { contents } = await client.readResource('file:///project/README.md');
-  await client.subscribeResource('file:///project/README.md'); // then on('resourceUpdated')
+  await client.subscribeResource('file:///project/README.md'); // legacy era; 2026-07-28: client.listen
   await client.unsubscribeResource('file:///project/README.md');
   const prompt = await client.getPrompt('code-review', { language: 'go', code: 'x := 1' });
   const { completion } = await client.complete({
     ref: { type: 'ref/prompt', name: 'code-review' },
     argument: { name: 'language', value: 'py' },
   });
-  await client.setLoggingLevel('warning'); // then on('log')
+  await client.setLoggingLevel('warning'); // then on('log'); 2026-07-28: sent with each request
   const raw = await client.request('tools/list', {}); // any method, untyped
   // #endregion
   return [tools, firstPage, templates, result, contents, prompt, completion, raw];
+}
+
+/** 2026-07-28 only: change notifications come through a subscription. */
+export async function listenForChanges(client: McpClient, reload: (uri: string) => void): Promise<string> {
+  // #region client-listen
+  const subscription = client.listen({
+    toolsListChanged: true,
+    resourceSubscriptions: ['file:///project/README.md'],
+  });
+  console.log('server honours', await subscription.acknowledged);
+  for await (const { method, params } of subscription) {
+    // The same notifications also reach client.on('toolsChanged' | 'resourceUpdated', ...).
+    if (method === 'notifications/resources/updated') reload(String(params.uri));
+    if (method === 'notifications/tools/list_changed') break; // break (or close()) cancels it
+  }
+  const end = await subscription.ended; // 'graceful' (server ended it), 'closed' (we did) or 'lost'
+  // #endregion
+  return end.reason;
 }
 
 export async function callOptions(client: McpClient): Promise<unknown> {
