@@ -1,84 +1,34 @@
 /**
  * The client side of 2026-07-28 `subscriptions/listen`: a {@link Subscription} is an async iterable
  * of the change notifications the server agreed to send, with one end that says how it ended:
- * `graceful` (the server's final result: iteration completes), `closed` (this side closed it:
- * iteration completes) or `lost` (no final result: the transport dropped, or the server refused
- * the listen; iteration throws). Nothing re-listens on its own.
+ * `graceful` (the server's final result: iteration completes), `closed` (this side closed it,
+ * or closed the client: iteration completes) or `lost` (no final result: the transport dropped,
+ * the server went away or refused the listen; iteration throws). Nothing re-listens on its own.
  */
-import type { Connection } from '../core/engine/connection.js';
-import type { RequestOptions } from '../core/engine/outbound.js';
 import { CancelledByPeerError, ConnectionClosedError } from '../core/errors.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
-import { SubscriptionOverflowError } from './errors.js';
-import { keyOf, routerOf } from './subscription-router.js';
 import {
   SubscriptionMethod,
   type SubscriptionFilter,
   type SubscriptionsListenResult,
 } from '../core/types/subscriptions.js';
+import { SubscriptionOverflowError } from './errors.js';
+import { keyOf, routerOf } from './subscription-router.js';
+import {
+  defaultMaxBuffered,
+  type ListenHost,
+  type ListenOptions,
+  type SubscriptionEnd,
+  type SubscriptionNotification,
+} from './subscription-types.js';
 
-/**
- * One change notification delivered on a subscription (`_meta` keeps the subscription id).
- *
- * @example
- * for await (const { method, params } of subscription) if (method === 'notifications/resources/updated') reload(params.uri);
- */
-export interface SubscriptionNotification {
-  method: string;
-  params: JsonObject;
-}
-
-/**
- * How a subscription ended. `graceful`: the server sent its final result. `closed`: this side
- * closed it. `lost`: it ended without a final result (the connection dropped, the server refused
- * the listen, or cancelled it without a result: `error` says which); a caller may listen again.
- *
- * @example
- * const end = await subscription.ended;
- * if (end.reason === 'lost') console.error('subscription lost:', end.error.message);
- */
-export type SubscriptionEnd =
-  | { reason: 'graceful'; result: SubscriptionsListenResult }
-  | { reason: 'closed' }
-  | { reason: 'lost'; error: Error };
-
-/**
- * @example
- * const subscription = client.listen({ toolsListChanged: true }, { signal: controller.signal });
- */
-export interface ListenOptions {
-  /** Aborting it closes the subscription (as {@link Subscription.close}). */
-  signal?: AbortSignal;
-  /** Extra `_meta` for the `subscriptions/listen` request. */
-  meta?: JsonObject;
-  /**
-   * Distinct unread notifications kept before the subscription ends `lost` with
-   * `SubscriptionOverflowError`. Default {@link DEFAULT_MAX_BUFFERED}, or more when the filter
-   * allows more distinct notifications (three list kinds plus one per subscribed URI), so a
-   * server that keeps to the filter never overflows it.
-   */
-  maxBuffered?: number;
-}
-
-/**
- * The default `maxBuffered` of a subscription.
- *
- * @example
- * client.listen({ toolsListChanged: true }, { maxBuffered: DEFAULT_MAX_BUFFERED * 4 });
- */
-export const DEFAULT_MAX_BUFFERED = 1024;
-
-/**
- * What a subscription needs from its client: the connection (its notifications), and the request
- * path (which adds the client's 2026-07-28 `_meta`). A low-level `Client` is one.
- *
- * @example
- * const host: ListenHost = { connection, request: (method, params, options) => connection.request(method, params, options) };
- */
-export interface ListenHost {
-  readonly connection: Connection;
-  request(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject>;
-}
+export {
+  DEFAULT_MAX_BUFFERED,
+  type ListenHost,
+  type ListenOptions,
+  type SubscriptionEnd,
+  type SubscriptionNotification,
+} from './subscription-types.js';
 
 /**
  * A live `subscriptions/listen`. Iterate it for the notifications; `close()` (or `break` out of
@@ -109,6 +59,10 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
   private readonly maxBuffered: number;
   private end: SubscriptionEnd | undefined;
   private wake: (() => void) | undefined;
+  /** The one live reader (see `[Symbol.asyncIterator]`). */
+  private reader: object | undefined;
+  /** Removes the abort listener from the caller's signal (which may outlive many subscriptions). */
+  private detach: (() => void) | undefined;
   private ack!: { resolve(filter: SubscriptionFilter): void; reject(error: Error): void };
   private finish!: (end: SubscriptionEnd) => void;
 
@@ -123,7 +77,11 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
     this.maxBuffered = maxBuffered ?? defaultMaxBuffered(filter);
     const outer = options.signal;
     if (outer?.aborted) this.controller.abort(outer.reason);
-    else outer?.addEventListener('abort', () => void this.close(), { once: true });
+    else if (outer) {
+      const onAbort = (): void => void this.close();
+      outer.addEventListener('abort', onAbort, { once: true });
+      this.detach = () => outer.removeEventListener('abort', onAbort);
+    }
     const table = routerOf(host.connection);
     const params: JsonObject = { notifications: { ...filter } };
     if (options.meta !== undefined) params._meta = { ...options.meta };
@@ -144,7 +102,10 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
         (result) => this.settle({ reason: 'graceful', result: result as SubscriptionsListenResult }),
         (error: unknown) =>
           this.settle(
-            this.controller.signal.aborted
+            // Closing the client (or its connection) is the caller's own decision, like close():
+            // only a drop, a dead server or a refusal is a loss.
+            this.controller.signal.aborted ||
+              (error instanceof ConnectionClosedError && host.connection.closedLocally)
               ? { reason: 'closed' }
               : {
                   reason: 'lost',
@@ -187,7 +148,42 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
     this.wakeReader();
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<SubscriptionNotification, void, undefined> {
+  /**
+   * One reader at a time: each notification is read once, so a second loop running beside the
+   * first would silently miss what the first takes. Asking for a second iterator while one is
+   * live (and the subscription is not over) throws a `TypeError` at once; once the first loop
+   * ends (or the subscription is over) another may read what is left.
+   */
+  [Symbol.asyncIterator](): AsyncIterableIterator<SubscriptionNotification> {
+    if (this.reader !== undefined && this.end === undefined) {
+      throw new TypeError(
+        'This subscription already has a reader: iterate it in one loop (each notification is read once)',
+      );
+    }
+    const reader = {};
+    this.reader = reader;
+    const release = (): void => {
+      if (this.reader === reader) this.reader = undefined;
+    };
+    const generator = this.read(release);
+    return {
+      next: () => generator.next(),
+      // Also for a reader given up before its first `next()`, whose generator body never ran.
+      return: (value?: unknown) => {
+        release();
+        return generator.return(value as undefined);
+      },
+      throw: (error?: unknown) => {
+        release();
+        return generator.throw(error);
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  private async *read(release: () => void): AsyncGenerator<SubscriptionNotification, void, undefined> {
     try {
       for (;;) {
         const next = this.buffer.shift();
@@ -204,6 +200,7 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
         await new Promise<void>((resolve) => (this.wake = resolve));
       }
     } finally {
+      release();
       // Leaving the loop early (break, throw in the body) cancels the subscription.
       if (this.end === undefined) void this.close();
     }
@@ -229,6 +226,8 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
   private settle(end: SubscriptionEnd): void {
     if (this.end !== undefined) return;
     this.end = end;
+    this.detach?.();
+    this.detach = undefined;
     this.ack.reject(end.reason === 'lost' ? end.error : new Error(`Subscription ended (${end.reason})`));
     this.finish(end);
     this.wakeReader();
@@ -239,12 +238,6 @@ export class Subscription implements AsyncIterable<SubscriptionNotification> {
     this.wake = undefined;
     wake?.();
   }
-}
-
-/** Enough for every distinct notification `filter` allows, and never less than the default. */
-function defaultMaxBuffered(filter: SubscriptionFilter): number {
-  const uris = Array.isArray(filter.resourceSubscriptions) ? filter.resourceSubscriptions.length : 0;
-  return Math.max(DEFAULT_MAX_BUFFERED, 3 + uris);
 }
 
 /**

@@ -58,6 +58,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   private readonly closeCallbacks: (() => void)[] = [];
   private iterator: AsyncIterator<unknown> | undefined;
   private state: State = 'idle';
+  private localClose = false;
   private closeError: ConnectionClosedError | undefined;
   private readError: unknown;
   private drainWaiter: (() => void) | undefined;
@@ -91,6 +92,15 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
 
   get sessionId(): string | undefined {
     return this.transport.sessionId;
+  }
+
+  /**
+   * True once {@link close} was called while the connection was open: this side ended it (not
+   * the peer's EOF, not a dead transport). Lets a long-lived request tell a caller's own close
+   * from a loss.
+   */
+  get closedLocally(): boolean {
+    return this.localClose;
   }
 
   /** True until teardown begins. */
@@ -165,6 +175,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
    */
   close(): Promise<void> {
     if (this.state === 'idle' || this.state === 'open') {
+      this.localClose = true;
       this.stopReading();
       void this.teardown(false);
     } else if (this.state === 'draining') {

@@ -54,6 +54,7 @@ export async function exchange(
   const method = 'method' in message ? message.method : undefined;
   const entry = host.outbound.open(request?.id, initialize, modern !== undefined);
   let followed = false;
+  let missing: HttpTransportError | undefined;
   try {
     let posted: Awaited<ReturnType<HttpSession['post']>>;
     try {
@@ -82,9 +83,29 @@ export async function exchange(
         throw new HttpTransportError(`Unexpected content type ${type} for a request`, response.status);
       }
     }
+    // A legacy answer may still come on the standalone GET stream; 2026-07-28 has none, so a
+    // modern request whose POST is over without its response would wait for ever (a listen has no
+    // timeout): it is lost now, alone, and the transport stays usable.
+    if (entry.modern && !followed && !entry.answered) missing = noAnswer(response, type, request.id);
   } finally {
     if (!followed) host.outbound.release(request?.id, entry);
   }
+  if (missing && request) host.lose(request.id, missing);
+}
+
+/** Why a modern request's POST ended without its response: the status and what the body was. */
+function noAnswer(response: Response, type: string | undefined, id: RequestId): HttpTransportError {
+  const body =
+    type === 'application/json'
+      ? 'a JSON body without it'
+      : type === undefined
+        ? 'no body'
+        : `a ${type} body`;
+  return new HttpTransportError(
+    `HTTP ${response.status} answered 2026-07-28 request ${JSON.stringify(id)} with ${body}; ` +
+      'its response can no longer arrive (this era has no GET stream)',
+    response.status,
+  );
 }
 
 /** A non-2xx answer to a POST: the JSON-RPC error for the request if there is one, else a local error. */

@@ -43,7 +43,9 @@ import type { StreamSettings } from './stream-follower.js';
  * - 2026-07-28: a request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`
  *   is POSTed outside any session: no `Mcp-Session-Id`, `MCP-Protocol-Version` = that version,
  *   `Mcp-Method`, `Mcp-Name` (Base64 form when needed), plus `SendOptions.headers` (`Mcp-Param-*`;
- *   legacy messages ignore them). Its stream is never resumed (lost if it breaks early); a
+ *   legacy messages ignore them). Its stream is never resumed (lost if it breaks early), and a
+ *   2xx answer that ends without its response (202, 204, an empty JSON body, JSON for another id)
+ *   loses it at once through {@link onrequestlost} (there is no GET stream to bring it); a
  *   `notifications/cancelled` for it aborts its POST and is not sent; other notifications are
  *   dropped until a legacy request (`initialize`) was sent. A refusal without a JSON-RPC error for
  *   it rejects `send` with {@link HttpTransportError} and leaves the transport as it was, so the
