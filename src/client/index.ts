@@ -28,7 +28,7 @@ export {
   ProtocolViolationError,
   ToolOutputValidationError,
 } from './errors.js';
-export { clearEraCache, type ClientEra, type EraOption } from './modern/era.js';
+export { clearEraCache, MAX_CACHED_ERAS, type ClientEra, type EraOption } from './modern/era.js';
 export { DEFAULT_DISCOVER_TIMEOUT_MS } from './modern/detect-era.js';
 export { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
 export {

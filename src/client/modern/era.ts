@@ -27,7 +27,17 @@ export type EraOption = 'auto' | 'modern' | 'legacy';
  */
 export type ClientEra = 'modern' | 'legacy';
 
-/** Era per server (transport `serverKey`), for the life of the process (spec: cache the result). */
+/**
+ * How many servers' eras the process remembers (spec: cache the result per server). A process
+ * that talks to more servers than this (a gateway, a crawler) re-probes the least recently used
+ * ones; without a bound, every distinct URL it was ever given would stay in memory.
+ *
+ * @example
+ * for (const url of urls.slice(0, MAX_CACHED_ERAS)) await McpClient.connect(info, new StreamableHttpClientTransport(url));
+ */
+export const MAX_CACHED_ERAS = 256;
+
+/** Era per server (transport `serverKey`); a Map keeps insertion order, oldest use first. */
 const eraCache = new Map<string, ClientEra>();
 
 /**
@@ -49,7 +59,14 @@ export function serverKeyOf(transport: object): string | undefined {
  * cachedEra('https://example.com/mcp'); // 'legacy' after a fallback
  */
 export function cachedEra(key: string | undefined): ClientEra | undefined {
-  return key === undefined ? undefined : eraCache.get(key);
+  if (key === undefined) return undefined;
+  const era = eraCache.get(key);
+  if (era !== undefined) {
+    // A use makes it the most recent: re-inserted at the end of the order.
+    eraCache.delete(key);
+    eraCache.set(key, era);
+  }
+  return era;
 }
 
 /**
@@ -60,8 +77,11 @@ export function cachedEra(key: string | undefined): ClientEra | undefined {
  */
 export function rememberEra(key: string | undefined, era: ClientEra | undefined): void {
   if (key === undefined) return;
-  if (era === undefined) eraCache.delete(key);
-  else eraCache.set(key, era);
+  eraCache.delete(key);
+  if (era === undefined) return;
+  eraCache.set(key, era);
+  // Evict the least recently used: the first key in insertion order.
+  while (eraCache.size > MAX_CACHED_ERAS) eraCache.delete(eraCache.keys().next().value as string);
 }
 
 /**
