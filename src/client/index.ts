@@ -22,6 +22,7 @@ export {
 export type { SamplingHandler, SamplingOptions } from './sampling.js';
 export type { RootsSource } from './roots.js';
 export {
+  EraDetectionError,
   InputRoundLimitError,
   NoSharedVersionError,
   NotModernServerError,

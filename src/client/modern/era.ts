@@ -94,29 +94,28 @@ export function clearEraCache(): void {
   eraCache.clear();
 }
 
-const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MissingRequiredClientCapability,
-  ErrorCode.UnsupportedProtocolVersion,
-]);
-
 /**
  * True for an error only a 2026-07-28 server sends: `-32022` with a `data.supported` list of
- * strings, `-32021` with `data.requiredCapabilities`, or `-32020`. The codes alone are not enough
- * for the first two (legacy servers use the -32000 range freely); their `data` shape is checked.
+ * strings, or `-32021` with a `data.requiredCapabilities` object. The codes alone are not enough:
+ * before 2026-07-28 the whole -32000..-32099 range was implementation-defined, so a legacy server
+ * may send any of them; the `data` shape the 2026-07-28 schema gives them is what tells. `-32020`
+ * (HeaderMismatch) never counts: the schema gives it no `data`, so a legacy server's own -32020
+ * looks exactly like it (and a modern server sends it only for headers the client got wrong).
  *
  * @example
  * isRecognisedModernError(new McpError(-32022, 'Unsupported', { supported: ['2026-07-28'] })); // true
+ * isRecognisedModernError(new McpError(-32020, 'Header mismatch')); // false
  * isRecognisedModernError(new McpError(-32601, 'Method not found')); // false
  */
 export function isRecognisedModernError(error: unknown): error is McpError {
-  if (!(error instanceof McpError) || !MODERN_ERROR_CODES.has(error.code)) return false;
+  if (!(error instanceof McpError)) return false;
   const data = error.data as JsonObject | undefined;
   if (error.code === ErrorCode.UnsupportedProtocolVersion) return supportedList(data) !== undefined;
   if (error.code === ErrorCode.MissingRequiredClientCapability) {
-    return typeof data?.requiredCapabilities === 'object' && data.requiredCapabilities !== null;
+    const required = data?.requiredCapabilities;
+    return typeof required === 'object' && required !== null && !Array.isArray(required);
   }
-  return true;
+  return false;
 }
 
 /**
