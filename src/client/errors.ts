@@ -147,3 +147,19 @@ export class ModernOnlyError extends LocalError {
     super(`${method} needs 2026-07-28; this connection speaks an earlier revision: ${hint}`);
   }
 }
+
+/**
+ * `connect` could not tell the server's era: the `server/discover` probe failed in a way that
+ * says nothing about the era (HTTP 5xx, a network error, no answer over HTTP in time, the
+ * connection closing). Nothing is cached, so the next `connect` probes again. `cause` is the
+ * failure.
+ *
+ * @example
+ * catch (e) { if (e instanceof EraDetectionError) setTimeout(() => void reconnect(), 1_000); }
+ */
+export class EraDetectionError extends LocalError {
+  override name = 'EraDetectionError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -24,6 +24,7 @@ export {
 export type { SamplingHandler, SamplingOptions } from './sampling.js';
 export type { RootsSource } from './roots.js';
 export {
+  EraDetectionError,
   InputRoundLimitError,
   ModernOnlyError,
   NoSharedVersionError,
@@ -33,7 +34,7 @@ export {
   SubscriptionOverflowError,
   ToolOutputValidationError,
 } from './errors.js';
-export { clearEraCache, type ClientEra, type EraOption } from './modern/era.js';
+export { clearEraCache, MAX_CACHED_ERAS, type ClientEra, type EraOption } from './modern/era.js';
 export { DEFAULT_DISCOVER_TIMEOUT_MS } from './modern/detect-era.js';
 export { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
 export {

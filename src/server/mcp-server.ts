@@ -71,6 +71,10 @@ export interface McpServerOptions {
   caching?: CachingOptions;
   /** Open 2026-07-28 subscriptions allowed at once (see docs/modern-era.md, "Subscriptions"). Default 1,024. */
   maxSubscriptions?: number;
+  /** Open 2026-07-28 subscriptions per principal (with auth) or connection. Default 16. */
+  maxSubscriptionsPerClient?: number;
+  /** URIs one `subscriptions/listen` may name in `resourceSubscriptions`. Default 1,000. */
+  maxResourceSubscriptions?: number;
   /**
    * 2026-07-28 multi round-trip requests: the keys that sign `requestState` (several for rotation:
    * the first signs, all verify), its lifetime (`ttlMs`, default 10 minutes) and size cap
@@ -126,6 +130,8 @@ export class McpServer implements Connectable, ContextServices {
       connection: options.connection,
       caching: options.caching,
       maxSubscriptions: options.maxSubscriptions,
+      maxSubscriptionsPerClient: options.maxSubscriptionsPerClient,
+      maxResourceSubscriptions: options.maxResourceSubscriptions,
     };
     if ('onerror' in options) serverOptions.onerror = options.onerror;
     this.server = new Server(info, serverOptions);

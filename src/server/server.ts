@@ -18,7 +18,7 @@ import {
 import { CacheHints, type CachingOptions } from './modern/caching.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { ServerSession } from './server-session.js';
-import { DEFAULT_MAX_SUBSCRIPTIONS, ListenHub } from './modern/subscriptions/listen.js';
+import { ListenHub } from './modern/subscriptions/listen-hub.js';
 
 export type { Implementation } from '../core/types/common.js';
 
@@ -67,6 +67,15 @@ export interface ServerOptions {
    * the next is refused with `-32010` (HTTP 503). Default 1,024.
    */
   maxSubscriptions?: number;
+  /**
+   * Open 2026-07-28 subscriptions per client: per authenticated principal when the host's
+   * authentication gives one, else per connection (stdio; over HTTP without authentication every
+   * request is its own connection, so only `maxSubscriptions` bounds a client there). The next is
+   * refused with `-32010`. Default 16.
+   */
+  maxSubscriptionsPerClient?: number;
+  /** URIs one `subscriptions/listen` may name in `resourceSubscriptions`; more is `-32602`. Default 1,000. */
+  maxResourceSubscriptions?: number;
 }
 
 /**
@@ -114,12 +123,11 @@ export class Server implements Connectable {
     this.instructions = options.instructions;
     this.onerror = 'onerror' in options ? options.onerror : logHandlerFailureToStderr;
     this.cacheHints = new CacheHints(options.caching);
-    const max = options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
-    if (!Number.isInteger(max) || max < 1)
-      throw new RangeError(
-        `maxSubscriptions must be a positive integer, got ${String(options.maxSubscriptions)}`,
-      );
-    this.listens = new ListenHub(max);
+    this.listens = new ListenHub({
+      max: options.maxSubscriptions,
+      maxPerClient: options.maxSubscriptionsPerClient,
+      maxUris: options.maxResourceSubscriptions,
+    });
   }
 
   /** @internal Report a handler failure to {@link Server.onerror}; never throws. */

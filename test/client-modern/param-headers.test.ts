@@ -40,24 +40,24 @@ describe('mirroredParams', () => {
   });
 
   test.each([
-    ['empty', prop({ type: 'string', 'x-mcp-header': '' }), /empty/],
-    ['not a string', prop({ type: 'string', 'x-mcp-header': 7 }), /empty or not a string/],
-    ['object type', prop({ type: 'object', 'x-mcp-header': 'Obj' }), /not a string, integer or boolean/],
+    ['empty', prop({ type: 'string', 'x-mcp-header': '' }), /must not be empty/],
+    ['not a string', prop({ type: 'string', 'x-mcp-header': 7 }), /must be a string/],
+    ['object type', prop({ type: 'object', 'x-mcp-header': 'Obj' }), /string, integer or boolean parameter/],
     [
       'array type',
       prop({ type: 'array', items: { type: 'string' }, 'x-mcp-header': 'Arr' }),
-      /not a string, integer or boolean/,
+      /string, integer or boolean parameter/,
     ],
-    ['null type', prop({ type: 'null', 'x-mcp-header': 'Nul' }), /not a string, integer or boolean/],
-    ['number type', prop({ type: 'number', 'x-mcp-header': 'Num' }), /not a string, integer or boolean/],
-    ['no type', prop({ 'x-mcp-header': 'Any' }), /not a string, integer or boolean/],
-    ['space in name', prop({ type: 'string', 'x-mcp-header': 'My Header' }), /not a valid header name/],
-    ['colon in name', prop({ type: 'string', 'x-mcp-header': 'My:Header' }), /not a valid header name/],
-    ['non-ASCII name', prop({ type: 'string', 'x-mcp-header': 'Régión' }), /not a valid header name/],
+    ['null type', prop({ type: 'null', 'x-mcp-header': 'Nul' }), /string, integer or boolean parameter/],
+    ['number type', prop({ type: 'number', 'x-mcp-header': 'Num' }), /"number" is not permitted/],
+    ['no type', prop({ 'x-mcp-header': 'Any' }), /found no `type`/],
+    ['space in name', prop({ type: 'string', 'x-mcp-header': 'My Header' }), /HTTP field-name token/],
+    ['colon in name', prop({ type: 'string', 'x-mcp-header': 'My:Header' }), /HTTP field-name token/],
+    ['non-ASCII name', prop({ type: 'string', 'x-mcp-header': 'Régión' }), /HTTP field-name token/],
     [
       'control character in name',
       prop({ type: 'string', 'x-mcp-header': 'A\r\nB' }),
-      /not a valid header name/,
+      /HTTP field-name token/,
     ],
     [
       'under items',
@@ -65,12 +65,12 @@ describe('mirroredParams', () => {
         type: 'object',
         properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } },
       },
-      /not reachable/,
+      /through `properties` only/,
     ],
     [
       'under anyOf',
       { type: 'object', properties: { a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }] } } },
-      /not reachable/,
+      /through `properties` only/,
     ],
     [
       'in $defs (reached by $ref)',
@@ -79,14 +79,14 @@ describe('mirroredParams', () => {
         properties: { a: { $ref: '#/$defs/a' } },
         $defs: { a: { type: 'string', 'x-mcp-header': 'A' } },
       },
-      /not reachable/,
+      /through `properties` only/,
     ],
     [
       'under additionalProperties',
       { type: 'object', additionalProperties: { type: 'string', 'x-mcp-header': 'A' } },
-      /not reachable/,
+      /through `properties` only/,
     ],
-    ['on the root', { type: 'object', 'x-mcp-header': 'Root' }, /root/],
+    ['on the root', { type: 'object', 'x-mcp-header': 'Root' }, /the schema root/],
   ])('invalid: %s', (_name, schema, reason) => {
     const found = mirroredParams(schema);
     expect(found.ok).toBe(false);
@@ -101,7 +101,7 @@ describe('mirroredParams', () => {
       type: 'object',
       properties: { a: { type: 'string', 'x-mcp-header': a }, b: { type: 'string', 'x-mcp-header': b } },
     });
-    expect(found).toMatchObject({ ok: false, reason: expect.stringMatching(/used twice/) });
+    expect(found).toMatchObject({ ok: false, reason: expect.stringMatching(/already used by "a"/) });
   });
 });
 

@@ -112,8 +112,8 @@ describe('modern era', () => {
     expect(client.era).toBe('modern');
     expect((await client.listAllTools()).map((t) => t.name)).toEqual(['execute_sql', 'plain']);
     expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toMatch(/"bad_number".*not a string, integer or boolean/);
-    expect(warnings[1]).toMatch(/"bad_duplicate".*used twice/);
+    expect(warnings[0]).toMatch(/"bad_number".*"number" is not permitted/);
+    expect(warnings[1]).toMatch(/"bad_duplicate".*already used by/);
   });
 
   test('callTool sends the mirrored argument as Mcp-Param-*, encoded; none for null or other tools', async () => {

@@ -1,16 +1,20 @@
 /**
  * The `server/discover` probe (spec: versioning and the stdio and HTTP "Backward Compatibility"
- * sections). A `DiscoverResult` or a recognised 2026-07-28 error means a modern server; anything
- * else (any other error, a transport failure such as an HTTP 4xx without a modern body, no answer
- * within the probe timeout) means a legacy one. Never keyed on one error code.
+ * sections). A `DiscoverResult` or a recognised 2026-07-28 error means a modern server. A legacy
+ * server is recognised by what legacy servers say: any other JSON-RPC error (never keyed on one
+ * code), a result that is not a `DiscoverResult`, an HTTP 4xx without a modern body, and, where
+ * silence is how a legacy server answers (stdio), no answer within the probe timeout. Anything
+ * else (HTTP 5xx, a network error, no answer over HTTP, the connection closing) says nothing
+ * about the era: the probe fails with {@link EraDetectionError}.
  */
 import type { Connection } from '../../core/engine/connection.js';
 import type { RequestOptions } from '../../core/engine/outbound.js';
-import { ErrorCode, McpError, RequestAbortedError } from '../../core/errors.js';
+import { ErrorCode, McpError, RequestAbortedError, RequestTimeoutError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../core/protocol-version.js';
 import { MODERN_PROTOCOL_VERSIONS, type ModernProtocolVersion } from '../../core/types/modern.js';
-import { NoSharedVersionError } from '../errors.js';
+import { HttpTransportError } from '../../transports/http/client/errors.js';
+import { EraDetectionError, NoSharedVersionError } from '../errors.js';
 import {
   isRecognisedModernError,
   parseDiscoverResult,
@@ -21,8 +25,10 @@ import {
 
 /**
  * How long the probe waits for an answer before taking the server for a legacy one that ignores
- * requests sent before `initialize`. Long enough for a loaded machine to answer a request that
- * does no work; short because a silent legacy stdio server costs this on every connect.
+ * requests sent before `initialize` (stdio and other transports without a `serverKey`). Long
+ * enough for a loaded machine to answer a request that does no work; short because a silent
+ * legacy stdio server costs this on every connect. Over HTTP every request gets an answer, so
+ * silence is no legacy signal there: the probe waits as long as `connect`'s `timeoutMs` allows.
  *
  * @example
  * new McpClient(info, { discoverTimeoutMs: DEFAULT_DISCOVER_TIMEOUT_MS * 2 });
@@ -39,30 +45,94 @@ export type ProbeOutcome =
   | { era: 'modern'; version: ModernProtocolVersion; discovered: Discovered }
   | { era: 'legacy'; reason: unknown };
 
+/**
+ * How {@link probeEra} sends and judges the probe.
+ *
+ * @example
+ * const options: ProbeOptions = { timeoutMs: 5_000, http: false };
+ */
+export interface ProbeOptions extends Pick<RequestOptions, 'signal' | 'timeoutMs'> {
+  /**
+   * True over HTTP (a transport with a `serverKey`): only a 4xx (or a JSON-RPC error answer) is a
+   * legacy signal; silence and 5xx are failures. False on stdio-like transports, where a legacy
+   * server may stay silent until `initialize`.
+   */
+  http: boolean;
+}
+
 const CLIENT_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+/** The HTTP status behind a failed request (the transport's error is the cause of the engine's). */
+function httpStatusOf(error: unknown): number | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof HttpTransportError) return e.status;
+  }
+  return undefined;
+}
+
+/**
+ * True when a failed probe says the server is legacy; false when the failure says nothing about
+ * the era. Only called for failures that are not a recognised modern error.
+ */
+function isLegacySignal(error: unknown, http: boolean): boolean {
+  if (error instanceof McpError) {
+    // Keel's "busy, retry later" travels with HTTP 503 on HTTP: a state of the server, not its era.
+    return !(http && error.code === ErrorCode.ServerBusy);
+  }
+  if (error instanceof RequestTimeoutError) return !http;
+  const status = httpStatusOf(error);
+  return status !== undefined && status >= 400 && status < 500;
+}
+
+/** The root cause of a failure, for the message: "Could not send the request" says little. */
+function rootCause(error: unknown): unknown {
+  let e = error;
+  for (let depth = 0; e instanceof Error && e.cause !== undefined && depth < 5; depth++) e = e.cause;
+  return e;
+}
+
+function failure(error: unknown): EraDetectionError {
+  const status = httpStatusOf(error);
+  const root = rootCause(error);
+  const what =
+    status !== undefined
+      ? `HTTP ${status}`
+      : root instanceof Error
+        ? `${root.name}: ${root.message}`
+        : String(root);
+  return new EraDetectionError(
+    `Could not tell the server's era: server/discover failed (${what}); nothing was cached, the next connect probes again`,
+    { cause: error },
+  );
+}
 
 /**
  * Send `server/discover` (with `meta(version)` as its `_meta`) and classify the answer. A
  * `-32022` naming a modern version we share is retried once with it; one naming only a handshake
  * revision we share sends the client to `initialize`. No shared version at all
- * throws {@link NoSharedVersionError}. The caller's abort rethrows; nothing else does.
+ * throws {@link NoSharedVersionError}; a failure that is no era signal throws
+ * {@link EraDetectionError}; the caller's abort rethrows.
  *
  * @example
- * const outcome = await probeEra(connection, (v) => modernMeta({ ...facts, protocolVersion: v }), { timeoutMs: 5_000 });
+ * const outcome = await probeEra(connection, (v) => modernMeta({ ...facts, protocolVersion: v }), { timeoutMs: 5_000, http: false });
  */
 export async function probeEra(
   connection: Connection,
   meta: (version: string) => JsonObject,
-  options: Pick<RequestOptions, 'signal' | 'timeoutMs'>,
+  options: ProbeOptions,
 ): Promise<ProbeOutcome> {
+  const { http, ...requestOptions } = options;
   let version: ModernProtocolVersion = MODERN_PROTOCOL_VERSIONS[0];
   for (let attempt = 0; ; attempt++) {
     let result: JsonObject;
     try {
-      result = await connection.request('server/discover', { _meta: meta(version) }, options);
+      result = await connection.request('server/discover', { _meta: meta(version) }, requestOptions);
     } catch (error) {
       if (error instanceof RequestAbortedError) throw error;
-      if (!isRecognisedModernError(error)) return { era: 'legacy', reason: error };
+      if (!isRecognisedModernError(error)) {
+        if (isLegacySignal(error, http)) return { era: 'legacy', reason: error };
+        throw failure(error);
+      }
       if (error.code !== ErrorCode.UnsupportedProtocolVersion) throw error;
       const supported = supportedList(error.data as JsonObject) ?? [];
       const shared = sharedVersion(supported);

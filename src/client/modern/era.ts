@@ -27,7 +27,17 @@ export type EraOption = 'auto' | 'modern' | 'legacy';
  */
 export type ClientEra = 'modern' | 'legacy';
 
-/** Era per server (transport `serverKey`), for the life of the process (spec: cache the result). */
+/**
+ * How many servers' eras the process remembers (spec: cache the result per server). A process
+ * that talks to more servers than this (a gateway, a crawler) re-probes the least recently used
+ * ones; without a bound, every distinct URL it was ever given would stay in memory.
+ *
+ * @example
+ * for (const url of urls.slice(0, MAX_CACHED_ERAS)) await McpClient.connect(info, new StreamableHttpClientTransport(url));
+ */
+export const MAX_CACHED_ERAS = 256;
+
+/** Era per server (transport `serverKey`); a Map keeps insertion order, oldest use first. */
 const eraCache = new Map<string, ClientEra>();
 
 /**
@@ -49,7 +59,14 @@ export function serverKeyOf(transport: object): string | undefined {
  * cachedEra('https://example.com/mcp'); // 'legacy' after a fallback
  */
 export function cachedEra(key: string | undefined): ClientEra | undefined {
-  return key === undefined ? undefined : eraCache.get(key);
+  if (key === undefined) return undefined;
+  const era = eraCache.get(key);
+  if (era !== undefined) {
+    // A use makes it the most recent: re-inserted at the end of the order.
+    eraCache.delete(key);
+    eraCache.set(key, era);
+  }
+  return era;
 }
 
 /**
@@ -60,8 +77,11 @@ export function cachedEra(key: string | undefined): ClientEra | undefined {
  */
 export function rememberEra(key: string | undefined, era: ClientEra | undefined): void {
   if (key === undefined) return;
-  if (era === undefined) eraCache.delete(key);
-  else eraCache.set(key, era);
+  eraCache.delete(key);
+  if (era === undefined) return;
+  eraCache.set(key, era);
+  // Evict the least recently used: the first key in insertion order.
+  while (eraCache.size > MAX_CACHED_ERAS) eraCache.delete(eraCache.keys().next().value as string);
 }
 
 /**
@@ -74,29 +94,28 @@ export function clearEraCache(): void {
   eraCache.clear();
 }
 
-const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MissingRequiredClientCapability,
-  ErrorCode.UnsupportedProtocolVersion,
-]);
-
 /**
  * True for an error only a 2026-07-28 server sends: `-32022` with a `data.supported` list of
- * strings, `-32021` with `data.requiredCapabilities`, or `-32020`. The codes alone are not enough
- * for the first two (legacy servers use the -32000 range freely); their `data` shape is checked.
+ * strings, or `-32021` with a `data.requiredCapabilities` object. The codes alone are not enough:
+ * before 2026-07-28 the whole -32000..-32099 range was implementation-defined, so a legacy server
+ * may send any of them; the `data` shape the 2026-07-28 schema gives them is what tells. `-32020`
+ * (HeaderMismatch) never counts: the schema gives it no `data`, so a legacy server's own -32020
+ * looks exactly like it (and a modern server sends it only for headers the client got wrong).
  *
  * @example
  * isRecognisedModernError(new McpError(-32022, 'Unsupported', { supported: ['2026-07-28'] })); // true
+ * isRecognisedModernError(new McpError(-32020, 'Header mismatch')); // false
  * isRecognisedModernError(new McpError(-32601, 'Method not found')); // false
  */
 export function isRecognisedModernError(error: unknown): error is McpError {
-  if (!(error instanceof McpError) || !MODERN_ERROR_CODES.has(error.code)) return false;
+  if (!(error instanceof McpError)) return false;
   const data = error.data as JsonObject | undefined;
   if (error.code === ErrorCode.UnsupportedProtocolVersion) return supportedList(data) !== undefined;
   if (error.code === ErrorCode.MissingRequiredClientCapability) {
-    return typeof data?.requiredCapabilities === 'object' && data.requiredCapabilities !== null;
+    const required = data?.requiredCapabilities;
+    return typeof required === 'object' && required !== null && !Array.isArray(required);
   }
-  return true;
+  return false;
 }
 
 /**

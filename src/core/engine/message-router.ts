@@ -115,9 +115,11 @@ export class MessageRouter {
   }
 
   /**
-   * A peer's cancel. Returns false only for a well-formed one that names no request the peer made
-   * of us: that one goes on to the notification handlers, since a 2026-07-28 server on stdio also
-   * ends one of _our_ requests this way (the teardown of a `subscriptions/listen`).
+   * A peer's cancel. Returns false only for one that names no request the peer made of us but one
+   * of OUR requests still waiting for its answer: that one goes on to the notification handlers,
+   * since a 2026-07-28 server on stdio ends one of our requests this way (the teardown of a
+   * `subscriptions/listen`). Any other cancel naming nothing live (a late one, for a request
+   * already answered) is dropped here: user handlers never see stale cancels.
    */
   private onCancelled(params: JsonObject): boolean {
     const id = params.requestId;
@@ -125,7 +127,7 @@ export class MessageRouter {
     // initialize is never cancelled (spec), so it is never taken out of the table here.
     if (this.inbound.peek(id)?.method === 'initialize') return true;
     const entry = this.inbound.take(id);
-    if (!entry) return false;
+    if (!entry) return this.outbound.get(id) === undefined;
     entry.cancelled = true;
     if (this.inbound.size === 0) this.host.inboundIdle();
     entry.abort(new CancelledByPeerError(typeof params.reason === 'string' ? params.reason : undefined));

@@ -19,16 +19,29 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /**
+ * Default cap on `notifications.resourceSubscriptions` of one listen (`maxResourceSubscriptions`).
+ * A client watching more resources than this opens several listens (each counts against the
+ * subscription limits) or listens for `resourcesListChanged`.
+ *
+ * @example
+ * new McpServer(info, { maxResourceSubscriptions: DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS * 2 });
+ */
+export const DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS = 1_000;
+
+/**
  * The filter of a `subscriptions/listen` request. `notifications` is required (an object); each
- * flag, when present, a boolean; `resourceSubscriptions`, when present, an array of non-empty
- * strings. Unknown fields are ignored (a later revision may add types; they are simply not
- * acknowledged).
+ * flag, when present, a boolean; `resourceSubscriptions`, when present, an array of at most
+ * `maxUris` non-empty strings (checked before any is read: a huge list costs nothing). Unknown
+ * fields are ignored (a later revision may add types; they are simply not acknowledged).
  *
  * @example
  * readFilter({ notifications: { toolsListChanged: true } }); // { toolsListChanged: true }
  * readFilter({ notifications: { toolsListChanged: 'yes' } }); // throws -32602
  */
-export function readFilter(params: JsonObject): SubscriptionFilter {
+export function readFilter(
+  params: JsonObject,
+  maxUris: number = DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS,
+): SubscriptionFilter {
   const requested = params.notifications;
   if (!isObject(requested)) throw invalid('params.notifications is required and must be an object');
   const filter: SubscriptionFilter = {};
@@ -41,6 +54,11 @@ export function readFilter(params: JsonObject): SubscriptionFilter {
   const uris = requested.resourceSubscriptions;
   if (uris !== undefined) {
     if (!Array.isArray(uris)) throw invalid('notifications.resourceSubscriptions must be an array of URIs');
+    if (uris.length > maxUris) {
+      throw invalid(
+        `notifications.resourceSubscriptions holds ${uris.length} URIs; at most ${maxUris} per subscription (maxResourceSubscriptions)`,
+      );
+    }
     for (const uri of uris) {
       if (typeof uri !== 'string' || uri === '')
         throw invalid('notifications.resourceSubscriptions must hold non-empty strings');
@@ -90,13 +108,36 @@ export function isEmptyFilter(filter: SubscriptionFilter): boolean {
 }
 
 /**
- * True when a subscription holding `filter` wants the change notification `method` (with its
+ * A subscription's filter ready for matching: the URIs in a Set, so a resource update costs one
+ * lookup per subscription, however many URIs it watches.
+ *
+ * @example
+ * const matcher = filterMatcher({ resourceSubscriptions: ['a://x'] });
+ */
+export interface FilterMatcher {
+  readonly filter: SubscriptionFilter;
+  readonly uris: ReadonlySet<string>;
+}
+
+/**
+ * The {@link FilterMatcher} of a (honoured) filter.
+ *
+ * @example
+ * wants(filterMatcher({ toolsListChanged: true }), 'notifications/tools/list_changed', undefined); // true
+ */
+export function filterMatcher(filter: SubscriptionFilter): FilterMatcher {
+  return { filter, uris: new Set(filter.resourceSubscriptions) };
+}
+
+/**
+ * True when a subscription holding `matcher` wants the change notification `method` (with its
  * `params`). Methods that are not change notifications are never delivered on a subscription.
  *
  * @example
- * wants({ resourceSubscriptions: ['a://x'] }, 'notifications/resources/updated', { uri: 'a://x' }); // true
+ * wants(filterMatcher({ resourceSubscriptions: ['a://x'] }), 'notifications/resources/updated', { uri: 'a://x' }); // true
  */
-export function wants(filter: SubscriptionFilter, method: string, params: JsonObject | undefined): boolean {
+export function wants(matcher: FilterMatcher, method: string, params: JsonObject | undefined): boolean {
+  const { filter } = matcher;
   switch (method) {
     case 'notifications/tools/list_changed':
       return filter.toolsListChanged === true;
@@ -106,7 +147,7 @@ export function wants(filter: SubscriptionFilter, method: string, params: JsonOb
       return filter.resourcesListChanged === true;
     case 'notifications/resources/updated': {
       const uri = params?.uri;
-      return typeof uri === 'string' && filter.resourceSubscriptions?.includes(uri) === true;
+      return typeof uri === 'string' && matcher.uris.has(uri);
     }
     default:
       return false;

@@ -11,10 +11,16 @@ import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
 import { MetaKey } from '../../../core/types/modern.js';
 import { SubscriptionMethod, type SubscriptionFilter } from '../../../core/types/subscriptions.js';
 import type { ServerSession } from '../../server-session.js';
-import { honoredFilter, isEmptyFilter, readFilter, wants } from './listen-filter.js';
-
-/** Default of `ListenHub.max`: open subscriptions per server. */
-export const DEFAULT_MAX_SUBSCRIPTIONS = 1024;
+import { principalOf } from '../back-channel.js';
+import {
+  filterMatcher,
+  honoredFilter,
+  isEmptyFilter,
+  readFilter,
+  wants,
+  type FilterMatcher,
+} from './listen-filter.js';
+import type { ListenClient } from './listen-hub.js';
 
 const noop = (): void => undefined;
 
@@ -35,11 +41,16 @@ export class Listen {
   private finish: (() => void) | undefined;
   private readonly done: Promise<void>;
 
+  private readonly matcher: FilterMatcher;
+
   constructor(
     readonly session: ServerSession,
     private readonly ctx: RequestContext,
     readonly filter: SubscriptionFilter,
+    /** Whom it counts against for `maxSubscriptionsPerClient` (see {@link clientKeyOf}). */
+    readonly client: ListenClient,
   ) {
+    this.matcher = filterMatcher(filter);
     this.done = new Promise<void>((resolve) => (this.finish = resolve));
   }
 
@@ -52,7 +63,7 @@ export class Listen {
   deliver(method: string, params: JsonObject | undefined): Promise<void> {
     // Also after `end()`: until the final result is written a change still goes before it (the
     // context drops what comes after the result).
-    if (!wants(this.filter, method, params)) return Promise.resolve();
+    if (!wants(this.matcher, method, params)) return Promise.resolve();
     return this.ctx.notify(method, tagged(params, this.id));
   }
 
@@ -78,61 +89,6 @@ export class Listen {
   }
 }
 
-/**
- * Every live subscription of one server, so a change reaches each of them on every connection.
- *
- * @example
- * await server.listens.publish('notifications/resources/updated', { uri: 'file:///a.txt' });
- */
-export class ListenHub {
-  private readonly live = new Set<Listen>();
-  /** The same listens by connection and id: a connection's close ends its own. */
-  private readonly bySession = new Map<ServerSession, Map<RequestId, Listen>>();
-
-  constructor(
-    /** Open subscriptions allowed at once; the next is refused with `-32010` (server busy). */
-    readonly max = DEFAULT_MAX_SUBSCRIPTIONS,
-  ) {}
-
-  get size(): number {
-    return this.live.size;
-  }
-
-  add(listen: Listen): void {
-    this.live.add(listen);
-    let own = this.bySession.get(listen.session);
-    if (!own) this.bySession.set(listen.session, (own = new Map()));
-    own.set(listen.id, listen);
-  }
-
-  delete(listen: Listen): void {
-    this.live.delete(listen);
-    const own = this.bySession.get(listen.session);
-    if (own?.get(listen.id) !== listen) return;
-    own.delete(listen.id);
-    if (own.size === 0) this.bySession.delete(listen.session);
-  }
-
-  /** The live listen `id` of `session`, if any. */
-  find(session: ServerSession, id: RequestId): Listen | undefined {
-    return this.bySession.get(session)?.get(id);
-  }
-
-  /** The live listens of `session` (a snapshot). */
-  of(session: ServerSession): Listen[] {
-    const own = this.bySession.get(session);
-    return own ? [...own.values()] : [];
-  }
-
-  /** Deliver a change notification to every subscription whose filter wants it. */
-  async publish(method: string, params?: JsonObject): Promise<void> {
-    if (this.live.size === 0) return;
-    const sends: Promise<void>[] = [];
-    for (const listen of this.live) sends.push(listen.deliver(method, params));
-    await Promise.all(sends);
-  }
-}
-
 function tagged(params: JsonObject | undefined, id: RequestId): JsonObject {
   const meta = params?._meta as JsonObject | undefined;
   return { ...params, _meta: { ...meta, [MetaKey.SubscriptionId]: id } };
@@ -143,7 +99,21 @@ function finalResult(id: RequestId): JsonObject {
 }
 
 /**
- * Serve one modern `subscriptions/listen` on `session`: check the filter (`-32602`), acknowledge
+ * Whom a listen counts against for `maxSubscriptionsPerClient`: the authenticated principal when
+ * the host's authentication gave one (over HTTP each request is a connection of its own, so only
+ * the principal ties a client's listens together), else the connection (stdio: one client).
+ *
+ * @example
+ * clientKeyOf(session, ctx); // 'sub:alice' with auth, the session without
+ */
+export function clientKeyOf(session: ServerSession, ctx: RequestContext): ListenClient {
+  return principalOf(ctx.info?.authInfo) ?? session;
+}
+
+/**
+ * Serve one modern `subscriptions/listen` on `session`: check the filter (`-32602`, also over
+ * `maxResourceSubscriptions` URIs) and the limits (`-32010`: `maxSubscriptions` over the server,
+ * `maxSubscriptionsPerClient` per {@link clientKeyOf}), acknowledge
  * with the honoured subset, then hold the request open until it is ended. Resolves with the final
  * result on a graceful end (at once when nothing could ever be delivered: an empty honoured
  * filter); rejects with the abort reason when the client cancels or the connection drops (the
@@ -158,17 +128,24 @@ export async function serveListen(
   params: JsonObject,
   ctx: RequestContext,
 ): Promise<JsonObject> {
-  const requested = readFilter(params);
   const hub = session.server.listens;
-  if (hub.size >= hub.max) {
-    throw new McpError(ErrorCode.ServerBusy, `Too many open subscriptions (${hub.max}); retry later`);
+  const requested = readFilter(params, hub.limits.maxUris);
+  if (hub.size >= hub.limits.max) {
+    throw new McpError(ErrorCode.ServerBusy, `Too many open subscriptions (${hub.limits.max}); retry later`);
+  }
+  const client = clientKeyOf(session, ctx);
+  if (hub.countOf(client) >= hub.limits.maxPerClient) {
+    throw new McpError(
+      ErrorCode.ServerBusy,
+      `Too many open subscriptions for this client (${hub.limits.maxPerClient}, maxSubscriptionsPerClient); close one first`,
+    );
   }
   const honored = honoredFilter(requested, session.server.capabilities);
   // Written before the subscription joins the hub: nothing can overtake the acknowledgement.
   void ctx.notify(SubscriptionMethod.Acknowledged, tagged({ notifications: { ...honored } }, ctx.id));
   // Nothing could ever be sent on it: end it now rather than hold a stream open for nothing.
   if (isEmptyFilter(honored)) return finalResult(ctx.id);
-  const listen = new Listen(session, ctx, honored);
+  const listen = new Listen(session, ctx, honored, client);
   hub.add(listen);
   try {
     await listen.wait();

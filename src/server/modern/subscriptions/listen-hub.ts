@@ -1,0 +1,140 @@
+/**
+ * Every live `subscriptions/listen` of one server, and the limits that keep them from exhausting
+ * it: open listens over the server (`maxSubscriptions`), open listens per client
+ * (`maxSubscriptionsPerClient`), URIs per listen (`maxResourceSubscriptions`, checked when the
+ * filter is read).
+ */
+import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
+import type { ServerSession } from '../../server-session.js';
+import { DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS } from './listen-filter.js';
+import type { Listen } from './listen.js';
+
+/**
+ * Default of `maxSubscriptions`: open subscriptions per server, over all connections.
+ *
+ * @example
+ * new McpServer(info, { maxSubscriptions: DEFAULT_MAX_SUBSCRIPTIONS / 4 });
+ */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 1024;
+
+/**
+ * Default of `maxSubscriptionsPerClient`. One listen can carry every notification type a client
+ * wants, so a well-behaved client needs one or a few; this leaves room for libraries that each
+ * open their own.
+ *
+ * @example
+ * new McpServer(info, { maxSubscriptionsPerClient: DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT * 2 });
+ */
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT = 16;
+
+/**
+ * Whom a listen counts against: an authenticated principal, or the connection it came on.
+ *
+ * @example
+ * const client: ListenClient = 'sub:alice';
+ */
+export type ListenClient = string | ServerSession;
+
+/**
+ * The limits of a {@link ListenHub}.
+ *
+ * @example
+ * const limits: ListenLimits = { max: 1024, maxPerClient: 16, maxUris: 1000 };
+ */
+export interface ListenLimits {
+  /** Open subscriptions over the server; the next is refused with `-32010`. */
+  readonly max: number;
+  /** Open subscriptions per client; the next is refused with `-32010`. */
+  readonly maxPerClient: number;
+  /** URIs in one listen's `resourceSubscriptions`; more is `-32602`. */
+  readonly maxUris: number;
+}
+
+/**
+ * Check a limit option: undefined gives `fallback`; anything but a positive integer throws.
+ *
+ * @example
+ * limitOption('maxSubscriptions', undefined, 1024); // 1024
+ */
+export function limitOption(name: string, value: number | undefined, fallback: number): number {
+  const limit = value ?? fallback;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+  }
+  return limit;
+}
+
+/**
+ * Every live subscription of one server, so a change reaches each of them on every connection.
+ *
+ * @example
+ * await server.listens.publish('notifications/resources/updated', { uri: 'file:///a.txt' });
+ */
+export class ListenHub {
+  readonly limits: ListenLimits;
+  private readonly live = new Set<Listen>();
+  /** The same listens by connection and id: a connection's close ends its own. */
+  private readonly bySession = new Map<ServerSession, Map<RequestId, Listen>>();
+  /** Open listens per client (principal or connection). */
+  private readonly perClient = new Map<ListenClient, number>();
+
+  constructor(limits: Partial<ListenLimits> = {}) {
+    this.limits = {
+      max: limitOption('maxSubscriptions', limits.max, DEFAULT_MAX_SUBSCRIPTIONS),
+      maxPerClient: limitOption(
+        'maxSubscriptionsPerClient',
+        limits.maxPerClient,
+        DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT,
+      ),
+      maxUris: limitOption('maxResourceSubscriptions', limits.maxUris, DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS),
+    };
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Open listens of `client`. */
+  countOf(client: ListenClient): number {
+    return this.perClient.get(client) ?? 0;
+  }
+
+  add(listen: Listen): void {
+    if (this.live.has(listen)) return;
+    this.live.add(listen);
+    this.perClient.set(listen.client, this.countOf(listen.client) + 1);
+    let own = this.bySession.get(listen.session);
+    if (!own) this.bySession.set(listen.session, (own = new Map()));
+    own.set(listen.id, listen);
+  }
+
+  delete(listen: Listen): void {
+    if (!this.live.delete(listen)) return;
+    const left = this.countOf(listen.client) - 1;
+    if (left > 0) this.perClient.set(listen.client, left);
+    else this.perClient.delete(listen.client);
+    const own = this.bySession.get(listen.session);
+    if (own?.get(listen.id) !== listen) return;
+    own.delete(listen.id);
+    if (own.size === 0) this.bySession.delete(listen.session);
+  }
+
+  /** The live listen `id` of `session`, if any. */
+  find(session: ServerSession, id: RequestId): Listen | undefined {
+    return this.bySession.get(session)?.get(id);
+  }
+
+  /** The live listens of `session` (a snapshot). */
+  of(session: ServerSession): Listen[] {
+    const own = this.bySession.get(session);
+    return own ? [...own.values()] : [];
+  }
+
+  /** Deliver a change notification to every subscription whose filter wants it. */
+  async publish(method: string, params?: JsonObject): Promise<void> {
+    if (this.live.size === 0) return;
+    const sends: Promise<void>[] = [];
+    for (const listen of this.live) sends.push(listen.deliver(method, params));
+    await Promise.all(sends);
+  }
+}
