@@ -1,0 +1,6 @@
+import type { McpServer } from '../../../src/server/mcp-server.js';
+
+/** The output schema of `interop_weather`. */
+export const WEATHER_OUTPUT: Record<string, unknown>;
+
+export function registerInteropTools(server: McpServer): void;
