@@ -12,6 +12,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { modernPhase } from './lib/modern-phase.mjs';
 import { httpPhase, scaleWindows, sessionsPhase, spawnPhase, stdioPhase } from './lib/phases.mjs';
 import { machine } from './lib/proc.mjs';
 import { benchSetups } from './lib/setups.mjs';
@@ -99,6 +100,11 @@ await interleaved(
   'stateless',
   (server) => server.stateless,
   (server) => httpPhase(server.stateless, { stateless: true, prefix: 'stateless' }),
+);
+await interleaved(
+  'modern',
+  (server) => server.modern,
+  (server) => modernPhase(server.modern),
 );
 await interleaved(
   'sessions',

@@ -26,7 +26,8 @@ export function scaleWindows(factor) {
   }
 }
 
-function flatten(prefix, window) {
+/** A window's figures under `prefix.` (rate, p50, p99, cpu, calls). */
+export function flatten(prefix, window) {
   return {
     [`${prefix}.rate`]: window.rate,
     [`${prefix}.p50`]: window.p50,
@@ -148,7 +149,7 @@ export async function httpPhase(file, { stateless, prefix, sampling: withSamplin
 }
 
 /** Adds whether the server process is still alive and its last stderr lines to a failure. */
-function withServerState(error, server) {
+export function withServerState(error, server) {
   const state = server.exitInfo ? `server exited (${server.exitInfo})` : 'server still running';
   const tail = server.stderrTail();
   return new Error(`${error?.message ?? error} [${state}${tail ? `; stderr: ${tail}` : ''}]`, {

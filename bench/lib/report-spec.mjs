@@ -121,6 +121,25 @@ export const PHASES = [
     ],
   },
   {
+    title: 'HTTP, 2026-07-28 (no session, no handshake) — `echo`, concurrency 64',
+    columns: [
+      ['req/s', 'modern.c64.rate', fmt.rate],
+      ['p50, ms', 'modern.c64.p50', fmt.ms],
+      ['p99, ms', 'modern.c64.p99', fmt.ms],
+      ['server CPU per call, µs', 'modern.c64.cpu', fmt.us, true],
+    ],
+  },
+  {
+    title:
+      'HTTP, 2026-07-28 — `wait_sampling` `input_required` round trips, concurrency 64 (call → input_required → retry with the sampled answer → result)',
+    columns: [
+      ['round trips/s', 'modern.mrtr64.rate', fmt.rate],
+      ['p50, ms', 'modern.mrtr64.p50', fmt.ms],
+      ['p99, ms', 'modern.mrtr64.p99', fmt.ms],
+      ['server CPU per round trip (both POSTs), µs', 'modern.mrtr64.cpu', fmt.us, true],
+    ],
+  },
+  {
     title: 'HTTP with sessions — memory',
     columns: [
       ['RSS per idle initialized session (2,000 sessions, after full GC), KB', 'sessions.bytes', fmt.kb],
@@ -156,6 +175,8 @@ export const CPU_ROWS = [
   ['HTTP sessions wait_sampling c=64', 'http.samp64.cpu'],
   ['HTTP stateless c=1', 'stateless.c1.cpu'],
   ['HTTP stateless c=64', 'stateless.c64.cpu'],
+  ['HTTP 2026-07-28 c=64', 'modern.c64.cpu'],
+  ['HTTP 2026-07-28 input_required round trip c=64', 'modern.mrtr64.cpu'],
   ['spawn → initialize', 'spawn.ms'],
   ['peak RSS stdio', 'stdio.hwm'],
 ];
@@ -184,6 +205,12 @@ export const TARGETS = [
     metric: 'stateless.c64.cpu',
     limit: 2.5,
     profile: 'HTTP, stateless',
+    also: ['keelZod'],
+  },
+  {
+    name: 'HTTP 2026-07-28 (stateless), `echo` c=64: server CPU per call',
+    metric: 'modern.c64.cpu',
+    limit: 1.5,
     also: ['keelZod'],
   },
   {

@@ -144,7 +144,12 @@ export async function writeReport(path, { info, servers, entries, results, error
   out.push(
     servers
       .map((s) => {
-        const runs = [s.stdio && 'stdio', s.http && 'HTTP with sessions', s.stateless && 'HTTP stateless']
+        const runs = [
+          s.stdio && 'stdio',
+          s.http && 'HTTP with sessions',
+          s.stateless && 'HTTP stateless',
+          s.modern && 'HTTP 2026-07-28',
+        ]
           .filter(Boolean)
           .join(', ');
         return `- **${s.label}** — ${s.what}. Measured over: ${runs}.`;
@@ -286,6 +291,7 @@ export async function writeReport(path, { info, servers, entries, results, error
       "- Clients: stdio — newline-delimited JSON over the child's pipes; HTTP — `node:http` with a keep-alive Agent, hand-built bodies, full legacy handshake per client (initialize, `notifications/initialized`, `Mcp-Session-Id` and `MCP-Protocol-Version` headers), JSON or SSE answers, sampling requests answered by POSTing the result back. Concurrency 64 means 64 clients (sessions) with one call in flight each; stdio 64 means 64 requests in flight on one connection.",
       '- Windows are sized by call count with a time cap; a warm-up precedes them. Server CPU per call = growth of utime+stime in `/proc/<pid>/stat` over the window ÷ calls answered. Memory per session = growth of VmRSS (`/proc/<pid>/status`) after 2,000 more initialized idle sessions ÷ 2,000 (100 warm-up sessions first); each reading follows a full GC forced from outside the server (SIGUSR1 opens the inspector — the servers run with `NODE_OPTIONS=--inspect-port=0` in this phase only, which opens nothing by itself — and `HeapProfiler.collectGarbage` is sent), so every server is treated the same and none carries a hook; the heap growth comes from `Runtime.getHeapUsage`. Peak RSS = VmHWM of the stdio server after its windows. Spawn time = from `spawn()` to the initialize answer, `initialize` written at once.',
       "- `wait_sampling` is measured over stdio and HTTP with sessions only: a stateless legacy server has no session through which the client's POSTed answer could reach the waiting call.",
+      "- 2026-07-28 rows (`bench/lib/modern-phase.mjs`): no handshake and no session; every POST carries the protocol version and client capabilities in `params._meta` and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers. `wait_sampling` answers `input_required` asking for one `sampling/createMessage`; the client retries the same call (new id) with the sampled answer under the server's key and the `requestState` it got, and the second answer must be the complete result: one round trip = two POSTs. Keel runs its default `serveHttp` server (`bench:http`; 2026-07-28 requests take the per-request path whatever the session setting) and the same unchanged `wait_sampling` handler (`ctx.createMessage` becomes the round, with a signed `requestState`). SDK v2: `createMcpHandler` (a fresh `McpServer` per request) through `toNodeHandler`, behind the same Host/Origin guards; its `wait_sampling` is written as its documentation shows (`inputRequired(...)`, then `inputResponse(...)` on the retry) and keeps no `requestState`. Bare (`bench/bare/http-modern.mjs`): hand-built answers, no validation, but it signs and checks a `requestState` (HMAC-SHA-256, `node:crypto`), the least a server must do with state the client hands back.",
       '- Noise: client and server share the 2 cores. Sequential stdio figures swing between repetitions with how the scheduler places the two processes (a wake-up on the same core is cheaper); the per-repetition ratios are steadier than the absolute figures. Other work on the machine shows in the load averages above.',
       '- No figure here is asserted in a test.',
     ].join('\n'),

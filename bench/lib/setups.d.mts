@@ -6,6 +6,8 @@ export interface BenchSetup {
   stdio?: string;
   http?: string;
   stateless?: string;
+  /** 2026-07-28 requests over HTTP (no session, no handshake). */
+  modern?: string;
   memory?: boolean;
   sampling?: boolean;
 }

@@ -21,7 +21,8 @@ function versionOf(root, name) {
 
 /**
  * `servers`: every setup, with `label` (a row of the report), `what` (one line saying exactly
- * what it runs), optional `stdio` / `http` / `stateless` files, `memory` (run in the idle-session
+ * what it runs), optional `stdio` / `http` / `stateless` / `modern` (2026-07-28 requests over HTTP)
+ * files, `memory` (run in the idle-session
  * memory phase) and `sampling` (false: HTTP answers are plain JSON, so `wait_sampling` cannot be
  * served on the call's own stream and is not measured). `entries`: import-cost probes.
  */
@@ -39,6 +40,7 @@ export function benchSetups(root) {
       stdio: script('bench:stdio'),
       http: script('bench:http'),
       stateless: script('bench:http-stateless'),
+      modern: script('bench:http'),
       memory: true,
     },
     {
@@ -48,6 +50,7 @@ export function benchSetups(root) {
       stdio: script('bench:stdio-zod'),
       http: script('bench:http-zod'),
       stateless: script('bench:http-stateless-zod'),
+      modern: script('bench:http-zod'),
     },
     {
       key: 'keelWeb',
@@ -79,6 +82,7 @@ export function benchSetups(root) {
       stdio: join(bench, 'official/sdk2-stdio.mjs'),
       http: join(bench, 'official/sdk2-http.mjs'),
       stateless: join(bench, 'official/sdk2-http-stateless.mjs'),
+      modern: join(bench, 'official/sdk2-http-modern.mjs'),
       memory: true,
     },
     {
@@ -96,6 +100,7 @@ export function benchSetups(root) {
       stdio: join(bench, 'bare/stdio.mjs'),
       http: join(bench, 'bare/http-stateful.mjs'),
       stateless: join(bench, 'bare/http-stateless.mjs'),
+      modern: join(bench, 'bare/http-modern.mjs'),
       memory: true,
     },
   ];

@@ -51,7 +51,9 @@ describe('bench setups and report', () => {
     const { servers } = benchSetups(root);
     expect(new Set(servers.map((s) => s.key)).size).toBe(servers.length);
     for (const server of servers) {
-      const files = [server.stdio, server.http, server.stateless].filter((f) => f !== undefined);
+      const files = [server.stdio, server.http, server.stateless, server.modern].filter(
+        (f) => f !== undefined,
+      );
       expect(files.length, server.key).toBeGreaterThan(0);
       for (const file of files) expect(existsSync(sourceOf(file)), file).toBe(true);
     }
@@ -141,6 +143,95 @@ describe('bench setups and report', () => {
       '—',
       '0.20×',
       '0.10×',
+      '',
+    ]);
+  });
+  it('shows the 2026-07-28 rows, their target (≤ 1.5× bare) and Keel ÷ SDK v2', async () => {
+    const { servers, entries } = benchSetups(root);
+    dir = mkdtempSync(join(tmpdir(), 'keel-bench-report-'));
+    const out = join(dir, 'report.md');
+    await writeReport(out, {
+      info: {
+        model: 'test CPU',
+        memTotal: 1024 ** 3,
+        cores: 2,
+        node: 'v20',
+        reps: 2,
+        scale: 1,
+        durationS: 60,
+        date: '2026-01-01T00:00:00.000Z',
+        loads: [],
+      },
+      servers,
+      entries,
+      results: {
+        'modern.c64.cpu': { keel: [30, 36], keelZod: [40, 40], sdk2: [300, 360], bare: [20, 20] },
+        'modern.mrtr64.cpu': { keel: [90, 90], sdk2: [450, 450], bare: [45, 45] },
+      },
+      errors: [],
+      modules: {},
+      profiles: [],
+    });
+    const markdown = readFileSync(out, 'utf8');
+    const label = (key: string): string => servers.find((s) => s.key === key)!.label;
+
+    const echo = tableAfter(markdown, 'HTTP, 2026-07-28 (no session, no handshake) — `echo`, concurrency 64');
+    expect(echo.map((row) => row[0])).toEqual([
+      `**${label('keel')}**`,
+      label('keelZod'),
+      label('sdk2'),
+      label('bare'),
+    ]);
+    expect(echo[0]).toEqual([
+      `**${label('keel')}**`,
+      '—',
+      '—',
+      '—',
+      '33.0 (30.0–36.0)',
+      '1.65× (1.50×–1.80×)',
+    ]);
+    const rounds = tableAfter(
+      markdown,
+      'HTTP, 2026-07-28 — `wait_sampling` `input_required` round trips, concurrency 64 (call → input_required → retry with the sampled answer → result)',
+    );
+    expect(rounds).toContainEqual([label('sdk2'), '—', '—', '—', '450', '10.00×']);
+
+    // The target is on Keel's default setup: a median of 1.65× misses ≤ 1.5×; zod is a reference.
+    const target = markdown.split('\n').filter((l) => l.startsWith('| HTTP 2026-07-28 (stateless)'));
+    expect(target).toHaveLength(1);
+    expect(target[0]!.split('|').map((c) => c.trim())).toEqual([
+      '',
+      'HTTP 2026-07-28 (stateless), `echo` c=64: server CPU per call',
+      label('keel'),
+      '≤ 1.5× bare',
+      '1.65× (1.50×–1.80×)',
+      '**missed**',
+      '',
+    ]);
+    const lines = markdown.split('\n');
+    const reference = lines[lines.indexOf(target[0]!) + 1]!.split('|').map((c) => c.trim());
+    expect(reference).toEqual([
+      '',
+      '↳ same, reference',
+      label('keelZod'),
+      '(≤ 1.5× bare)',
+      '2.00×',
+      'reference',
+      '',
+    ]);
+    expect(markdown).toContain('Measured over: stdio, HTTP with sessions, HTTP stateless, HTTP 2026-07-28.');
+
+    const comparison = markdown.slice(markdown.indexOf('## Keel against the official SDKs'));
+    const row = comparison.split('\n').find((l) => l.startsWith('| HTTP 2026-07-28 c=64'));
+    // Keel ÷ SDK 1.x (no modern setup), Keel ÷ SDK v2 (30/300, 36/360), then the JSON-answer pairs,
+    // which fall back to the default SDK v2 setup (keelZod 40/300, 40/360).
+    expect(row?.split('|').map((c) => c.trim())).toEqual([
+      '',
+      'HTTP 2026-07-28 c=64',
+      '—',
+      '0.10×',
+      '—',
+      '0.12× (0.11×–0.13×)',
       '',
     ]);
   });

@@ -1,0 +1,13 @@
+// Types of modern-driver.mjs, for the tests that import it.
+import type { HttpTarget } from './http-driver.mjs';
+
+export class ModernClient {
+  constructor(target: HttpTarget);
+  nextId: number;
+  /** POST one request; resolves with the message answering `id` (throws on another status). */
+  send(body: string, headers: Record<string, string>, id: number): Promise<Record<string, unknown>>;
+  /** One checked modern `echo`. */
+  echo(): Promise<void>;
+  /** One checked `input_required` round trip of `wait_sampling`. */
+  roundTrip(): Promise<void>;
+}

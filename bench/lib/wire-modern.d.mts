@@ -1,0 +1,15 @@
+// Types of wire-modern.mjs, for the tests that import it.
+export const MODERN_VERSION: string;
+export function modernHeaders(name: string): Record<string, string>;
+export function modernEcho(id: number, text: string): string;
+export function modernSampling(
+  id: number,
+  prompt: string,
+  retry?: { key: string; text: string; requestState?: string },
+): string;
+export function checkModernResult(message: unknown, id: number, text: string): void;
+export function checkInputRequired(
+  message: unknown,
+  id: number,
+  prompt: string,
+): { key: string; requestState?: string };

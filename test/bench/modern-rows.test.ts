@@ -1,0 +1,94 @@
+/**
+ * The 2026-07-28 bench rows measure what they say: every setup with a `modern` server answers the
+ * load generator's modern `echo` and its `input_required` round trip (call → input_required
+ * asking for one sampling → retry with the answer → complete result), checked per answer; a
+ * server that answered something else would fail the window. The bare floor refuses a tampered
+ * requestState (it does the signing work Keel does), and the checks reject wrong answers.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpTarget } from '../../bench/lib/http-driver.mjs';
+import { HttpServerProcess } from '../../bench/lib/http-server-process.mjs';
+import { ModernClient } from '../../bench/lib/modern-driver.mjs';
+import { benchSetups } from '../../bench/lib/setups.mjs';
+import {
+  checkInputRequired,
+  checkModernResult,
+  modernHeaders,
+  modernSampling,
+} from '../../bench/lib/wire-modern.mjs';
+import { useProcessGuard, within } from '../helpers/guard.js';
+
+const root = new URL('../..', import.meta.url).pathname;
+const modernSetups = benchSetups(root).servers.filter((setup) => setup.modern !== undefined);
+
+describe('bench: 2026-07-28 rows', () => {
+  useProcessGuard();
+  const running: { server: HttpServerProcess; target: HttpTarget }[] = [];
+  afterEach(async () => {
+    for (const { server, target } of running.splice(0)) {
+      target.close();
+      await within(server.stop(), 10_000, 'bench server stop');
+    }
+  });
+
+  async function start(file: string): Promise<ModernClient> {
+    const server = await within(HttpServerProcess.start(file), 20_000, `start ${file}`);
+    const target = new HttpTarget(server.port, 4);
+    running.push({ server, target });
+    return new ModernClient(target);
+  }
+
+  it('runs Keel (default and zod), the official SDK v2 and the bare floor', () => {
+    expect(modernSetups.map((setup) => setup.key)).toEqual(['keel', 'keelZod', 'sdk2', 'bare']);
+  });
+
+  it.each(modernSetups.map((setup) => [setup.key, setup.modern!] as const))(
+    '%s answers modern echo and the input_required round trip',
+    async (_key, file) => {
+      const client = await start(file);
+      for (let i = 0; i < 3; i++) await within(client.echo());
+      for (let i = 0; i < 3; i++) await within(client.roundTrip());
+      expect(client.nextId).toBe(1 + 3 + 3 * 2);
+    },
+  );
+
+  it.each(['keel', 'bare'])('%s refuses a retry whose requestState was tampered with', async (key) => {
+    const client = await start(modernSetups.find((setup) => setup.key === key)!.modern!);
+    const headers = modernHeaders('wait_sampling');
+    const asked = checkInputRequired(
+      await within(client.send(modernSampling(1, 'p', undefined), headers, 1)),
+      1,
+      'p',
+    );
+    expect(asked.requestState).toEqual(expect.any(String));
+    const state = asked.requestState!;
+    const tampered = `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`;
+    const retry = modernSampling(2, 'p', { key: asked.key, text: 'x', requestState: tampered });
+    await expect(within(client.send(retry, headers, 2))).rejects.toThrow(/HTTP 400 .*-32602/);
+  });
+
+  it('the checks reject an answer that is not the expected one', () => {
+    const complete = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 't' }] } };
+    expect(() => checkModernResult(complete, 1, 't')).toThrow(/not "complete"/);
+    expect(() =>
+      checkModernResult({ ...complete, result: { ...complete.result, resultType: 'complete' } }, 1, 't'),
+    ).not.toThrow();
+    expect(() => checkInputRequired({ ...complete, result: { resultType: 'complete' } }, 1, 'p')).toThrow(
+      /expected input_required/,
+    );
+    const ask = (text: string) => ({
+      id: 1,
+      result: {
+        resultType: 'input_required',
+        inputRequests: {
+          k: {
+            method: 'sampling/createMessage',
+            params: { messages: [{ content: { type: 'text', text } }] },
+          },
+        },
+      },
+    });
+    expect(checkInputRequired(ask('p'), 1, 'p')).toEqual({ key: 'k', requestState: undefined });
+    expect(() => checkInputRequired(ask('other'), 1, 'p')).toThrow(/expected input_required/);
+  });
+});
