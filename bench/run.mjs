@@ -5,7 +5,8 @@
 // `--report-only` rewrites BENCHMARKS.md from the last run's bench/.work/results.json.
 // Environment: BENCH_REPS (default 3, at least 3 for a report), BENCH_SCALE (window size factor,
 // default 1), BENCH_ONLY (comma-separated phase names, for development), BENCH_SETUPS
-// (comma-separated setup keys from lib/setups.mjs, for development), BENCH_OUT (report path).
+// (comma-separated setup keys from lib/setups.mjs, for development), BENCH_PROFILES (comma-separated
+// profile keys from lib/profile-pass.mjs, for development), BENCH_OUT (report path).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';

@@ -1,9 +1,12 @@
-// The profiling pass: Keel's stdio, HTTP (sessions) and HTTP (stateless) servers run once each
-// with `--cpu-prof` under the same load as the measured windows; the profiles are summarised.
+// The profiling pass: Keel's stdio, HTTP (sessions), HTTP (stateless) and HTTP 2026-07-28
+// servers run once each with `--cpu-prof` under the same load as the measured windows; the
+// profiles are summarised. BENCH_PROFILES (comma-separated keys: stdio, sessions, stateless, modern;
+// for development) runs only some.
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpTarget } from './http-driver.mjs';
 import { HttpServerProcess } from './http-server-process.mjs';
+import { ModernClient } from './modern-driver.mjs';
 import { WINDOWS, openSessions } from './phases.mjs';
 import { summariseProfile } from './profile.mjs';
 import { StdioDriver } from './stdio-driver.mjs';
@@ -66,27 +69,58 @@ async function profileHttp(file, dir, stateless, ranges) {
   }
 }
 
+async function profileModern(file, dir, ranges) {
+  const server = await HttpServerProcess.start(file, { nodeArgs: profileArgs(dir) });
+  const target = new HttpTarget(server.port, 2 * 64 + 4);
+  try {
+    const client = new ModernClient(target);
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => client.echo() });
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call: () => client.roundTrip() });
+    const pid = server.pid;
+    await timed(ranges, () =>
+      runWindow({ ...WINDOWS.httpConcurrent, concurrency: 64, pid, call: () => client.echo() }),
+    );
+    await timed(ranges, () =>
+      runWindow({ ...WINDOWS.httpSampling, concurrency: 64, pid, call: () => client.roundTrip() }),
+    );
+  } finally {
+    target.close();
+    await server.stop(15_000);
+  }
+}
+
 /** @returns {{ name: string, load: string, summary: ReturnType<typeof summariseProfile> }[]} */
 export async function profilePhase(keel, dir, root) {
   const runs = [
     {
+      key: 'stdio',
       name: 'stdio',
       load: '64 echo calls in flight, then 64 wait_sampling calls in flight',
       run: (d, r) => profileStdio(keel.stdio, d, r),
     },
     {
+      key: 'sessions',
       name: 'HTTP, sessions',
       load: '64 sessions × 1 echo call in flight, then 64 wait_sampling calls in flight',
       run: (d, r) => profileHttp(keel.http, d, false, r),
     },
     {
+      key: 'stateless',
       name: 'HTTP, stateless',
       load: '64 clients × 1 echo call in flight',
       run: (d, r) => profileHttp(keel.stateless, d, true, r),
     },
+    {
+      key: 'modern',
+      name: 'HTTP, 2026-07-28',
+      load: '64 echo calls in flight, then 64 input_required round trips in flight (no sessions)',
+      run: (d, r) => profileModern(keel.modern, d, r),
+    },
   ];
+  const only = process.env.BENCH_PROFILES?.split(',');
   const out = [];
   for (const [index, entry] of runs.entries()) {
+    if (only && !only.includes(entry.key)) continue;
     const runDir = join(dir, String(index));
     const ranges = [];
     await entry.run(runDir, ranges);

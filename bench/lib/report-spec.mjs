@@ -211,6 +211,7 @@ export const TARGETS = [
     name: 'HTTP 2026-07-28 (stateless), `echo` c=64: server CPU per call',
     metric: 'modern.c64.cpu',
     limit: 1.5,
+    profile: 'HTTP, 2026-07-28',
     also: ['keelZod'],
   },
   {
