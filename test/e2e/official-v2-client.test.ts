@@ -3,9 +3,9 @@
  * (`@modelcontextprotocol/client` 2.4.0) drives Keel's conformance fixture in the modern era over
  * Streamable HTTP (sessions on and off: modern requests ignore them) and over stdio, and calls
  * every feature: tools (text, structured output, error result, other content), resources,
- * templates, prompts, completion, logging at a per-request level, progress, cancellation, and
- * elicitation, sampling and roots through `input_required` rounds that the client fulfils with
- * the same handlers a legacy connection calls.
+ * templates, prompts, completion, logging at a per-request level, progress, cancellation,
+ * `subscriptions/listen`, and elicitation, sampling and roots through `input_required` rounds that
+ * the client fulfils with the same handlers a legacy connection calls.
  *
  * The client picks the era with `versionNegotiation` (`'auto'`: a `server/discover` probe with a
  * fallback to `initialize`; `{ pin }`: no fallback). The tests check the era really is modern: no
@@ -402,5 +402,25 @@ describe.each(V2_TARGETS)('official v2 client ⇄ Keel fixture, 2026-07-28, over
     const streaming = await within(client.callTool({ name: 'test_streaming_elicitation' }));
     expect(firstText(streaming)).toBe('Elicitation: accept');
     expect(v2.sent.some((message) => 'result' in message)).toBe(false); // never answered a server request
+  });
+  test('subscriptions/listen: acknowledged, a tools/list_changed arrives, close() ends it', async () => {
+    const { client } = shared;
+    let changed!: () => void;
+    const arrived = new Promise<void>((resolve) => (changed = resolve));
+    const seen: unknown[] = [];
+    client.setNotificationHandler('notifications/tools/list_changed', (notification) => {
+      seen.push(notification);
+      changed();
+    });
+    const subscription = await within(client.listen({ toolsListChanged: true }));
+    expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+    expect(firstText(await within(client.callTool({ name: 'e2e_grow' })))).toMatch(/^grown_\d+$/);
+    await within(arrived, 5_000, 'tools/list_changed on the listen');
+    expect(seen).toHaveLength(1);
+    await within(subscription.close());
+    expect(await within(subscription.closed)).toBe('local');
+    const listens = requests(shared).filter((message) => message.method === 'subscriptions/listen');
+    expect(listens).toHaveLength(1);
+    expect(listens[0]!.params?.notifications).toEqual({ toolsListChanged: true });
   });
 });
