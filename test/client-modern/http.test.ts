@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
 import { McpClient, type McpClientOptions } from '../../src/client/index.js';
-import { RequestAbortedError } from '../../src/core/errors.js';
+import { CancelledByPeerError, RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
 import { cachedEra } from '../../src/client/modern/era.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
@@ -126,6 +126,20 @@ describe("against Keel's HTTP server: modern", () => {
     await expect(within(call)).rejects.toBeInstanceOf(RequestAbortedError);
     expect(await within(held!.aborted, 5_000, 'server handler aborted')).toBeDefined();
     expect(text(await c.callTool('route', { region: 'x' }))).toBe('routed to x');
+  });
+
+  test('guarantee 12 over HTTP: a timeout closes the call stream once; the handler sees a peer cancel; no cancel is POSTed', async () => {
+    const log: Fetched[] = [];
+    const c = await client(await keel(), {}, log);
+    const call = c.callTool('hold', {}, { timeoutMs: 200 });
+    await within(held!.started, 5_000, 'hold started');
+    await expect(within(call)).rejects.toBeInstanceOf(RequestTimeoutError);
+    expect(await within(held!.aborted, 5_000, 'server handler aborted')).toBeInstanceOf(CancelledByPeerError);
+    // The next call goes through, and the wire shows one POST for the abandoned call, no cancel.
+    expect(text(await c.callTool('route', { region: 'x' }))).toBe('routed to x');
+    const holds = log.filter((f) => (f.body?.params as { name?: string } | undefined)?.name === 'hold');
+    expect(holds).toHaveLength(1);
+    expect(log.map((f) => f.body?.method)).not.toContain('notifications/cancelled');
   });
 
   test('a call before any tools/list: the server says -32020, the client re-lists and retries with the header', async () => {
