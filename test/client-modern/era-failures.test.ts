@@ -183,6 +183,36 @@ describe('over HTTP: only a 4xx (or a JSON-RPC error answer) is a legacy signal'
   });
 });
 
+describe('a modern error answered with id null', () => {
+  test('-32022 in a 400 with id null is still a modern answer: the probe retries with the shared version', async () => {
+    let probes = 0;
+    const { fetch: f, posted } = fakeFetch(async (m) => {
+      if (m.method === 'server/discover' && probes++ === 0) {
+        return json(400, {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: ErrorCode.UnsupportedProtocolVersion,
+            message: 'Unsupported protocol version',
+            data: { supported: ['2026-07-28'], requested: '2026-07-28' },
+          },
+        });
+      }
+      if (m.method === 'server/discover') {
+        return json(200, {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: {} },
+        });
+      }
+      return json(400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'unexpected' } });
+    });
+    const c = await connectOver(f);
+    expect(c.era).toBe('modern');
+    expect(posted.map((p) => p.method)).toEqual(['server/discover', 'server/discover']);
+  });
+});
+
 describe('a cached legacy server whose initialize fails', () => {
   test("the reviewer's case: redeployed modern-only, initialize refused with a body-less 400 → probed again, modern", async () => {
     rememberEra(KEY, 'legacy');

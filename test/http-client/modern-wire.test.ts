@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/core/engine/connection.js';
-import { ConnectionClosedError, RequestAbortedError } from '../../src/core/errors.js';
+import { ConnectionClosedError, McpError, RequestAbortedError } from '../../src/core/errors.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
 import type { SendOptions } from '../../src/core/transport.js';
 import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
@@ -254,13 +254,25 @@ describe('2026-07-28 requests beside a legacy session', () => {
 });
 
 describe('a failed modern probe, then initialize on the same transport', () => {
-  const refusals: [string, (res: ServerResponse) => void][] = [
+  /** How the probe fails: the transport's error (with the HTTP status) or the server's JSON-RPC error. */
+  const transportRefusal = (probe: unknown): void => {
+    expect(probe).toBeInstanceOf(ConnectionClosedError);
+    expect((probe as Error).cause).toBeInstanceOf(HttpTransportError);
+    expect(((probe as Error).cause as HttpTransportError).status).toBe(400);
+  };
+  // One request per 2026-07-28 POST: an error with id null can only be about it, so it is its answer.
+  const jsonRpcRefusal = (probe: unknown): void => {
+    expect(probe).toBeInstanceOf(McpError);
+    expect((probe as McpError).code).toBe(-32000);
+  };
+  const refusals: [string, (res: ServerResponse) => void, (probe: unknown) => void][] = [
     [
       'a plain-text 400',
       (res) => void res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request'),
+      transportRefusal,
     ],
     [
-      'a 400 JSON-RPC error without our id (a legacy server: "not initialized")',
+      'a 400 JSON-RPC error with id null (a legacy server: "not initialized")',
       (res) =>
         json(
           res,
@@ -271,11 +283,12 @@ describe('a failed modern probe, then initialize on the same transport', () => {
           },
           400,
         ),
+      jsonRpcRefusal,
     ],
   ];
   it.each(refusals)(
-    '%s rejects the probe with the status; legacy then works unchanged',
-    async (_name, refuse) => {
+    '%s rejects the probe; legacy then works unchanged',
+    async (_name, refuse, expectRefusal) => {
       server = await startMockServer((seen, _req, res) => {
         if (seen.body?.method === 'server/discover') {
           refuse(res);
@@ -288,9 +301,7 @@ describe('a failed modern probe, then initialize on the same transport', () => {
       wired = wire(server.url);
       const { connection, transport } = wired;
       const probe = await outcome(connection.request('server/discover', { _meta: meta() }));
-      expect(probe).toBeInstanceOf(ConnectionClosedError);
-      expect((probe as Error).cause).toBeInstanceOf(HttpTransportError);
-      expect(((probe as Error).cause as HttpTransportError).status).toBe(400);
+      expectRefusal(probe);
       // The probe's refusal is the caller's answer, not a fault of the transport.
       expect(transport.lastError).toBeUndefined();
 

@@ -14,17 +14,25 @@ const ERROR_BODY_LIMIT = 64 * 1024;
  * response for that id when the body is one (2026-07-28 errors come with 400 and 404), else the
  * local {@link HttpTransportError} carrying the status. Always releases the connection.
  *
+ * A 2026-07-28 POST carries exactly one request, so an error with `id: null` in its answer can only
+ * be about that request (a server that did not read the id): it is delivered as that request's
+ * error. That keeps a modern error such as `-32022` recognisable to the era probe.
+ *
  * @example
- * const refusal = await readRefusal(response, 7);
+ * const refusal = await readRefusal(response, 7, true);
  * if ('answer' in refusal) inbox.push(refusal.answer);
  * else throw refusal.error;
  */
 export async function readRefusal(
   response: Response,
   id: RequestId | undefined,
+  modern = false,
 ): Promise<{ answer: Record<string, unknown> } | { error: HttpTransportError }> {
   const body = tryParseJson(await readBoundedText(response, ERROR_BODY_LIMIT));
-  if (id !== undefined && isObject(body) && body.id === id && isObject(body.error)) return { answer: body };
+  if (id !== undefined && isObject(body) && isObject(body.error) && typeof body.error.code === 'number') {
+    if (body.id === id) return { answer: body };
+    if (modern && body.id === null) return { answer: { ...body, id } };
+  }
   const detail = isObject(body) && isObject(body.error) ? String(body.error.message) : response.statusText;
   const message = `HTTP ${response.status}${detail ? `: ${detail}` : ''}`;
   return { error: new HttpTransportError(message, response.status) };

@@ -116,7 +116,7 @@ async function refused(
   session: string | undefined,
   modern: boolean,
 ): Promise<void> {
-  const refusal = await readRefusal(response, id);
+  const refusal = await readRefusal(response, id, modern);
   // The session is gone, whatever the body says: the server did not process this POST.
   if (response.status === 404 && session !== undefined) throw host.http.expire(session, true);
   if ('answer' in refusal) return host.inbound.deliver(refusal.answer);
