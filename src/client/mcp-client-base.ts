@@ -213,7 +213,7 @@ export class McpClientBase {
   private assertCanDeclare(capability: 'sampling' | 'elicitation' | 'roots', alreadyCovered: boolean): void {
     if (!this.isConnected || (this.declared?.[capability] !== undefined && alreadyCovered)) return;
     throw new Error(
-      `Cannot add the ${capability} capability after connect: capabilities are sent in initialize. Configure it before connecting.`,
+      `Cannot add the ${capability} capability after connect: capabilities are fixed at connect (sent in initialize, or with every 2026-07-28 request). Configure it before connecting.`,
     );
   }
 
