@@ -83,3 +83,24 @@ describe('request headers', () => {
     expect(disagreeing.reads()).toBe(1);
   });
 });
+
+describe('session id', () => {
+  test('a modern call checking its Mcp-Param headers (it reads the version) makes no random id', async () => {
+    raw = connectRaw(serve());
+    raw.serverTransport.messageInfo = () => countingInfo({ 'mcp-param-region': 'us' }).info;
+    const uuid = vi.spyOn(globalThis.crypto, 'randomUUID');
+    const result = await raw.modern('tools/call', { name: 'route', arguments: { region: 'us' } });
+    expect(text(result)).toBe('routed');
+    expect(uuid).toHaveBeenCalledTimes(0);
+  });
+
+  test("the session id is made when a handler reads it, and is the connection's", async () => {
+    const seen: string[] = [];
+    raw = connectRaw(serve((ctx) => seen.push(ctx.session.id, ctx.session.id)));
+    await raw.modern('tools/call', { name: 'echo', arguments: { text: 'a' } });
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen[1]).toBe(seen[0]);
+    expect(seen[0]).toBe(raw.session.id);
+  });
+});
