@@ -5,9 +5,14 @@
  * made, with the same meaning, when a tool or handler asks for it.
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { InflightRequest } from '../../src/core/engine/inbound.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import type { MessageInfo } from '../../src/core/transport.js';
 import { McpServer } from '../../src/server/mcp-server.js';
+import type { AbortSource } from '../../src/server/modern/input-round-types.js';
+import { runWithRounds } from '../../src/server/modern/input-rounds.js';
+import { InputRequiredSignal } from '../../src/server/modern/mrtr-errors.js';
+import { RequestStateCodec } from '../../src/server/modern/request-state.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectRaw, type Raw } from './harness.js';
 
@@ -102,5 +107,91 @@ describe('session id', () => {
     expect(seen[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(seen[1]).toBe(seen[0]);
     expect(seen[0]).toBe(raw.session.id);
+  });
+});
+
+describe("a round's abort without signals", () => {
+  test('a modern echo makes no AbortController', async () => {
+    raw = connectRaw(serve());
+    // Warm: the client's first request and the server's lazy set-up are not counted.
+    await raw.modern('tools/call', { name: 'echo', arguments: { text: 'warm' } });
+    const Real = globalThis.AbortController;
+    let made = 0;
+    vi.stubGlobal(
+      'AbortController',
+      class extends Real {
+        constructor() {
+          super();
+          made += 1;
+        }
+      },
+    );
+    const result = await raw.modern('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    expect(text(result)).toBe('hi');
+    expect(made).toBe(0);
+  });
+
+  const codec = new RequestStateCodec({ keys: ['k'.repeat(32)] });
+  const TOOL = { name: 't', arguments: {} };
+
+  /** The request's in-flight entry, as the server's RequestContext hands it over. */
+  function source(entry: InflightRequest): AbortSource {
+    return { watchAbort: (w) => entry.watch(w), unwatchAbort: (w) => entry.unwatch(w) };
+  }
+
+  test('the request aborting while a round is collected rejects the run and the pending call', async () => {
+    const entry = new InflightRequest(1, 'tools/call', undefined);
+    const reason = new Error('peer cancelled');
+    let pendingError: unknown;
+    const run = runWithRounds(
+      { method: 'tools/call', params: TOOL, abortSource: source(entry) },
+      { codec },
+      async (channel) => {
+        const pending = channel.request('roots/list', {});
+        entry.abort(reason);
+        pendingError = await pending.catch((e: unknown) => e);
+        return 'after abort';
+      },
+    );
+    await expect(run).rejects.toBe(reason);
+    expect(pendingError).toBe(reason);
+  });
+
+  test('a request aborted before the run: the handler never runs', async () => {
+    const entry = new InflightRequest(1, 'tools/call', undefined);
+    const reason = new Error('gone');
+    entry.abort(reason);
+    let ran = 0;
+    const run = runWithRounds(
+      { method: 'tools/call', params: TOOL, abortSource: source(entry) },
+      { codec },
+      () => (ran += 1),
+    );
+    await expect(run).rejects.toBe(reason);
+    expect(ran).toBe(0);
+  });
+
+  test('a decided run stops watching its request', async () => {
+    const entry = new InflightRequest(1, 'tools/call', undefined);
+    const outcome = await runWithRounds(
+      { method: 'tools/call', params: TOOL, abortSource: source(entry) },
+      { codec },
+      () => 'done',
+    );
+    expect(outcome).toEqual({ type: 'complete', value: 'done' });
+    const watchers = (entry as unknown as { watchers?: Set<unknown> }).watchers;
+    expect(watchers?.size ?? 0).toBe(0);
+  });
+
+  test('a round signal first read after the round was decided is already aborted, with its reason', async () => {
+    let late: (() => AbortSignal) | undefined;
+    const outcome = await runWithRounds({ method: 'tools/call', params: TOOL }, { codec }, (channel) => {
+      late = () => channel.signal;
+      return channel.request('roots/list', {});
+    });
+    expect(outcome.type).toBe('input_required');
+    const signal = late?.();
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toBeInstanceOf(InputRequiredSignal);
   });
 });
