@@ -7,10 +7,12 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { InflightRequest } from '../../src/core/engine/inbound.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { shallowCopy } from '../../src/core/shallow-copy.js';
 import type { MessageInfo } from '../../src/core/transport.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { AbortSource } from '../../src/server/modern/input-round-types.js';
 import { runWithRounds } from '../../src/server/modern/input-rounds.js';
+import { modernResult } from '../../src/server/modern/modern-dispatch.js';
 import { InputRequiredSignal } from '../../src/server/modern/mrtr-errors.js';
 import { RequestStateCodec } from '../../src/server/modern/request-state.js';
 import { useProcessGuard } from '../helpers/guard.js';
@@ -193,5 +195,36 @@ describe("a round's abort without signals", () => {
     const signal = late?.();
     expect(signal?.aborted).toBe(true);
     expect(signal?.reason).toBeInstanceOf(InputRequiredSignal);
+  });
+});
+
+describe('shallow copies on the answer path', () => {
+  test('shallowCopy copies own enumerable properties into a new plain object', () => {
+    const source = { a: 1, nested: { b: 2 } };
+    Object.defineProperty(source, 'hidden', { value: 3, enumerable: false });
+    const copy = shallowCopy(source);
+    expect(copy).not.toBe(source);
+    expect(copy).toEqual({ a: 1, nested: { b: 2 } });
+    expect(copy.nested).toBe(source.nested);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+  });
+
+  test('an own __proto__ key (as JSON.parse makes) stays a plain key, the prototype untouched', () => {
+    const source = JSON.parse('{"__proto__":{"polluted":true},"x":1}') as JsonObject;
+    const copy = shallowCopy(source);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"x":1}');
+  });
+
+  test('modernResult copies, keeps key order, and adds resultType and serverInfo', () => {
+    const server = new McpServer({ name: 'hot-path', version: '1' }).server;
+    const result = JSON.parse('{"__proto__":{"p":1},"content":[],"resultType":"complete"}') as JsonObject;
+    const shaped = modernResult(server, 'tools/call', {}, result);
+    expect(shaped).not.toBe(result);
+    expect(result._meta).toBeUndefined();
+    expect(JSON.stringify(shaped)).toBe(
+      '{"__proto__":{"p":1},"content":[],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"hot-path","version":"1"}}}',
+    );
   });
 });
