@@ -73,3 +73,19 @@ test('a small input is hashed inline, without a WebCrypto job; a large one still
   await sha256('x'.repeat(INLINE_SHA256_MAX_BYTES + 1));
   expect(digest).toHaveBeenCalledTimes(1);
 });
+
+test('toBase64Url: the unpadded base64url of btoa, for every length 0-300 and a large input', () => {
+  const reference = (bytes: Uint8Array): string =>
+    btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+  for (let length = 0; length <= 300; length++) {
+    const data = bytesOf(length, length + 11);
+    expect(toBase64Url(data), `length ${length}`).toBe(reference(data));
+  }
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  expect(toBase64Url(all)).toBe(reference(all));
+  const large = bytesOf(70_001, 3);
+  expect(toBase64Url(large)).toBe(reference(large));
+});
