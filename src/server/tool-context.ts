@@ -146,7 +146,11 @@ export class ToolContext {
     if (modern === undefined) return this.serverSession;
     const session = this.serverSession;
     return {
-      id: session.id,
+      // Read on demand: a stateless connection's id is a random UUID made on first use, which
+      // a handler that only wants the version (tools/call's Mcp-Param check) must not pay for.
+      get id() {
+        return session.id;
+      },
       clientInfo: modern.clientInfo,
       clientCapabilities: modern.clientCapabilities,
       protocolVersion: modern.protocolVersion,

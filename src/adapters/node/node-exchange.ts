@@ -4,6 +4,7 @@
  * `writeHead` + `end(body)` (JSON) or direct `write`s (SSE). No web `Request`/`Response`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { shallowCopy } from '../../core/shallow-copy.js';
 import type { BodyFault, HttpExchange, HttpReply, SseSink } from '../../transports/http/server/exchange.js';
 import { DEFAULT_DISCARD_LIMITS, endAfterBody, type DiscardLimits } from './end-after-body.js';
 
@@ -137,7 +138,8 @@ export function writeReply(exchange: NodeExchange, reply: HttpReply): void {
       }
     }
     if (typeof body === 'string') {
-      const headers = { ...reply.headers, 'content-length': String(Buffer.byteLength(body)) };
+      const headers: Record<string, string> = shallowCopy(reply.headers);
+      headers['content-length'] = String(Buffer.byteLength(body));
       res.writeHead(reply.status, headers).end(body);
     } else if (body === undefined) {
       res.writeHead(reply.status, reply.headers).end();

@@ -113,7 +113,8 @@ export function inputRoundsFactory(options: InputRoundsOptions): ModernChannelFa
     const method = ctx.method;
     if (!INPUT_REQUIRED_METHODS.has(method)) return noInputChannel(method);
     return InputRounds.open(
-      { method, params, principal: principalOf(ctx.info?.authInfo), signal: ctx.signal },
+      // The context itself, not `ctx.signal`: reading that makes an AbortController per request.
+      { method, params, principal: principalOf(ctx.info?.authInfo), abortSource: ctx },
       options,
     );
   };

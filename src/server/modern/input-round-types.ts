@@ -2,6 +2,7 @@
  * The settings and the request a modern back-channel (input-rounds.ts) serves, and how one handler
  * run ends: its value, or an `input_required` round to answer with.
  */
+import type { AbortWatcher } from '../../core/engine/inbound.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import type { InputRequiredResult } from '../../core/types/mrtr.js';
 import type { SwallowedInputRoundError } from './mrtr-errors.js';
@@ -38,6 +39,23 @@ export interface RoundRequest {
   readonly principal?: string;
   /** The request's own signal (peer cancel, close): aborts the run. */
   readonly signal?: AbortSignal;
+  /**
+   * The request's abort without an AbortSignal (a the handler's `RequestContext` is one); used instead of
+   * `signal` when given. The server passes this: most requests never need a signal.
+   */
+  readonly abortSource?: AbortSource;
+}
+
+/**
+ * Tells a watcher when a request aborts, at once if it already has (the handler's `RequestContext` is one).
+ *
+ * @example
+ * const source: AbortSource = ctx; // a RequestContext
+ * source.watchAbort({ parentAborted: (reason) => stop(reason) });
+ */
+export interface AbortSource {
+  watchAbort(watcher: AbortWatcher): void;
+  unwatchAbort(watcher: AbortWatcher): void;
 }
 
 /**

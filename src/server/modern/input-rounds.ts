@@ -37,7 +37,7 @@ import {
 import { KnownAnswers, questionFingerprint } from './known-answers.js';
 import { InputRequiredSignal, TooManyInputRoundsError } from './mrtr-errors.js';
 import { bindRequest, type RequestBinding, type RequestStateContent } from './request-state.js';
-import { RoundDecision } from './round-decision.js';
+import { RequestSignalSource, RoundDecision } from './round-decision.js';
 import { collectRound, keyPrefixOrRefusal, reportSwallowedRound, type Asked } from './round-questions.js';
 
 // The types and the answer and question bookkeeping live in their own files; importers keep this one.
@@ -78,7 +78,10 @@ export class InputRounds extends RoundDecision implements InputChannel {
     private readonly state: RequestStateContent,
     private readonly known: KnownAnswers,
   ) {
-    super(incoming.signal);
+    super(
+      incoming.abortSource ??
+        (incoming.signal === undefined ? undefined : new RequestSignalSource(incoming.signal)),
+    );
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import type { RequestContext } from '../../core/engine/request-context.js';
 import { ErrorCode, McpError, MissingClientCapabilityError } from '../../core/errors.js';
+import { shallowCopy } from '../../core/shallow-copy.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { MetaKey } from '../../core/types/modern.js';
 import { methodNotFound, type Server } from '../server.js';
@@ -84,11 +85,9 @@ export function modernResult(
 ): JsonObject {
   const resultType = typeof result.resultType === 'string' ? result.resultType : 'complete';
   const meta = result._meta as JsonObject | undefined;
-  const shaped: JsonObject = {
-    ...result,
-    resultType,
-    _meta: { ...meta, [MetaKey.ServerInfo]: server.info },
-  };
+  const shaped = shallowCopy(result);
+  shaped.resultType = resultType;
+  shaped._meta = { ...meta, [MetaKey.ServerInfo]: server.info };
   if (resultType === 'complete') {
     const hint = server.cacheHints.for(method, params);
     if (hint) {

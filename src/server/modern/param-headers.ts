@@ -62,6 +62,19 @@ function agrees(header: string, body: unknown): boolean {
 
 const walked = new WeakMap<JsonObject, ParamHeader[]>();
 
+/**
+ * The annotated parameters of a tool's input schema, walked once per schema (a tool's schema is
+ * fixed at registration). Empty for most tools: the caller then needs no request headers at all.
+ *
+ * @example
+ * if (paramHeadersFor(tool.inputSchema).length > 0) check(request.headers);
+ */
+export function paramHeadersFor(schema: JsonObject): readonly ParamHeader[] {
+  let params = walked.get(schema);
+  if (params === undefined) walked.set(schema, (params = paramHeadersOf(schema)));
+  return params;
+}
+
 function mismatch(message: string): McpError {
   return new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
 }
@@ -79,10 +92,7 @@ export function checkParamHeaders(
   args: JsonObject,
   headers: Headers,
 ): McpError | undefined {
-  // A tool's schema is fixed at registration: walk it once, not on every call.
-  let params = walked.get(schema);
-  if (params === undefined) walked.set(schema, (params = paramHeadersOf(schema)));
-  for (const { path, header } of params) {
+  for (const { path, header } of paramHeadersFor(schema)) {
     const name = `Mcp-Param-${header}`;
     const raw = headers.get(name);
     const body = valueAt(args, path);

@@ -4,8 +4,34 @@
  * aborts {@link RoundDecision.signal} and rejects the handler's pending back-channel calls, so its
  * `finally` blocks run while what it does afterwards is discarded.
  */
+import type { AbortWatcher } from '../../core/engine/inbound.js';
 import type { McpError } from '../../core/errors.js';
-import type { RoundOutcome } from './input-round-types.js';
+import type { AbortSource, RoundOutcome } from './input-round-types.js';
+
+/**
+ * An {@link AbortSource} over an AbortSignal, for one watcher at a time (a RoundDecision watches
+ * its request once).
+ *
+ * @example
+ * new RequestSignalSource(controller.signal).watchAbort({ parentAborted: (reason) => stop(reason) });
+ */
+export class RequestSignalSource implements AbortSource {
+  private listener: (() => void) | undefined;
+
+  constructor(private readonly signal: AbortSignal) {}
+
+  watchAbort(watcher: AbortWatcher): void {
+    const signal = this.signal;
+    if (signal.aborted) return watcher.parentAborted(signal.reason);
+    this.listener = () => watcher.parentAborted(signal.reason);
+    signal.addEventListener('abort', this.listener, { once: true });
+  }
+
+  unwatchAbort(): void {
+    if (this.listener !== undefined) this.signal.removeEventListener('abort', this.listener);
+    this.listener = undefined;
+  }
+}
 
 /** `collecting`: a question is unanswered; the round is decided one macrotask later. */
 export type RoundPhase = 'idle' | 'running' | 'collecting' | 'decided';
@@ -20,7 +46,7 @@ export type RoundPhase = 'idle' | 'running' | 'collecting' | 'decided';
  *   protected threw(error: unknown) { this.fail(error as McpError); }
  * }
  */
-export abstract class RoundDecision {
+export abstract class RoundDecision implements AbortWatcher {
   protected phase: RoundPhase = 'idle';
   /** Rejections of the back-channel calls still waiting for an answer. */
   protected readonly pending: ((reason: unknown) => void)[] = [];
@@ -29,17 +55,26 @@ export abstract class RoundDecision {
   protected closedReason: unknown;
   protected settle:
     { resolve(outcome: RoundOutcome<unknown>): void; reject(error: unknown): void } | undefined;
-  private readonly controller = new AbortController();
-  private readonly onAbort = (): void => this.abort(this.requestSignal?.reason);
+  /** Made when first read: a handler that never reads its signal (most) costs no controller. */
+  private controller: AbortController | undefined;
 
   protected constructor(
-    /** The request's own signal (peer cancel, close): aborts the run. */
-    private readonly requestSignal: AbortSignal | undefined,
+    /** The request's own abort (peer cancel, close): aborts the run. */
+    private readonly requestAbort: AbortSource | undefined,
   ) {}
 
   /** Aborts (reason: `InputRequiredSignal`) once the request is answered with a round. */
   get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.closedReason !== undefined) this.controller.abort(this.closedReason);
+    }
     return this.controller.signal;
+  }
+
+  /** @internal AbortWatcher: the request itself was aborted (peer cancel, close). */
+  parentAborted(reason: unknown): void {
+    this.abort(reason);
   }
 
   /** Run the handler once. Resolves when the request is decided, which may be before the handler ends. */
@@ -49,12 +84,9 @@ export abstract class RoundDecision {
     const decided = new Promise<RoundOutcome<T>>((resolve, reject) => {
       this.settle = { resolve: resolve as (outcome: RoundOutcome<unknown>) => void, reject };
     });
-    const signal = this.requestSignal;
-    if (signal?.aborted) {
-      this.abort(signal.reason);
-      return decided;
-    }
-    signal?.addEventListener('abort', this.onAbort, { once: true });
+    // Decides at once (and the handler never runs) when the request was already aborted.
+    this.requestAbort?.watchAbort(this);
+    if (this.phase !== 'running') return decided;
     try {
       Promise.resolve(handler()).then(
         (value) => this.returned(value),
@@ -89,10 +121,10 @@ export abstract class RoundDecision {
     this.phase = 'decided';
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    this.requestSignal?.removeEventListener('abort', this.onAbort);
+    this.requestAbort?.unwatchAbort(this);
     if (reason === undefined) return;
     this.closedReason = reason;
-    this.controller.abort(reason);
+    this.controller?.abort(reason);
     for (const reject of this.pending.splice(0)) reject(reason);
   }
 }

