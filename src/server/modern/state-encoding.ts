@@ -4,8 +4,6 @@
  * synchronous fingerprint.
  */
 
-import { sha256Bytes } from './sha256.js';
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
@@ -79,18 +77,9 @@ export function canonicalJson(value: unknown): string {
   return `{${parts.join(',')}}`;
 }
 
-/**
- * Up to this many bytes are hashed in JavaScript, at once; larger inputs go to WebCrypto, off the
- * event loop (JavaScript hashes ~100 MB/s: a 16 KiB input is ~0.15 ms of blocking).
- */
-export const INLINE_SHA256_MAX_BYTES = 16 * 1024;
-
 /** SHA-256 of a string's UTF-8 bytes, base64url. */
 export async function sha256(text: string): Promise<string> {
-  const bytes = utf8(text);
-  // Same digest either way; WebCrypto's thread-pool hand-off costs more CPU than hashing a small input.
-  if (bytes.length <= INLINE_SHA256_MAX_BYTES) return toBase64Url(sha256Bytes(bytes));
-  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  const digest = await crypto.subtle.digest('SHA-256', utf8(text));
   return toBase64Url(new Uint8Array(digest));
 }
 
