@@ -3,7 +3,7 @@
  * it (the spec: clients SHOULD validate structured results). Schemas are compiled on the first
  * call of their tool, not when listed, so listing many tools stays cheap.
  */
-import type { JsonObject } from '../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../core/jsonrpc.js';
 import type { CallToolResult, Tool } from '../core/types/tools.js';
 import { ToolOutputValidationError } from './errors.js';
 import {
@@ -32,7 +32,7 @@ export class OutputSchemaCache {
   remember(tools: readonly Tool[], firstPage: boolean): void {
     if (firstPage) this.entries.clear();
     for (const tool of tools) {
-      if (isObject(tool.outputSchema)) this.entries.set(tool.name, { schema: tool.outputSchema });
+      if (isJsonObject(tool.outputSchema)) this.entries.set(tool.name, { schema: tool.outputSchema });
       else this.entries.delete(tool.name);
     }
   }
@@ -54,7 +54,7 @@ export class OutputSchemaCache {
   async check(name: string, result: CallToolResult): Promise<void> {
     const entry = this.entries.get(name);
     if (!entry || result.isError === true) return;
-    if (!isObject(result.structuredContent)) {
+    if (!isJsonObject(result.structuredContent)) {
       throw new ToolOutputValidationError(
         name,
         `Tool ${name} has an output schema but returned no structuredContent`,
@@ -97,10 +97,6 @@ export class OutputSchemaCache {
       );
     }
   }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function errorText(error: unknown): string {

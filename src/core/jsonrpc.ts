@@ -144,7 +144,15 @@ function invalid(id: RequestId | null, message: string, code: number = ErrorCode
   return { kind: 'invalid', reply: errorResponse(id, code, message) };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/**
+ * True for a JSON object (not null, not an array): the one check every parser of params, results
+ * and `_meta` in Keel uses.
+ *
+ * @example
+ * isJsonObject({ a: 1 }); // true
+ * isJsonObject([1]); // false
+ */
+export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -159,7 +167,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * if (c.kind === 'invalid' && c.reply) transport.send(c.reply);
  */
 export function classifyMessage(value: unknown): Classified {
-  if (!isPlainObject(value)) {
+  if (!isJsonObject(value)) {
     return invalid(null, Array.isArray(value) ? 'Batch requests are not supported' : 'Invalid Request');
   }
   const { id, method } = value;
@@ -167,10 +175,10 @@ export function classifyMessage(value: unknown): Classified {
     // A response. Never answer a response (two peers could ping-pong errors forever): a broken
     // one is dropped.
     if (value.jsonrpc === '2.0' && isRequestId(id)) {
-      if (isPlainObject(value.result))
+      if (isJsonObject(value.result))
         return { kind: 'response', message: value as unknown as JsonRpcResponse };
       const error = value.error;
-      if (isPlainObject(error) && typeof error.code === 'number' && typeof error.message === 'string') {
+      if (isJsonObject(error) && typeof error.code === 'number' && typeof error.message === 'string') {
         return { kind: 'response', message: value as unknown as JsonRpcResponse };
       }
     }
@@ -185,7 +193,7 @@ export function classifyMessage(value: unknown): Classified {
   if (value.jsonrpc !== '2.0') return invalid(replyId, 'Invalid Request: jsonrpc must be "2.0"');
   if (typeof method !== 'string') return invalid(replyId, 'Invalid Request: method must be a string');
   const params = value.params;
-  if (params !== undefined && !isPlainObject(params)) {
+  if (params !== undefined && !isJsonObject(params)) {
     if (!hasId) return { kind: 'invalid', reply: undefined };
     return invalid(id, 'Invalid params: params must be an object', ErrorCode.InvalidParams);
   }

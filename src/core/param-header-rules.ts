@@ -13,7 +13,7 @@
  * anywhere else (under `items`, `anyOf`, `if`/`then`, `$defs`, `dependencies`, any keyword whose
  * value is an object, or on the root) makes the tool invalid.
  */
-import type { JsonObject } from './jsonrpc.js';
+import { isJsonObject, type JsonObject } from './jsonrpc.js';
 
 /**
  * One annotated parameter: its `properties` chain from the schema root and its header name (the
@@ -53,10 +53,6 @@ const DATA: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples
 
 const UNREACHABLE =
   'it must be on a property reached from the schema root through `properties` only (not under items, anyOf/oneOf/allOf/not, if/then/else, $ref, $defs or any other keyword, nor on the root)';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function nameProblem(header: unknown): string | undefined {
   if (typeof header !== 'string') return `its value must be a string (found ${JSON.stringify(header)})`;
@@ -134,23 +130,23 @@ export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
     for (const [keyword, value] of Object.entries(node)) {
       if (keyword === ANNOTATION || DATA.has(keyword)) continue;
       if (keyword === 'properties' || SCHEMA_MAPS.has(keyword)) {
-        if (!isObject(value)) continue;
+        if (!isJsonObject(value)) continue;
         const step = keyword === 'properties' && reachable;
         for (const [name, child] of Object.entries(value)) {
-          if (isObject(child)) walk(child, step ? [...path, name] : [...path, keyword, name], step);
+          if (isJsonObject(child)) walk(child, step ? [...path, name] : [...path, keyword, name], step);
         }
-      } else if (isObject(value)) {
+      } else if (isJsonObject(value)) {
         // Any other keyword with an object value (a schema, or a map of them such as draft-07
         // `dependencies`, or an unknown keyword): an annotation under it is not reachable.
         walk(value, [...path, keyword], false);
       } else if (Array.isArray(value)) {
         value.forEach((child, index) => {
-          if (isObject(child)) walk(child, [...path, keyword, String(index)], false);
+          if (isJsonObject(child)) walk(child, [...path, keyword, String(index)], false);
         });
       }
     }
     onPath.delete(node);
   };
-  if (isObject(inputSchema)) walk(inputSchema, [], true);
+  if (isJsonObject(inputSchema)) walk(inputSchema, [], true);
   return broken === undefined ? { ok: true, params } : { ok: false, ...broken };
 }

@@ -4,7 +4,7 @@
  * the error codes 2026-07-28 defines) as opposed to anything a legacy server may say.
  */
 import { ErrorCode, McpError } from '../../core/errors.js';
-import type { JsonObject } from '../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../core/jsonrpc.js';
 import { isSupportedVersion, type ProtocolVersion } from '../../core/protocol-version.js';
 import type { ServerCapabilities } from '../../core/types/capabilities.js';
 import type { Implementation } from '../../core/types/common.js';
@@ -142,12 +142,8 @@ export interface Discovered {
   instructions?: string;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function implementation(value: unknown): Implementation | undefined {
-  return isObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
+  return isJsonObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
     ? (value as unknown as Implementation)
     : undefined;
 }
@@ -165,8 +161,8 @@ export function parseDiscoverResult(result: JsonObject): Discovered | undefined 
   if (resultType !== undefined && resultType !== 'complete') return undefined;
   if (!Array.isArray(supportedVersions) || !supportedVersions.every((v) => typeof v === 'string'))
     return undefined;
-  if (!isObject(capabilities)) return undefined;
-  const meta = isObject(result._meta) ? result._meta : undefined;
+  if (!isJsonObject(capabilities)) return undefined;
+  const meta = isJsonObject(result._meta) ? result._meta : undefined;
   const discovered: Discovered = {
     supportedVersions: supportedVersions,
     capabilities: capabilities,

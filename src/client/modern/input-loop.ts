@@ -8,7 +8,7 @@
 import type { RequestHandler } from '../../core/engine/connection-types.js';
 import type { RequestOptions } from '../../core/engine/outbound.js';
 import { ErrorCode, McpError, RequestAbortedError } from '../../core/errors.js';
-import type { JsonObject } from '../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../core/jsonrpc.js';
 import { RESULT_TYPE_INPUT_REQUIRED } from '../../core/types/mrtr.js';
 import { InputRoundLimitError, ProtocolViolationError } from '../errors.js';
 import { inputContext } from './input-context.js';
@@ -45,10 +45,6 @@ export interface InputLoopHost {
   maxRounds: number;
   /** Aborts (reason: the connection-closed error) when the connection is gone. */
   closed?: AbortSignal;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -89,7 +85,7 @@ async function answerAll(
   inputRequests: unknown,
   callerSignal: AbortSignal | undefined,
 ): Promise<JsonObject> {
-  if (!isObject(inputRequests)) {
+  if (!isJsonObject(inputRequests)) {
     throw new ProtocolViolationError(`${method}: input_required with inputRequests that is not an object`);
   }
   if (callerSignal?.aborted) throw new RequestAbortedError({ cause: callerSignal.reason });
@@ -135,13 +131,13 @@ async function answerOne(
   request: unknown,
   signal: AbortSignal,
 ): Promise<JsonObject> {
-  if (!isObject(request) || typeof request.method !== 'string' || !INPUT_METHODS.has(request.method)) {
+  if (!isJsonObject(request) || typeof request.method !== 'string' || !INPUT_METHODS.has(request.method)) {
     throw new ProtocolViolationError(
       `${method}: input request ${JSON.stringify(key)} is not an elicitation, sampling or roots request`,
     );
   }
   const inputMethod = request.method;
-  let params = isObject(request.params) ? request.params : {};
+  let params = isJsonObject(request.params) ? request.params : {};
   // 2026-07-28 URL elicitations carry no elicitationId: the handler gets the input key instead.
   if (inputMethod === 'elicitation/create' && params.mode === 'url' && params.elicitationId === undefined)
     params = { ...params, elicitationId: key };

@@ -8,7 +8,7 @@
  */
 import { encodeHeaderValue } from '../../core/header-value.js';
 import { scanParamHeaders } from '../../core/param-header-rules.js';
-import type { JsonObject } from '../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../core/jsonrpc.js';
 
 /**
  * One mirrored parameter: its `properties` chain from the schema root and its header name.
@@ -45,14 +45,10 @@ export function mirroredParams(inputSchema: unknown): MirroredParams {
   return scan.ok ? { ok: true, params: scan.params } : { ok: false, reason: scan.reason };
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function valueAt(args: JsonObject | undefined, path: readonly string[]): unknown {
   let node: unknown = args;
   for (const key of path) {
-    if (!isObject(node)) return undefined;
+    if (!isJsonObject(node)) return undefined;
     node = node[key];
   }
   return node;

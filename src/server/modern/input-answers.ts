@@ -4,12 +4,8 @@
  * the data provided by the client is a valid InputResponses object").
  */
 import { ErrorCode, McpError } from '../../core/errors.js';
-import type { JsonObject } from '../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../core/jsonrpc.js';
 import type { InputResponses } from '../../core/types/mrtr.js';
-
-function isRecord(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function invalid(message: string): McpError {
   return new McpError(ErrorCode.InvalidParams, message);
@@ -26,11 +22,11 @@ function invalid(message: string): McpError {
 export function readInputResponses(params: JsonObject): InputResponses | undefined {
   if (!('inputResponses' in params) || params.inputResponses === undefined) return undefined;
   const responses = params.inputResponses;
-  if (!isRecord(responses)) {
+  if (!isJsonObject(responses)) {
     throw invalid('inputResponses must be an object mapping input request keys to results');
   }
   for (const [key, value] of Object.entries(responses)) {
-    if (!isRecord(value)) {
+    if (!isJsonObject(value)) {
       throw invalid(
         `inputResponses[${JSON.stringify(key)}] must be a result object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
       );
@@ -44,13 +40,13 @@ function checkElicit(answer: JsonObject): string | undefined {
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {
     return `action must be "accept", "decline" or "cancel", got ${JSON.stringify(action) ?? 'nothing'}`;
   }
-  if (content !== undefined && !isRecord(content)) return 'content must be an object';
+  if (content !== undefined && !isJsonObject(content)) return 'content must be an object';
   return undefined;
 }
 
 function checkSampling(answer: JsonObject): string | undefined {
   if (answer.role !== 'user' && answer.role !== 'assistant') return 'role must be "user" or "assistant"';
-  if (!isRecord(answer.content) && !Array.isArray(answer.content))
+  if (!isJsonObject(answer.content) && !Array.isArray(answer.content))
     return 'content must be a content block or an array of them';
   if (typeof answer.model !== 'string') return 'model must be a string';
   return undefined;
@@ -60,7 +56,7 @@ function checkRoots(answer: JsonObject): string | undefined {
   const { roots } = answer;
   if (!Array.isArray(roots)) return 'roots must be an array';
   for (const root of roots) {
-    if (!isRecord(root) || typeof root.uri !== 'string') return 'every root needs a string uri';
+    if (!isJsonObject(root) || typeof root.uri !== 'string') return 'every root needs a string uri';
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
  * earlier request.
  */
 import { ErrorCode, McpError } from '../../core/errors.js';
-import type { JsonObject } from '../../core/jsonrpc.js';
+import { isJsonObject } from '../../core/jsonrpc.js';
 import type { ClientCapabilities } from '../../core/types/capabilities.js';
 import type { Implementation } from '../../core/types/common.js';
 import { isLoggingLevel, type LoggingLevel } from '../../core/types/logging.js';
@@ -30,10 +30,6 @@ export interface ModernRequest {
   readonly clientInfo: Implementation | undefined;
   /** Set only when the request asked for log messages; otherwise none are sent for it. */
   readonly logLevel: LoggingLevel | undefined;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function invalid(message: string): McpError {
@@ -69,18 +65,18 @@ export function unsupportedVersion(requested: string): McpError {
  * });
  */
 export function readModernRequest(meta: unknown): ModernRequest {
-  if (!isObject(meta)) throw missing(MetaKey.ProtocolVersion);
+  if (!isJsonObject(meta)) throw missing(MetaKey.ProtocolVersion);
   const version = meta[MetaKey.ProtocolVersion];
   if (version === undefined) throw missing(MetaKey.ProtocolVersion);
   if (typeof version !== 'string') throw invalid(`_meta "${MetaKey.ProtocolVersion}" must be a string`);
   if (!isModernVersion(version)) throw unsupportedVersion(version);
   const capabilities = meta[MetaKey.ClientCapabilities];
   if (capabilities === undefined) throw missing(MetaKey.ClientCapabilities);
-  if (!isObject(capabilities)) throw invalid(`_meta "${MetaKey.ClientCapabilities}" must be an object`);
+  if (!isJsonObject(capabilities)) throw invalid(`_meta "${MetaKey.ClientCapabilities}" must be an object`);
   const info = meta[MetaKey.ClientInfo];
   if (
     info !== undefined &&
-    !(isObject(info) && typeof info.name === 'string' && typeof info.version === 'string')
+    !(isJsonObject(info) && typeof info.name === 'string' && typeof info.version === 'string')
   ) {
     throw invalid(`_meta "${MetaKey.ClientInfo}" must be an object with string name and version`);
   }

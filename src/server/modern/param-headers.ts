@@ -7,16 +7,12 @@
  */
 import { decodeHeaderValue } from '../../core/header-value.js';
 import { ErrorCode, McpError } from '../../core/errors.js';
-import type { JsonObject } from '../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../core/jsonrpc.js';
 
 /** One annotated parameter: its `properties` chain from the schema root and its header name. */
 export interface ParamHeader {
   readonly path: readonly string[];
   readonly header: string;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -31,9 +27,9 @@ export function paramHeadersOf(schema: JsonObject): ParamHeader[] {
   const found: ParamHeader[] = [];
   const walk = (node: JsonObject, path: string[]): void => {
     const properties = node.properties;
-    if (!isObject(properties)) return;
+    if (!isJsonObject(properties)) return;
     for (const [key, child] of Object.entries(properties)) {
-      if (!isObject(child)) continue;
+      if (!isJsonObject(child)) continue;
       const header = child['x-mcp-header'];
       if (typeof header === 'string' && header !== '') found.push({ path: [...path, key], header });
       walk(child, [...path, key]);
@@ -46,7 +42,7 @@ export function paramHeadersOf(schema: JsonObject): ParamHeader[] {
 function valueAt(args: JsonObject, path: readonly string[]): unknown {
   let node: unknown = args;
   for (const key of path) {
-    if (!isObject(node)) return undefined;
+    if (!isJsonObject(node)) return undefined;
     node = node[key];
   }
   return node;

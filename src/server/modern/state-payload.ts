@@ -5,7 +5,7 @@
 import { RequestStateError } from './mrtr-errors.js';
 import type { BoundFields } from './state-binding.js';
 import { fromBase64Url, fromUtf8 } from './state-encoding.js';
-import type { JsonObject } from '../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../core/jsonrpc.js';
 
 /**
  * An answer carried from an earlier round: the method, the fingerprint of the question, the result.
@@ -68,10 +68,6 @@ export function malformedState(): RequestStateError {
   );
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * @internal Decode a verified payload (base64url JSON) and check its shape.
  *
@@ -88,14 +84,14 @@ export function parsePayload(body: string): Payload {
   // Signed by this server, so the shape is ours; checked anyway in case a key is shared with an
   // incompatible version.
   if (
-    !isRecord(value) ||
+    !isJsonObject(value) ||
     value.v !== PAYLOAD_VERSION ||
     typeof value.exp !== 'number' ||
     typeof value.m !== 'string' ||
     typeof value.d !== 'string' ||
     !Number.isInteger(value.r) ||
-    !isRecord(value.a) ||
-    !isRecord(value.q)
+    !isJsonObject(value.a) ||
+    !isJsonObject(value.q)
   ) {
     throw malformedState();
   }

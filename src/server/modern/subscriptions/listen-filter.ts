@@ -4,7 +4,7 @@
  * change notification.
  */
 import { ErrorCode, McpError } from '../../../core/errors.js';
-import type { JsonObject } from '../../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../../core/jsonrpc.js';
 import type { ServerCapabilities } from '../../../core/types/capabilities.js';
 import type { SubscriptionFilter } from '../../../core/types/subscriptions.js';
 
@@ -12,10 +12,6 @@ const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']
 
 function invalid(message: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `subscriptions/listen: ${message}`);
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -43,7 +39,7 @@ export function readFilter(
   maxUris: number = DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS,
 ): SubscriptionFilter {
   const requested = params.notifications;
-  if (!isObject(requested)) throw invalid('params.notifications is required and must be an object');
+  if (!isJsonObject(requested)) throw invalid('params.notifications is required and must be an object');
   const filter: SubscriptionFilter = {};
   for (const flag of FLAGS) {
     const value = requested[flag];

@@ -63,13 +63,4 @@ export function tryParseJson(text: string): unknown {
   }
 }
 
-/**
- * A plain JSON object (not null, not an array).
- *
- * @example
- * isObject({}); // true
- * isObject([]); // false
- */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isJsonObject as isObject } from '../../../core/jsonrpc.js';

@@ -4,22 +4,18 @@
  * requires before the body is acted on (a gateway may have routed on the headers).
  */
 import { ErrorCode } from '../../../core/errors.js';
-import type { JsonObject, JsonRpcRequest } from '../../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject, type JsonRpcRequest } from '../../../core/jsonrpc.js';
 import { decodeHeaderValue } from '../../../core/header-value.js';
 import { isModernVersion, MetaKey } from '../../../core/types/modern.js';
 import type { HttpExchange, HttpReply } from './exchange.js';
 import { httpError } from './responses.js';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The request's `_meta`, when it is an object. */
 function metaOf(request: Pick<JsonRpcRequest, 'params'>): JsonObject | undefined {
   const params = request.params as unknown;
-  if (!isObject(params)) return undefined;
+  if (!isJsonObject(params)) return undefined;
   const meta = params._meta;
-  return isObject(meta) ? meta : undefined;
+  return isJsonObject(meta) ? meta : undefined;
 }
 
 /**
@@ -111,7 +107,7 @@ export function checkModernHeaders(exchange: HttpExchange, request: JsonRpcReque
   const field = NAME_FIELD[request.method];
   if (field === undefined) return undefined;
   const params = request.params as unknown;
-  const bodyName = isObject(params) ? params[field] : undefined;
+  const bodyName = isJsonObject(params) ? params[field] : undefined;
   const nameHeader = exchange.header('mcp-name');
   if (nameHeader === null) {
     // Nothing to mirror (a malformed body): the pipeline answers -32602 for the missing field.
