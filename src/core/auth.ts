@@ -1,0 +1,70 @@
+/**
+ * The two seams of authorization, shared by both sides so neither imports the other:
+ * {@link AuthInfo} is what a resource server's token check establishes about a caller (it reaches
+ * handlers as `ctx.auth`); {@link HttpAuthProvider} is how an HTTP client transport gets the
+ * `Authorization` header for its requests and what it does when the server refuses one.
+ */
+
+/**
+ * A verified caller. Built by a token verifier from a valid access token; the raw token is not in
+ * it, so a handler cannot pass a client's token on to another service by accident.
+ *
+ * @example
+ * server.tool('whoami', {}, (_args, ctx) => ({ content: [{ type: 'text', text: ctx.auth?.subject ?? 'anonymous' }] }));
+ */
+export interface AuthInfo {
+  /** The token's subject (`sub`): the user or workload it was issued for. */
+  readonly subject?: string;
+  /** The OAuth client the token was issued to (`client_id` or `azp`). */
+  readonly clientId?: string;
+  /** The scopes the token grants. */
+  readonly scopes: readonly string[];
+  /** The authorization server that issued the token (`iss`). */
+  readonly issuer?: string;
+  /** The audiences the token is for (`aud`); a verifier only accepts tokens whose audience is this server. */
+  readonly audience?: readonly string[];
+  /** Expiry, in seconds since the epoch (`exp`). */
+  readonly expiresAt?: number;
+  /** Every claim of the token (JWT payload or introspection response), for what the fields above leave out. */
+  readonly claims?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Why the server refused a request: the HTTP status and its `WWW-Authenticate` challenge.
+ *
+ * @example
+ * const challenge: AuthChallenge = { url, status: 401, wwwAuthenticate: 'Bearer resource_metadata="https://example.com/.well-known/oauth-protected-resource/mcp"' };
+ */
+export interface AuthChallenge {
+  /** The MCP endpoint that refused. */
+  readonly url: URL;
+  /** 401 (no or bad token) or 403 (typically `insufficient_scope`: step-up). */
+  readonly status: 401 | 403;
+  /** The response's `WWW-Authenticate` header, if any. */
+  readonly wwwAuthenticate: string | undefined;
+}
+
+/**
+ * Authorization for an HTTP client transport (`StreamableHttpClientOptions.auth`). The transport
+ * asks for the `Authorization` header before every request; when the server answers 401 or 403 it
+ * calls {@link challenge} and, if that resolves true, sends the same request again with a fresh
+ * header. Implementations run one authorization at a time: concurrent requests refused together
+ * share it.
+ *
+ * @example
+ * const auth: HttpAuthProvider = {
+ *   authorization: async () => `Bearer ${await tokens.current()}`,
+ *   challenge: async () => tokens.refresh(),
+ * };
+ * new StreamableHttpClientTransport(url, { auth });
+ */
+export interface HttpAuthProvider {
+  /** The `Authorization` header value for the next request to `url`, or undefined to send none. */
+  authorization(url: URL, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * The server refused a request. Resolve true once new credentials are in place (the transport
+   * retries the request), false to give up (the request fails with the HTTP status); reject with
+   * a typed error to fail the request with that error.
+   */
+  challenge(challenge: AuthChallenge, signal: AbortSignal): Promise<boolean>;
+}
