@@ -68,3 +68,33 @@ export interface HttpAuthProvider {
    */
   challenge(challenge: AuthChallenge, signal: AbortSignal): Promise<boolean>;
 }
+
+/**
+ * The user-agent step of the authorization code flow: send the user to `authorizationUrl` and
+ * resolve with the URL the authorization server redirected back to (it carries `code`, `state`
+ * and `iss`). A desktop or CLI client opens a browser and listens on loopback; tests and automated
+ * authorization servers follow the redirect without a browser. Reject when `signal` aborts.
+ *
+ * @example
+ * const redirect: AuthorizationRedirect = async (url) => new URL(await askUserToPasteCallback(url));
+ */
+export type AuthorizationRedirect = (authorizationUrl: URL, signal: AbortSignal) => Promise<URL>;
+
+/**
+ * Where an OAuth client keeps what must outlive one process: tokens and client registrations.
+ * Values are opaque strings (the client serializes them); keys name the issuer and resource they
+ * belong to. An implementation must keep values secret (they hold refresh tokens and secrets).
+ *
+ * @example
+ * const memory = new Map<string, string>();
+ * const store: TokenStore = {
+ *   get: async (key) => memory.get(key),
+ *   set: async (key, value) => void memory.set(key, value),
+ *   delete: async (key) => void memory.delete(key),
+ * };
+ */
+export interface TokenStore {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
