@@ -161,24 +161,34 @@ async function register(
       `registration endpoint ${url.href} answered a redirect, which is not followed`,
     );
   }
+  const copy = response.clone();
+  let client: Record<string, unknown>;
   try {
-    const client = await oauth.processDynamicClientRegistrationResponse(response);
-    return {
-      client_id: client.client_id,
-      ...(typeof client.client_secret === 'string' && { client_secret: client.client_secret }),
-      ...(typeof client.token_endpoint_auth_method === 'string' && {
-        token_endpoint_auth_method: client.token_endpoint_auth_method,
-      }),
-      ...(typeof client.client_secret_expires_at === 'number' && {
-        client_secret_expires_at: client.client_secret_expires_at,
-      }),
-    };
+    client = await oauth.processDynamicClientRegistrationResponse(response);
   } catch (error) {
-    throw new AuthorizationError(
-      'registration',
-      `registration at ${url.href} was refused (${describeOAuthError(error)})`,
-    );
+    // RFC 7591 requires client_secret_expires_at with a secret, but widely deployed servers (and the
+    // MCP conformance suite) leave it out; a registration that is otherwise valid is accepted.
+    if (!(
+      error instanceof oauth.OperationProcessingError && error.message.includes('client_secret_expires_at')
+    )) {
+      await copy.body?.cancel().catch(() => undefined);
+      throw new AuthorizationError(
+        'registration',
+        `registration at ${url.href} was refused (${describeOAuthError(error)})`,
+      );
+    }
+    client = (await copy.json()) as Record<string, unknown>;
   }
+  return {
+    client_id: client.client_id as string,
+    ...(typeof client.client_secret === 'string' && { client_secret: client.client_secret }),
+    ...(typeof client.token_endpoint_auth_method === 'string' && {
+      token_endpoint_auth_method: client.token_endpoint_auth_method,
+    }),
+    ...(typeof client.client_secret_expires_at === 'number' && {
+      client_secret_expires_at: client.client_secret_expires_at,
+    }),
+  };
 }
 
 /**
