@@ -142,3 +142,17 @@ describe('no secret in error messages', () => {
     expect(error.name).toBe('AuthorizationError');
   });
 });
+
+describe('client_secret_basic encoding', () => {
+  it('leaves unreserved characters as they are and encodes the separator', async () => {
+    const m = await mock({ metadata: { token_endpoint_auth_methods_supported: ['client_secret_basic'] } });
+    const p = provider({
+      credentials: () => ({ client_id: 'pre-registered_client.1~', client_secret: 'a:b c' }),
+    });
+    await rejection(refuse(p, m)); // the mock does not know the client
+    const header = m.tokenRequests()[0]!.headers.authorization!;
+    expect(Buffer.from(header.slice('Basic '.length), 'base64').toString()).toBe(
+      'pre-registered_client.1~:a%3Ab%20c',
+    );
+  });
+});
