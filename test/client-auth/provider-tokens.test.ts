@@ -156,3 +156,21 @@ describe('client_secret_basic encoding', () => {
     );
   });
 });
+
+describe('redirects on registration and token requests are not followed', () => {
+  it.each(['POST /register', 'POST /token'])(
+    '%s answering 307 to another host is a redirect error',
+    async (route) => {
+      const m = await mock();
+      const elsewhere = await mock();
+      m.stub.routes.set(route, () => ({
+        status: 307,
+        headers: { location: `${elsewhere.issuer}${route.slice(5)}` },
+      }));
+      const error = (await rejection(refuse(provider(), m))) as AuthorizationError;
+      expect(error).toBeInstanceOf(AuthorizationError);
+      expect(error.reason).toBe('redirect');
+      expect(elsewhere.stub.requests).toHaveLength(0);
+    },
+  );
+});
