@@ -27,9 +27,7 @@ export function clientAuthentication(
           `token endpoint auth method ${method} needs a client secret, and the registration has none`,
         );
       }
-      return method === 'client_secret_basic'
-        ? clientSecretBasic(secret)
-        : oauth.ClientSecretPost(secret);
+      return method === 'client_secret_basic' ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
     default:
       throw new AuthorizationError(
         'registration',
