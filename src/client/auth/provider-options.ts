@@ -2,11 +2,16 @@ import type { AuthorizationRedirect, TokenStore } from '../../core/auth.js';
 import type { FetchLike } from './http.js';
 import type { ClientMetadata, PreRegisteredCredentials } from './registration.js';
 
-/** Authorization flows for one request before it fails with `step-up-limit` (the spec's bound). */
+/**
+ * Authorization flows for one request before it fails with `step-up-limit` (the spec's bound).
+ *
+ * @example
+ * if (error instanceof AuthorizationError && error.reason === 'step-up-limit') console.log(`gave up after ${MAX_AUTHORIZATION_ATTEMPTS}`);
+ */
 export const MAX_AUTHORIZATION_ATTEMPTS = 3;
 
 /**
- * Options of {@link OAuthClientProvider}.
+ * Options of `OAuthClientProvider`.
  *
  * @example
  * const options: OAuthClientProviderOptions = {
