@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthorizationError } from '../../src/client/auth/index.js';
+import { ATTEMPT_WINDOW_MS, AuthorizationError } from '../../src/client/auth/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   closeMocksAfterEach,
@@ -117,6 +117,20 @@ describe('step-up on insufficient_scope', () => {
     const m = await mock();
     expect(await refuse(provider(), m, undefined, 403, ', error="invalid_token"')).toBe(false);
     expect(m.stub.requests).toHaveLength(0);
+  });
+
+  it('flows further apart than the window start a new count for the same request (a long-lived stream)', async () => {
+    const m = await mock();
+    let now = 5_000_000;
+    const p = provider({ now: () => now });
+    const signal = new AbortController().signal;
+    const stepUp = () => refuse(p, m, signal, 403, ', error="insufficient_scope", scope="a"');
+    for (let i = 0; i < 3; i++) expect(await stepUp()).toBe(true);
+    now += ATTEMPT_WINDOW_MS - 1;
+    expect(((await rejection(stepUp())) as AuthorizationError).reason).toBe('step-up-limit');
+    now += 1;
+    expect(await stepUp()).toBe(true);
+    expect(m.authorizeRequests()).toHaveLength(4);
   });
 
   it('another request gets its own three attempts', async () => {

@@ -27,7 +27,11 @@ export {
 } from './http.js';
 export { isLoopback, secureUrl } from './urls.js';
 export { OAuthClientProvider } from './provider.js';
-export { MAX_AUTHORIZATION_ATTEMPTS, type OAuthClientProviderOptions } from './provider-options.js';
+export {
+  ATTEMPT_WINDOW_MS,
+  MAX_AUTHORIZATION_ATTEMPTS,
+  type OAuthClientProviderOptions,
+} from './provider-options.js';
 export { headlessRedirect, type HeadlessRedirectOptions } from './headless-redirect.js';
 export { MemoryTokenStore, registrationKey, tokensKey } from './store.js';
 export {

@@ -11,6 +11,15 @@ import type { ClientMetadata, PreRegisteredCredentials } from './registration.js
 export const MAX_AUTHORIZATION_ATTEMPTS = 3;
 
 /**
+ * How long a request's authorization flows count toward {@link MAX_AUTHORIZATION_ATTEMPTS}: flows
+ * further apart than this (a long-lived stream whose token lapsed again) start a new count.
+ *
+ * @example
+ * console.log(`at most ${MAX_AUTHORIZATION_ATTEMPTS} flows within ${ATTEMPT_WINDOW_MS / 60_000} minutes`);
+ */
+export const ATTEMPT_WINDOW_MS = 10 * 60_000;
+
+/**
  * Options of `OAuthClientProvider`.
  *
  * @example

@@ -8,7 +8,11 @@ import { authorizeWithCode } from './authorize.js';
 import { discoverAuthorization, type DiscoveredAuthorization } from './discovery.js';
 import { AuthorizationError } from './errors.js';
 import type { FetchLike } from './http.js';
-import { MAX_AUTHORIZATION_ATTEMPTS, type OAuthClientProviderOptions } from './provider-options.js';
+import {
+  ATTEMPT_WINDOW_MS,
+  MAX_AUTHORIZATION_ATTEMPTS,
+  type OAuthClientProviderOptions,
+} from './provider-options.js';
 import { forgetRegistration, obtainRegistration, type ClientRegistration } from './registration.js';
 import { selectScopes } from './scope.js';
 import { MemoryTokenStore, readJson, tokensKey } from './store.js';
@@ -51,7 +55,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
   /** The access token each request (by its signal) was last sent with. */
   private readonly sent = new WeakMap<AbortSignal, string | undefined>();
   /** Authorization flows run for each request (by its signal). */
-  private readonly attempts = new WeakMap<AbortSignal, number>();
+  private readonly attempts = new WeakMap<AbortSignal, { count: number; last: number }>();
   /** Requests (by signal) that already had their one refresh. */
   private readonly refreshed = new WeakSet<AbortSignal>();
 
@@ -153,14 +157,17 @@ export class OAuthClientProvider implements HttpAuthProvider {
         if (await this.refresh(state, signal).catch(rethrowAbort)) return true;
       }
     }
-    const attempts = this.attempts.get(signal) ?? 0;
+    // A long-lived request (the standalone GET stream keeps one signal across reconnects) may need
+    // a new flow now and then; only flows in quick succession are a loop.
+    const previous = this.attempts.get(signal);
+    const attempts = previous && this.now() - previous.last < ATTEMPT_WINDOW_MS ? previous.count : 0;
     if (attempts >= MAX_AUTHORIZATION_ATTEMPTS) {
       throw new AuthorizationError(
         'step-up-limit',
         `${state.url.href} still refused the request (${challenge.status}${bearer?.error ? ` ${bearer.error}` : ''}) after ${attempts} authorizations`,
       );
     }
-    this.attempts.set(signal, attempts + 1);
+    this.attempts.set(signal, { count: attempts + 1, last: this.now() });
     const prior = challenge.status === 403 ? state.scopes : undefined;
     const scopes = selectScopes(discovery, bearer, prior, this.options.scope);
     await this.authorize(state, discovery, scopes, signal);
