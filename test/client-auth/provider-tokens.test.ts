@@ -174,3 +174,27 @@ describe('redirects on registration and token requests are not followed', () => 
     },
   );
 });
+
+describe('what the client refuses to work with', () => {
+  it('a token type other than Bearer is a token error', async () => {
+    const m = await mock();
+    const issue = m.stub.routes.get('POST /token')!;
+    m.stub.routes.set('POST /token', async (req) => {
+      const answer = await issue(req);
+      return { ...answer, json: { ...(answer.json as object), token_type: 'DPoP' } };
+    });
+    const error = (await rejection(refuse(provider(), m))) as AuthorizationError;
+    expect(error.reason).toBe('token');
+    expect(error.message).toContain('dpop');
+  });
+
+  it('a plain http redirect URI off loopback is refused at construction', () => {
+    expect(() => provider({ clientMetadata: { redirect_uris: ['http://app.example.com/cb'] } })).toThrow(
+      AuthorizationError,
+    );
+    expect(() => provider({ clientMetadata: { redirect_uris: ['com.example.app:/cb'] } })).not.toThrow();
+    expect(() =>
+      provider({ clientMetadata: { redirect_uris: ['https://app.example.com/cb'] } }),
+    ).not.toThrow();
+  });
+});

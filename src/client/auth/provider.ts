@@ -18,6 +18,7 @@ import { selectScopes } from './scope.js';
 import { MemoryTokenStore, readJson, tokensKey } from './store.js';
 import { isExpired, refreshTokens, type StoredTokens } from './tokens.js';
 import { raceAbort } from './single-flight.js';
+import { secureUrl } from './urls.js';
 import { parseBearerChallenge } from './www-authenticate.js';
 
 /** What the provider knows about one MCP server. */
@@ -60,8 +61,9 @@ export class OAuthClientProvider implements HttpAuthProvider {
   private readonly refreshed = new WeakSet<AbortSignal>();
 
   constructor(private readonly options: OAuthClientProviderOptions) {
-    if (!options.clientMetadata.redirect_uris[0])
-      throw new TypeError('clientMetadata.redirect_uris must list the redirect URI');
+    const redirectUri = options.clientMetadata.redirect_uris[0];
+    if (!redirectUri) throw new TypeError('clientMetadata.redirect_uris must list the redirect URI');
+    checkRedirectUri(redirectUri);
     this.store = options.store ?? new MemoryTokenStore();
     this.now = options.now ?? Date.now;
   }
@@ -265,4 +267,18 @@ export class OAuthClientProvider implements HttpAuthProvider {
 function rethrowAbort(error: unknown): false {
   if (error instanceof AuthorizationError && error.reason === 'aborted') throw error;
   return false;
+}
+
+/**
+ * OAuth 2.1 §8.4.2: a redirect URI is https, http on a loopback host, or a private-use scheme;
+ * a plain http URI elsewhere would hand the authorization code to the network.
+ */
+function checkRedirectUri(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(`redirect URI ${value} is not an absolute URI`);
+  }
+  if (url.protocol === 'http:') secureUrl(url, 'redirect URI');
 }

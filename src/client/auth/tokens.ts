@@ -85,18 +85,16 @@ export async function exchangeCode(
       },
     ),
   );
+  let processed: oauth.TokenEndpointResponse;
   try {
-    return fromResponse(
-      await oauth.processAuthorizationCodeResponse(as, client, response),
-      undefined,
-      grant.now(),
-    );
+    processed = await oauth.processAuthorizationCodeResponse(as, client, response);
   } catch (error) {
     throw new AuthorizationError(
       'token',
       `token endpoint ${as.token_endpoint ?? ''} refused the authorization code (${describeOAuthError(error)})`,
     );
   }
+  return fromResponse(processed, undefined, grant.now());
 }
 
 /**
@@ -122,14 +120,16 @@ export async function refreshTokens(
       additionalParameters: { resource: grant.resource },
     }),
   );
+  let processed: oauth.TokenEndpointResponse;
   try {
-    return fromResponse(await oauth.processRefreshTokenResponse(as, client, response), previous, grant.now());
+    processed = await oauth.processRefreshTokenResponse(as, client, response);
   } catch (error) {
     throw new AuthorizationError(
       'token',
       `token endpoint ${as.token_endpoint ?? ''} refused the refresh (${describeOAuthError(error)})`,
     );
   }
+  return fromResponse(processed, previous, grant.now());
 }
 
 async function tokenRequest(
@@ -168,6 +168,14 @@ function fromResponse(
   previous: StoredTokens | undefined,
   now: number,
 ): StoredTokens {
+  // MCP sends `Authorization: Bearer`; a sender-constrained (DPoP) token sent that way is refused
+  // by the server, which would only loop through more flows.
+  if (response.token_type.toLowerCase() !== 'bearer') {
+    throw new AuthorizationError(
+      'token',
+      `the token endpoint issued a ${response.token_type} token; only Bearer tokens are supported`,
+    );
+  }
   const refresh = response.refresh_token ?? previous?.refresh_token;
   return {
     access_token: response.access_token,
