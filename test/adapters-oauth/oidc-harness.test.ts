@@ -299,6 +299,51 @@ test('statically registered clients and opaque tokens (for introspection) are op
   });
 });
 
+test('resources can be added and the access token lifetime changed once the provider runs', async () => {
+  const { op, as } = await start({ resources: [] });
+  const late = 'http://127.0.0.1:9/late-mcp';
+  const machine = (await oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(
+      as,
+      { grant_types: ['client_credentials'], response_types: [], redirect_uris: [] },
+      insecure,
+    ),
+  )) as oauth.Client;
+  const auth = oauth.ClientSecretBasic(machine.client_secret as string);
+  const issue = async () =>
+    oauth.processClientCredentialsResponse(
+      as,
+      machine,
+      await oauth.clientCredentialsGrantRequest(as, machine, auth, { resource: late }, insecure),
+    );
+  await expect(issue()).rejects.toMatchObject({ error: 'invalid_target' });
+  op.addResource(late);
+  op.setAccessTokenTtl(1);
+  const short = decodeJwt((await issue()).access_token);
+  expect(short.aud).toBe(late);
+  expect(short.exp! - short.iat!).toBe(1);
+  op.setAccessTokenTtl(600);
+  const long = decodeJwt((await issue()).access_token);
+  expect(long.exp! - long.iat!).toBe(600);
+  expect(() => op.setAccessTokenTtl(0)).toThrow(RangeError);
+});
+
+test('the headless login fails clearly: an error page it cannot get past, an aborted signal', async () => {
+  const { as } = await start();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    client_id: 'nobody',
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+  }).toString();
+  await expect(oidcLogin()(url, new AbortController().signal)).rejects.toThrow(
+    /400 from \/auth: .*invalid_client/,
+  );
+  const client = await registerPublicClient(as);
+  const { url: good } = await authorizationUrl(as, client);
+  await expect(oidcLogin()(good, AbortSignal.abort())).rejects.toMatchObject({ name: 'AbortError' });
+});
+
 test('close() releases the port and is idempotent', async () => {
   const { op } = await start();
   await Promise.all([op.close(), op.close()]);

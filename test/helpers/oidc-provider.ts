@@ -21,11 +21,15 @@ import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { errors } from 'oidc-provider';
 
 export interface OidcProviderOptions {
-  /** The MCP resource URLs (RFC 8707 `resource`) tokens may be issued for; each is its tokens' `aud`. */
-  resources: string | readonly string[];
+  /**
+   * The MCP resource URLs (RFC 8707 `resource`) tokens may be issued for; each is its tokens'
+   * `aud`. More can be added once started ({@link OidcProvider.addResource}), for a server that
+   * has to know the issuer before its own URL is known. Default none.
+   */
+  resources?: string | readonly string[];
   /** The scopes a resource grants. Default `mcp:read mcp:write`. */
   scopes?: string;
-  /** Access token lifetime in seconds (make it 1 to see one expire). Default 300. */
+  /** Access token lifetime in seconds (1 to see one expire; see also `setAccessTokenTtl`). Default 300. */
   accessTokenTtl?: number;
   /** Access token format: RFC 9068 JWT (default) or opaque (for RFC 7662 introspection). */
   accessTokenFormat?: 'jwt' | 'opaque';
@@ -41,6 +45,10 @@ export interface OidcProvider {
   readonly jwksUri: string;
   /** The oidc-provider instance, for what a test needs beyond the defaults. */
   readonly provider: Provider;
+  /** Accept `resource` as a resource indicator (an audience) from now on. */
+  addResource(resource: string): void;
+  /** Lifetime of the access tokens issued from now on, in seconds: short to make one expire, then long again. */
+  setAccessTokenTtl(seconds: number): void;
   /** Stop listening and drop every connection; resolves once the port is released. Idempotent. */
   close(): Promise<void>;
 }
@@ -48,14 +56,10 @@ export interface OidcProvider {
 /** Scopes that are not a resource's: OpenID's own, and the one that asks for a refresh token. */
 const PROVIDER_SCOPES = ['openid', 'offline_access'];
 
-export async function startOidcProvider(options: OidcProviderOptions): Promise<OidcProvider> {
+export async function startOidcProvider(options: OidcProviderOptions = {}): Promise<OidcProvider> {
   const resources = new Set(typeof options.resources === 'string' ? [options.resources] : options.resources);
-  const {
-    scopes = 'mcp:read mcp:write',
-    accessTokenTtl = 300,
-    accessTokenFormat = 'jwt',
-    port = 0,
-  } = options;
+  const { scopes = 'mcp:read mcp:write', accessTokenFormat = 'jwt', port = 0 } = options;
+  let accessTokenTtl = options.accessTokenTtl ?? 300;
 
   // The issuer URL holds the port, and the port is known once listening: listen first, then build.
   const target: { handle?: (req: IncomingMessage, res: ServerResponse) => void } = {};
@@ -94,8 +98,8 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
     issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) =>
       client.grantTypeAllowed('refresh_token'),
     ttl: {
-      AccessToken: accessTokenTtl,
-      ClientCredentials: accessTokenTtl,
+      AccessToken: () => accessTokenTtl,
+      ClientCredentials: () => accessTokenTtl,
       AuthorizationCode: 60,
       IdToken: 3600,
       RefreshToken: 24 * 3600,
@@ -135,5 +139,16 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
       server.close(() => resolve());
       server.closeAllConnections();
     }));
-  return { issuer, jwksUri: `${issuer}/jwks`, provider, close };
+  return {
+    issuer,
+    jwksUri: `${issuer}/jwks`,
+    provider,
+    addResource: (resource) => void resources.add(resource),
+    setAccessTokenTtl: (seconds) => {
+      if (!Number.isInteger(seconds) || seconds < 1)
+        throw new RangeError(`Invalid access token TTL: ${seconds}`);
+      accessTokenTtl = seconds;
+    },
+    close,
+  };
 }
