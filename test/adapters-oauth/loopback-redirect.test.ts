@@ -146,6 +146,21 @@ test('the resolved URL has the listener origin, whatever Host header the request
   await loopback.close();
 });
 
+test('a request target that is not a URL gets 400 and does not end the wait', async () => {
+  const loopback = await loopbackRedirect(recorder());
+  const waiting = loopback.redirect(AUTHORIZE, new AbortController().signal);
+  const port = portOf(loopback.redirectUri);
+  const answer = await raw(
+    port,
+    `GET http://[::1/callback?code=x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
+  );
+  expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+  // An absolute-form target on the right path counts, with the listener's origin.
+  await raw(port, `GET http://evil.example/callback?code=y HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
+  expect((await waiting).href).toBe(`${loopback.redirectUri}?code=y`);
+  await loopback.close();
+});
+
 test('abort rejects the wait with RequestAbortedError and closes the listener', async () => {
   const loopback = await loopbackRedirect(recorder());
   const controller = new AbortController();

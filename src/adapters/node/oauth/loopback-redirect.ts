@@ -126,7 +126,13 @@ export async function loopbackRedirect(options: LoopbackRedirectOptions = {}): P
   }
 
   function answer(req: IncomingMessage, res: ServerResponse): void {
-    const target = new URL(req.url ?? '/', redirectUri);
+    // A request target that is not a valid URL reference (the parser lets some through) is a 400.
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '/', redirectUri);
+    } catch {
+      return plain(res, 400, 'Bad request');
+    }
     if (target.pathname !== path) return plain(res, 404, 'Not found');
     if (req.method !== 'GET') {
       res.setHeader('allow', 'GET');

@@ -56,6 +56,7 @@ export function spawnDetached(
         detached: true,
         stdio: 'ignore',
         shell: false,
+        windowsHide: true, // no console window flashing up for cmd.exe
         windowsVerbatimArguments,
       });
     } catch (error) {
