@@ -344,6 +344,63 @@ test('the headless login fails clearly: an error page it cannot get past, an abo
   await expect(oidcLogin()(good, AbortSignal.abort())).rejects.toMatchObject({ name: 'AbortError' });
 });
 
+test('an issuer with a path (a tenant): every endpoint under it, metadata where the specs put it', async () => {
+  running = await startOidcProvider({ resources: RESOURCE, issuerPath: '/tenant/a' });
+  const issuer = new URL(running.issuer);
+  expect(issuer.pathname).toBe('/tenant/a');
+  for (const algorithm of ['oidc', 'oauth2'] as const) {
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm, ...insecure }),
+    );
+    expect(as.issuer).toBe(running.issuer);
+    expect(as.jwks_uri).toBe(running.jwksUri);
+    expect(new URL(as.token_endpoint!).pathname).toBe('/tenant/a/token');
+  }
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+  const client = await registerPublicClient(as);
+  const { url, state, verifier } = await authorizationUrl(as, client);
+  const login = oidcLogin();
+  const callback = await login(url, new AbortController().signal);
+  expect(login.prompts).toEqual(['login', 'consent']);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      oauth.validateAuthResponse(as, client, callback, state),
+      REDIRECT_URI,
+      verifier,
+      insecure,
+    ),
+  );
+  expect(decodeJwt(tokens.access_token)).toMatchObject({ iss: running.issuer, aud: RESOURCE });
+  const status = async (path: string) => (await fetch(new URL(path, issuer))).status;
+  expect(await status('/.well-known/openid-configuration/tenant/a')).toBe(200); // path-inserted OpenID form
+  // Nothing outside the issuer path, and no metadata where no spec puts it.
+  expect(await status('/.well-known/openid-configuration')).toBe(404);
+  expect(await status('/.well-known/oauth-authorization-server')).toBe(404);
+  expect(await status('/tenant/a/.well-known/oauth-authorization-server')).toBe(404);
+  expect(await status('/tenant/ab/token')).toBe(404);
+});
+
+test('discovery can be limited to one kind of metadata document, so a client has to fall back', async () => {
+  for (const [discovery, oauthStatus, openidStatus] of [
+    ['openid', 404, 200],
+    ['oauth', 200, 404],
+    ['both', 200, 200],
+  ] as const) {
+    running = await startOidcProvider({ resources: RESOURCE, discovery });
+    expect((await fetch(`${running.issuer}/.well-known/oauth-authorization-server`)).status).toBe(
+      oauthStatus,
+    );
+    expect((await fetch(`${running.issuer}/.well-known/openid-configuration`)).status).toBe(openidStatus);
+    await running.close();
+  }
+});
+
 test('close() releases the port and is idempotent', async () => {
   const { op } = await start();
   await Promise.all([op.close(), op.close()]);

@@ -37,6 +37,19 @@ export interface OidcProviderOptions {
   clients?: readonly Record<string, unknown>[];
   /** Port on 127.0.0.1. Default 0 (a free one). */
   port?: number;
+  /**
+   * A path for the issuer (`/tenant` gives `http://127.0.0.1:<port>/tenant`), as multi-tenant
+   * servers have: every endpoint moves under it, discovery to `/tenant/.well-known/openid-configuration`.
+   * Default none.
+   */
+  issuerPath?: string;
+  /**
+   * Which metadata documents are served, at the URLs the specs give them (for an issuer path
+   * `/t`: RFC 8414 at `/.well-known/oauth-authorization-server/t`; OpenID discovery at
+   * `/t/.well-known/openid-configuration` and `/.well-known/openid-configuration/t`). `openid`
+   * or `oauth` alone makes a client's discovery fall back. Default `both`.
+   */
+  discovery?: 'both' | 'openid' | 'oauth';
 }
 
 export interface OidcProvider {
@@ -59,13 +72,23 @@ const PROVIDER_SCOPES = ['openid', 'offline_access'];
 export async function startOidcProvider(options: OidcProviderOptions = {}): Promise<OidcProvider> {
   const resources = new Set(typeof options.resources === 'string' ? [options.resources] : options.resources);
   const { scopes = 'mcp:read mcp:write', accessTokenFormat = 'jwt', port = 0 } = options;
+  const { issuerPath = '', discovery = 'both' } = options;
+  if (issuerPath !== '' && !/^(\/[\w.-]+)+$/.test(issuerPath))
+    throw new TypeError(`Invalid issuerPath: ${issuerPath}`);
   let accessTokenTtl = options.accessTokenTtl ?? 300;
 
   // The issuer URL holds the port, and the port is known once listening: listen first, then build.
   const target: { handle?: (req: IncomingMessage, res: ServerResponse) => void } = {};
   const server = createServer((req, res) => {
-    if (target.handle) target.handle(req, res);
-    else res.writeHead(503).end();
+    const routed = route(req.url ?? '/', issuerPath, discovery);
+    if (!target.handle || routed === undefined) {
+      res.writeHead(target.handle ? 404 : 503).end();
+      return;
+    }
+    // Mounted under the issuer path the way oidc-provider expects: `originalUrl` keeps the prefix
+    // it builds its URLs from, `url` is what its router matches.
+    Object.assign(req, { originalUrl: `${issuerPath}${routed}`, url: routed });
+    target.handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -74,7 +97,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       resolve();
     });
   });
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}${issuerPath}`;
 
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const signingKey = {
@@ -151,4 +174,30 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     },
     close,
   };
+}
+
+const OAUTH_METADATA = '/.well-known/oauth-authorization-server';
+const OPENID_METADATA = '/.well-known/openid-configuration';
+
+/**
+ * The request target relative to the issuer path (what oidc-provider's router matches), or
+ * undefined for a 404. The metadata documents are served where the specs put them, and only
+ * those `discovery` names; oidc-provider itself would serve both under the issuer path.
+ */
+function route(
+  target: string,
+  issuerPath: string,
+  discovery: 'both' | 'openid' | 'oauth',
+): string | undefined {
+  const query = target.indexOf('?');
+  const path = query < 0 ? target : target.slice(0, query);
+  const search = query < 0 ? '' : target.slice(query);
+  const oauth = discovery !== 'openid';
+  const openid = discovery !== 'oauth';
+  if (path === `${OAUTH_METADATA}${issuerPath}`) return oauth ? `${OAUTH_METADATA}${search}` : undefined;
+  if (path === `${OPENID_METADATA}${issuerPath}`) return openid ? `${OPENID_METADATA}${search}` : undefined;
+  if (path === `${issuerPath}${OPENID_METADATA}`) return openid ? `${OPENID_METADATA}${search}` : undefined;
+  if (path === `${issuerPath}${OAUTH_METADATA}`) return undefined;
+  if (path !== issuerPath && !path.startsWith(`${issuerPath}/`)) return undefined;
+  return target.slice(issuerPath.length) || '/';
 }
