@@ -163,6 +163,14 @@ test('discovery can be limited to one kind of metadata document, so a client has
   }
 });
 
+test("the provider's internal errors are collected for the test to see", async () => {
+  const { op } = await start();
+  expect(op.serverErrors).toEqual([]);
+  const error = new Error('adapter down');
+  op.provider.emit('server_error', {}, error);
+  expect(op.serverErrors).toEqual([error]);
+});
+
 test('close() releases the port and is idempotent', async () => {
   const { op } = await start();
   await Promise.all([op.close(), op.close()]);

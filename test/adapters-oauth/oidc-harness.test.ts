@@ -97,6 +97,7 @@ test('register, log in headlessly with PKCE, get a JWT for the resource, verify 
     await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
   );
   await expect(reused).rejects.toMatchObject({ error: 'invalid_grant' });
+  expect(op.serverErrors).toEqual([]);
 });
 
 test('a second authorization with the same login reuses the session: consent only, for the new scope', async () => {

@@ -11,6 +11,7 @@ declare module 'oidc-provider' {
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     /** Koa's event emitter: 'server_error' and friends. */
     on(event: string, listener: (...args: unknown[]) => void): this;
+    emit(event: string, ...args: unknown[]): boolean;
   }
 
   export const errors: {

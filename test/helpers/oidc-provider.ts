@@ -58,6 +58,11 @@ export interface OidcProvider {
   readonly jwksUri: string;
   /** The oidc-provider instance, for what a test needs beyond the defaults. */
   readonly provider: Provider;
+  /**
+   * Internal errors of the provider (its `server_error` events: a 500 to the client). A test that
+   * ends with a failed login should look here first; a passing one can check it is empty.
+   */
+  readonly serverErrors: readonly unknown[];
   /** Accept `resource` as a resource indicator (an audience) from now on. */
   addResource(resource: string): void;
   /** Lifetime of the access tokens issued from now on, in seconds: short to make one expire, then long again. */
@@ -154,6 +159,8 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       },
     },
   });
+  const serverErrors: unknown[] = [];
+  provider.on('server_error', (_ctx, error) => void serverErrors.push(error));
   target.handle = provider.callback();
 
   let closing: Promise<void> | undefined;
@@ -166,6 +173,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     issuer,
     jwksUri: `${issuer}/jwks`,
     provider,
+    serverErrors,
     addResource: (resource) => void resources.add(resource),
     setAccessTokenTtl: (seconds) => {
       if (!Number.isInteger(seconds) || seconds < 1)
