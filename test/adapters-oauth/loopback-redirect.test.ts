@@ -193,12 +193,15 @@ test('the wait times out with a RequestTimeoutError naming the redirect URI, and
 test('the timeout bounds the listener even if redirect() is never called', async () => {
   const loopback = await loopbackRedirect({ ...recorder(), timeoutMs: 50 });
   await within(loopback.close(), 5_000, 'close');
-  const closedByTimer = await loopbackRedirect({ ...recorder(), timeoutMs: 20 });
+  const browser = recorder();
+  const closedByTimer = await loopbackRedirect({ ...browser, timeoutMs: 20 });
   // No close() call: the timer alone releases the port (the guard also checks nothing is left).
   expect(await released(closedByTimer.redirectUri)).toBe(true);
+  // redirect() after that gets the timeout, and opens nothing.
   await expect(closedByTimer.redirect(AUTHORIZE, new AbortController().signal)).rejects.toBeInstanceOf(
-    LocalError,
+    RequestTimeoutError,
   );
+  expect(browser.opened).toEqual([]);
 });
 
 test('a browser hook that fails rejects the wait, unless onBrowserError takes it (then the wait goes on)', async () => {
@@ -247,6 +250,9 @@ test('close() rejects a pending wait, is idempotent, and a used listener refuses
   await Promise.all([loopback.close(), loopback.close()]);
   await expect(waiting).rejects.toThrow(/closed before the authorization callback/);
   await loopback.close();
+  const unused = await loopbackRedirect(recorder());
+  await unused.close();
+  await expect(unused.redirect(AUTHORIZE, new AbortController().signal)).rejects.toThrow(/was closed before/);
 });
 
 test('a given port and path are used; bad options are refused', async () => {

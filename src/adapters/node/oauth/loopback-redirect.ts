@@ -146,11 +146,13 @@ export async function loopbackRedirect(options: LoopbackRedirectOptions = {}): P
   }
 
   const redirect: AuthorizationRedirect = (authorizationUrl, signal) => {
-    if (waiting || settled) {
+    if (waiting) {
       return Promise.reject(
         new LocalError('This loopback listener has been used: create one per authorization'),
       );
     }
+    // Timed out or closed before anyone waited: that is the answer.
+    if (settled) return outcome;
     waiting = true;
     if (signal.aborted) settle({ error: new RequestAbortedError({ cause: signal.reason }) });
     const onAbort = (): void => settle({ error: new RequestAbortedError({ cause: signal.reason }) });
