@@ -3,7 +3,7 @@
  * changed at run time, an issuer with a path, discovery limited to one document, the headless
  * login's failures, close().
  */
-import { decodeJwt } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { expect, test } from 'vitest';
 import { useProcessGuard } from '../helpers/guard.js';
@@ -12,6 +12,7 @@ import { startOidcProvider } from '../helpers/oidc-provider.js';
 import {
   authorizationUrl,
   insecure,
+  providerKeys,
   REDIRECT_URI,
   registerPublicClient,
   RESOURCE,
@@ -161,6 +162,22 @@ test('discovery can be limited to one kind of metadata document, so a client has
       await op.close();
     }
   }
+});
+
+test("minted access tokens carry the provider's signature: valid, expired, or for another audience", async () => {
+  const { op } = await start();
+  const keys = await providerKeys(op);
+  const verify = (token: string, audience = RESOURCE) =>
+    jwtVerify(token, keys, { issuer: op.issuer, audience, typ: 'at+jwt', algorithms: ['RS256'] });
+  const { payload } = await verify(await op.mintAccessToken());
+  expect(payload).toMatchObject({ sub: 'alice', scope: 'mcp:read mcp:write', aud: RESOURCE });
+  expect(payload.exp! - payload.iat!).toBe(300);
+  await expect(verify(await op.mintAccessToken({}, { expiresIn: -60 }))).rejects.toBeInstanceOf(
+    joseErrors.JWTExpired,
+  );
+  const elsewhere = await op.mintAccessToken({ aud: 'http://127.0.0.1:9/elsewhere', sub: 'mallory' });
+  await expect(verify(elsewhere)).rejects.toBeInstanceOf(joseErrors.JWTClaimValidationFailed);
+  expect((await verify(elsewhere, 'http://127.0.0.1:9/elsewhere')).payload.sub).toBe('mallory');
 });
 
 test("the provider's internal errors are collected for the test to see", async () => {

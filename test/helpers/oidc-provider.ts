@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import Provider, { errors } from 'oidc-provider';
 
 export interface OidcProviderOptions {
@@ -63,6 +63,13 @@ export interface OidcProvider {
    * ends with a failed login should look here first; a passing one can check it is empty.
    */
   readonly serverErrors: readonly unknown[];
+  /**
+   * An RFC 9068 access token signed with the provider's own key, for what the provider will not
+   * issue: one already expired (`expiresIn` < 0), one for an audience it does not know, odd claims.
+   * Defaults: `iss` the issuer, `aud` the first resource, `sub` `alice`, `scope` all the scopes,
+   * a fresh `jti`, `iat` now, `exp` `expiresIn` seconds from now (default 300).
+   */
+  mintAccessToken(claims?: JWTPayload, options?: { expiresIn?: number }): Promise<string>;
   /** Accept `resource` as a resource indicator (an audience) from now on. */
   addResource(resource: string): void;
   /** Lifetime of the access tokens issued from now on, in seconds: short to make one expire, then long again. */
@@ -174,6 +181,22 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     jwksUri: `${issuer}/jwks`,
     provider,
     serverErrors,
+    mintAccessToken: async (claims = {}, { expiresIn = 300 } = {}) => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({
+        iss: issuer,
+        aud: [...resources][0],
+        sub: 'alice',
+        client_id: 'minted',
+        scope: scopes,
+        jti: randomBytes(16).toString('base64url'),
+        iat: now,
+        exp: now + expiresIn,
+        ...claims,
+      })
+        .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signingKey.kid })
+        .sign(privateKey);
+    },
     addResource: (resource) => void resources.add(resource),
     setAccessTokenTtl: (seconds) => {
       if (!Number.isInteger(seconds) || seconds < 1)
