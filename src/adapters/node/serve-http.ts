@@ -3,6 +3,7 @@
  */
 import { createServer, type Server as NodeHttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { metadataResponder, type MetadataResponder } from '../../server/auth/metadata.js';
 import type { Connectable } from '../../server/server.js';
 import { createHttpHandler, type HttpHandler } from '../../transports/http/server/http-handler.js';
 import type { HttpHandlerOptions } from '../../transports/http/server/options.js';
@@ -18,7 +19,10 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   port?: number;
   /** Interface to bind. Default `127.0.0.1` (loopback only). */
   host?: string;
-  /** The MCP endpoint path; other paths get 404. Default `/mcp`. */
+  /**
+   * The MCP endpoint path; other paths get 404 (but the protected resource metadata paths when
+   * `auth` is set). Default `/mcp`.
+   */
   path?: string;
   /**
    * Longest time to receive a whole request (headers and body), in ms; a slower client gets 408
@@ -95,6 +99,9 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
     ...handlerOptions
   } = options;
   const handler = createHttpHandler(target, handlerOptions);
+  // With auth: RFC 9728 metadata at its path-based and root well-known URLs.
+  const metadata: MetadataResponder | undefined =
+    handlerOptions.auth && metadataResponder(handlerOptions.auth);
   const listener = toNodeListener(handler, { discardBody });
   // Sockets that never sent a request: Node does not count them as idle, so close() would wait
   // for its request timeout (clients such as undici open spare connections).
@@ -111,7 +118,16 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
     },
     (req, res) => {
       silent.delete(req.socket);
-      if (pathOf(req.url ?? '/') !== path) {
+      const target = pathOf(req.url ?? '/');
+      const document = target !== path ? metadata?.(req.method ?? 'GET', target) : undefined;
+      if (document) {
+        if (!req.complete) res.setHeader('connection', 'close');
+        res.writeHead(document.status, document.headers);
+        if (document.body !== undefined) res.write(document.body);
+        endAfterBody(req, res, discardBody);
+        return;
+      }
+      if (target !== path) {
         if (!req.complete) res.setHeader('connection', 'close');
         res.writeHead(404, { 'content-type': 'text/plain', 'content-length': '9' }).write('Not found');
         endAfterBody(req, res, discardBody);
