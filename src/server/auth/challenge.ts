@@ -49,7 +49,7 @@ export function parseAuthorization(header: string | null): ParsedAuthorization {
   }
   const token = space < 0 ? '' : header.slice(space + 1);
   if (!B64TOKEN.test(token)) {
-    return { kind: 'malformed', reason: 'The Authorization header must be "Bearer <token>"' };
+    return { kind: 'malformed', reason: 'The Authorization header must be Bearer and one token' };
   }
   return { kind: 'bearer', token };
 }

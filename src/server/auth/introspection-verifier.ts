@@ -2,6 +2,7 @@
  * Opaque (or any) access tokens checked by the authorization server: RFC 7662 introspection.
  */
 import type { AuthInfo } from '../../core/auth.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
 import { IntrospectionCache } from './introspection-cache.js';
 import { scopesOf } from './jwt-verifier.js';
@@ -77,27 +78,26 @@ export class IntrospectionVerifier implements TokenVerifier {
       const audiences =
         typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
       if (!audiences.includes(this.options.audience)) {
-        throw new InvalidTokenError('The token is for another audience ("aud")');
+        throw new InvalidTokenError('The token is for another audience (aud)');
       }
     }
     if (this.options.issuer !== undefined && claims.iss !== undefined && claims.iss !== this.options.issuer) {
-      throw new InvalidTokenError('The token is from another issuer ("iss")');
+      throw new InvalidTokenError('The token is from another issuer (iss)');
     }
     const now = Date.now() / 1000;
     if (typeof claims.exp === 'number' && claims.exp <= now)
       throw new InvalidTokenError('The token has expired');
     if (typeof claims.nbf === 'number' && claims.nbf > now)
-      throw new InvalidTokenError('The token is not valid yet ("nbf")');
+      throw new InvalidTokenError('The token is not valid yet (nbf)');
     const auth = authInfoOf(claims);
     await this.cache?.set(token, auth);
     return auth;
   }
 
   private async introspect(token: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 5_000);
-    let response: Response;
-    try {
-      response = await fetch(this.endpoint, {
+    const response = await boundedFetch(
+      this.endpoint,
+      {
         method: 'POST',
         headers: {
           authorization: this.authorization,
@@ -105,19 +105,11 @@ export class IntrospectionVerifier implements TokenVerifier {
           accept: 'application/json',
         },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
-        redirect: 'error',
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
-    } catch (error) {
-      throw new TokenVerifierUnavailableError(
-        `The introspection endpoint ${this.endpoint.origin} is unreachable`,
-        {
-          cause: error,
-        },
-      );
-    }
+      },
+      this.options.timeoutMs ?? 5_000,
+      signal,
+    );
     if (response.status !== 200) {
-      await response.body?.cancel();
       throw new TokenVerifierUnavailableError(`The introspection endpoint answered ${response.status}`);
     }
     let body: unknown;

@@ -1,6 +1,7 @@
 /**
  * Finding an issuer's JWKS URL from its metadata (RFC 8414, then OpenID Connect discovery).
  */
+import { boundedFetch } from './bounded-fetch.js';
 import { TokenVerifierUnavailableError } from './errors.js';
 
 /**
@@ -32,15 +33,12 @@ export async function discoverJwksUri(issuer: string, timeoutMs: number): Promis
   for (const url of issuerMetadataUrls(issuer)) {
     let document: unknown;
     try {
-      const response = await fetch(url, {
-        headers: { accept: 'application/json' },
-        redirect: 'error',
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (!response.ok) {
-        await response.body?.cancel();
-        continue;
-      }
+      const response = await boundedFetch(
+        new URL(url),
+        { headers: { accept: 'application/json' } },
+        timeoutMs,
+      );
+      if (response.status !== 200) continue;
       document = await response.json();
     } catch {
       continue;

@@ -2,8 +2,9 @@
  * JWT access tokens (RFC 9068 and plain JWTs) checked against the issuer's JWKS with `jose`:
  * signature by an allowed asymmetric algorithm, issuer, audience, expiry, not-before.
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { AuthInfo } from '../../core/auth.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { discoverJwksUri } from './issuer-metadata.js';
 import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
 import type { TokenVerifier } from './token-verifier.js';
@@ -111,11 +112,11 @@ export class JwtVerifier implements TokenVerifier {
       throw translate(error);
     }
     if (typ !== undefined && !ACCEPTED_TYP.has(typ.toLowerCase())) {
-      throw new InvalidTokenError(`Unexpected token type "${typ}"`);
+      throw new InvalidTokenError('The token is not an access token (typ)');
     }
     const tolerance = this.options.clockToleranceSeconds ?? 30;
     if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + tolerance) {
-      throw new InvalidTokenError('The token was issued in the future ("iat")');
+      throw new InvalidTokenError('The token was issued in the future (iat)');
     }
     return authInfoOf(payload);
   }
@@ -127,7 +128,11 @@ export class JwtVerifier implements TokenVerifier {
       const uri = this.options.jwksUri ?? (await discoverJwksUri(this.options.issuer, timeoutMs));
       return createRemoteJWKSet(new URL(uri), {
         cooldownDuration: this.options.jwksCooldownMs ?? 30_000,
-        timeoutDuration: timeoutMs,
+        // Our own bounded fetch (it ignores jose's signal and clears its timer when done); jose's
+        // own timeout would leave a timer pending for its whole duration after every fetch, so
+        // it is set to fire at once, unused.
+        timeoutDuration: 0,
+        [customFetch]: (url: string, init: RequestInit) => boundedFetch(new URL(url), init, timeoutMs),
       });
     };
     const keys = (this.keys ??= make());
@@ -146,7 +151,7 @@ function translate(error: unknown): Error {
   }
   if (error instanceof errors.JWTExpired) return new InvalidTokenError('The token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
-    return new InvalidTokenError(`The token's "${error.claim}" claim is not acceptable`);
+    return new InvalidTokenError(`The token's ${error.claim} claim is not acceptable`);
   }
   if (error instanceof errors.JOSEAlgNotAllowed)
     return new InvalidTokenError("The token's algorithm is not allowed");
