@@ -211,3 +211,28 @@ export function modernCall(
   const headers = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': name };
   return { body, headers };
 }
+
+/** A token for {@link staticVerifier}: the subject and Base64url of the space-separated scopes. */
+export function tok(subject: string, ...scopes: string[]): string {
+  return `${subject}~${Buffer.from(scopes.join(' ')).toString('base64url')}`;
+}
+
+/** A verifier for tests of what happens after verification: tokens made by {@link tok}. */
+export const staticVerifier: TokenVerifier = {
+  verify(token) {
+    const [subject, scopes = ''] = token.split('~');
+    if (!subject) return Promise.reject(new Error('unreachable in these tests'));
+    const list = Buffer.from(scopes, 'base64url').toString().split(' ');
+    return Promise.resolve({ subject, scopes: list.filter((s) => s !== '') });
+  },
+};
+
+export function staticAuth(overrides: Partial<ResourceServerOptions> = {}): ResourceServerOptions {
+  return {
+    resource: RESOURCE,
+    authorizationServers: ['https://as.test'],
+    verifier: staticVerifier,
+    scopesSupported: ['mcp'],
+    ...overrides,
+  };
+}
