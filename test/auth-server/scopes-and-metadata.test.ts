@@ -222,6 +222,21 @@ test('a 2026-07-28 tools/call: the same 403 insufficient_scope', async () => {
   await allowed.text();
 });
 
+test('scopes follow handle.update(): added, then removed', async () => {
+  const server = new McpServer({ name: 's', version: '1' });
+  const tool = server.tool('t', { description: 'd' }, () => 'x');
+  expect(server.requiredScopes('tools/call', { name: 't' })).toBeUndefined();
+  tool.update({ scopes: ['extra'] });
+  expect(server.requiredScopes('tools/call', { name: 't' })).toEqual(['extra']);
+  tool.update({ scopes: undefined });
+  expect(server.requiredScopes('tools/call', { name: 't' })).toBeUndefined();
+  tool.disable();
+  tool.update({ scopes: ['extra'] });
+  // A disabled tool is unknown: no 403, the usual error.
+  expect(server.requiredScopes('tools/call', { name: 't' })).toBeUndefined();
+  expect(server.requiredScopes('tools/list', {})).toBeUndefined();
+});
+
 test('bad scope strings fail at registration and in the options', async () => {
   const server = new McpServer({ name: 's', version: '1' });
   expect(() => server.tool('t', { description: 'd', scopes: ['two words'] }, () => 'x')).toThrow(TypeError);
