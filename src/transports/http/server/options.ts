@@ -69,7 +69,10 @@ export interface SessionOptions {
 export interface SessionClient {
   /** The peer's address, when the host knows it (the Node adapter always passes it). */
   readonly remoteAddress: string | undefined;
-  /** What the host's authentication passed as `authInfo`. */
+  /**
+   * What the host's authentication passed as `authInfo`; with the `auth` option, the verified
+   * caller (an `AuthInfo`: `subject`, `clientId`, `scopes`, ...).
+   */
   readonly authInfo: unknown;
   /** The request headers. */
   readonly headers: Headers;
