@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import type { HttpServing } from '../../src/adapters/node/index.js';
+import type { AuthInfo } from '../../src/core/auth.js';
 import { createHttpHandler } from '../../src/transports/http/server/http-handler.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { useProcessGuard } from '../helpers/guard.js';
@@ -175,6 +176,34 @@ test("a session belongs to its creator: another subject's token with its id gets
   const mine = await whoami(url, tok('alice', 'mcp', 'more'), sessionId, 3);
   expect(mine.status).toBe(200);
   expect(JSON.parse(textOf(await mine.json()))).toMatchObject({ subject: 'alice' });
+  const ownDelete = await fetch(url, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${alice}`, 'mcp-session-id': sessionId },
+  });
+  expect(ownDelete.status).toBe(200);
+  await ownDelete.text();
+  expect(serving.handler.sessionCount).toBe(0);
+});
+
+test('sessions.clientKey sees the verified AuthInfo: sessions limited per subject', async () => {
+  serving = await serveProtected(
+    staticAuth(),
+    {
+      sessions: {
+        clientKey: (client) => (client.authInfo as AuthInfo | undefined)?.subject,
+        maxPerClient: 1,
+      },
+    },
+    server(),
+  );
+  await openSession(serving.url, tok('alice', 'mcp'));
+  const second = await post(serving.url, initializeRequest(), {
+    headers: { authorization: `Bearer ${tok('alice', 'mcp')}` },
+  });
+  expect(second.status).toBe(429);
+  await second.text();
+  await openSession(serving.url, tok('bob', 'mcp'));
+  expect(serving.handler.sessionCount).toBe(2);
 });
 
 test('2026-07-28: a requestState minted for subject A is refused for subject B over HTTP', async () => {
