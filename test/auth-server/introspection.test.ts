@@ -116,6 +116,14 @@ test('an "active" answer with a past exp: 401 invalid_token', async () => {
   await expect(verifier().verify('opaque-4')).rejects.toThrow(InvalidTokenError);
 });
 
+test('with issuer set, an answer naming another iss is refused; without iss it is accepted', async () => {
+  answers.set('opaque-10', { active: true, sub: 'alice', iss: 'https://evil.test', exp: inFive() });
+  answers.set('opaque-11', { active: true, sub: 'alice', exp: inFive() });
+  const strict = verifier({ issuer: as.issuer });
+  await expect(strict.verify('opaque-10')).rejects.toThrow(/another issuer/);
+  expect((await strict.verify('opaque-11')).subject).toBe('alice');
+});
+
 test('the endpoint down: 503, logged without the token', async () => {
   as.down = true;
   const logger = new SpyLogger();
