@@ -77,3 +77,4 @@ export {
   type RequestStateFailure,
 } from './modern/mrtr-errors.js';
 export type { RequestStateKey, RequestStateOptions, RequestStateSecret } from './modern/request-state.js';
+export * from './auth/index.js';

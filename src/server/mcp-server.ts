@@ -183,6 +183,23 @@ export class McpServer implements Connectable, ContextServices {
     this.server.reportFailure(error, failure);
   }
 
+  /**
+   * The OAuth scopes a request needs: those its tool, resource or prompt was registered with
+   * (`scopes`). A protected HTTP endpoint asks this after reading the body (see docs/auth.md).
+   *
+   * @example
+   * server.tool('upload', { description: 'Upload', scopes: ['files:write'] }, () => 'ok');
+   * server.requiredScopes('tools/call', { name: 'upload' }); // ['files:write']
+   */
+  requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
+    const key = method === 'resources/read' ? params?.uri : params?.name;
+    if (typeof key !== 'string') return undefined;
+    if (method === 'tools/call') return this.tools.scopes(key);
+    if (method === 'resources/read') return this.resources.scopes(key);
+    if (method === 'prompts/get') return this.prompts.scopes(key);
+    return undefined;
+  }
+
   /** The capabilities sent in `initialize` (derived from what is registered). */
   get capabilities(): ServerCapabilities {
     return this.server.capabilities;

@@ -1,6 +1,7 @@
 /**
  * Prompts: registration, `prompts/list`, `prompts/get`.
  */
+import { checkScopes } from './auth/options.js';
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import { compileSchema, type CompiledSchema } from '../core/schema/compile-schema.js';
@@ -27,6 +28,8 @@ export interface PromptEntry {
   schema: CompiledSchema | undefined;
   handler: PromptHandler<any>;
   complete: { [argument: string]: Completer };
+  /** OAuth scopes a `prompts/get` needs (registration option `scopes`). */
+  scopes: readonly string[] | undefined;
 }
 
 function argumentsFromSchema(schema: CompiledSchema, name: string): PromptArgument[] {
@@ -98,12 +101,30 @@ export class PromptRegistry {
       if (c._meta !== undefined) prompt._meta = c._meta;
       return prompt;
     };
-    const entry = this.registry.add(name, { definition: definitionOf(config), schema, handler, complete });
+    const scopesOf = (c: PromptConfig<any>): readonly string[] | undefined =>
+      c.scopes === undefined ? undefined : checkScopes(c.scopes, `prompt "${name}" scopes`);
+    const entry = this.registry.add(name, {
+      definition: definitionOf(config),
+      schema,
+      handler,
+      complete,
+      scopes: scopesOf(config),
+    });
     let current: PromptConfig<any> = config;
     return this.registry.handle(entry, (stored, { handler: next, ...changes }: PromptUpdate<A>) => {
       current = { ...current, ...changes };
-      return { ...stored, definition: definitionOf(current), handler: next ?? stored.handler };
+      return {
+        ...stored,
+        definition: definitionOf(current),
+        handler: next ?? stored.handler,
+        scopes: scopesOf(current),
+      };
     });
+  }
+
+  /** The scopes a `prompts/get` of the enabled prompt `name` needs. */
+  scopes(name: string): readonly string[] | undefined {
+    return this.registry.get(name)?.scopes;
   }
 
   /** The enabled prompt named `name`. */

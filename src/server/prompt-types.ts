@@ -30,6 +30,11 @@ export interface PromptConfig<A extends PromptArgsInput | undefined> {
   complete?: { [argument: string]: Completer };
   icons?: Icon[];
   _meta?: Meta;
+  /**
+   * OAuth scopes a caller's token needs to get this prompt (HTTP with `auth` only): without them the
+   * request gets 403 `insufficient_scope` (step-up). Listing is not affected.
+   */
+  scopes?: readonly string[];
 }
 
 /**
@@ -63,7 +68,7 @@ export type PromptHandler<A> = (
  * greet.update(update);
  */
 export type PromptUpdate<A> = Partial<
-  Pick<PromptConfig<any>, 'title' | 'description' | 'icons' | '_meta'>
+  Pick<PromptConfig<any>, 'title' | 'description' | 'icons' | '_meta' | 'scopes'>
 > & {
   handler?: PromptHandler<A>;
 };

@@ -5,6 +5,7 @@
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { Resource, ResourceTemplate } from '../core/types/resources.js';
+import { checkScopes } from './auth/options.js';
 import type { ListChangedNotifier } from './list-changed.js';
 import { paginate } from './pagination.js';
 import { Registry } from './registry.js';
@@ -26,6 +27,7 @@ import { guarded } from './handler-errors.js';
 interface ResourceEntry {
   definition: Resource;
   read: ResourceReader;
+  scopes: readonly string[] | undefined;
 }
 
 /** @internal */
@@ -34,6 +36,11 @@ export interface TemplateEntry {
   template: UriTemplate;
   read: TemplateReader;
   options: TemplateOptions;
+  scopes: readonly string[] | undefined;
+}
+
+function scopesOf(config: ResourceConfig, what: string): readonly string[] | undefined {
+  return config.scopes === undefined ? undefined : checkScopes(config.scopes, `${what} scopes`);
 }
 
 function metadata(config: ResourceConfig, template: boolean): ResourceConfig {
@@ -75,11 +82,20 @@ export class ResourceRegistry {
   register(name: string, uri: string, config: ResourceConfig, read: ResourceReader): RegisteredResource {
     if (typeof uri !== 'string' || uri === '') throw new Error(`Resource "${name}" needs a non-empty uri`);
     if (typeof name !== 'string' || name === '') throw new Error(`Resource ${uri} needs a non-empty name`);
-    const entry = this.resources.add(uri, { definition: { uri, name, ...metadata(config, false) }, read });
+    const what = `resource ${uri}`;
+    const entry = this.resources.add(uri, {
+      definition: { uri, name, ...metadata(config, false) },
+      read,
+      scopes: scopesOf(config, what),
+    });
     let current = config;
     return this.resources.handle(entry, (stored, { read: nextRead, ...changes }: ResourceUpdate) => {
       current = { ...current, ...changes };
-      return { definition: { uri, name, ...metadata(current, false) }, read: nextRead ?? stored.read };
+      return {
+        definition: { uri, name, ...metadata(current, false) },
+        read: nextRead ?? stored.read,
+        scopes: scopesOf(current, what),
+      };
     });
   }
 
@@ -103,11 +119,23 @@ export class ResourceRegistry {
       name,
       ...metadata(c, true),
     });
-    const entry = this.templates.add(name, { definition: definitionOf(config), template, read, options });
+    const what = `resource template "${name}"`;
+    const entry = this.templates.add(name, {
+      definition: definitionOf(config),
+      template,
+      read,
+      options,
+      scopes: scopesOf(config, what),
+    });
     let current = config;
     return this.templates.handle(entry, (stored, { read: nextRead, ...changes }: TemplateUpdate) => {
       current = { ...current, ...changes };
-      return { ...stored, definition: definitionOf(current), read: nextRead ?? stored.read };
+      return {
+        ...stored,
+        definition: definitionOf(current),
+        read: nextRead ?? stored.read,
+        scopes: scopesOf(current, what),
+      };
     });
   }
 
@@ -132,6 +160,13 @@ export class ResourceRegistry {
   listTemplates(params: JsonObject, pageSize: number): JsonObject {
     const all = this.templates.enabled().map((entry) => entry.definition);
     return paginate('resourceTemplates', all, params, pageSize);
+  }
+
+  /** The scopes reading `uri` needs: its resource's, else the first matching template's (as `read` picks). */
+  scopes(uri: string): readonly string[] | undefined {
+    const resource = this.resources.get(uri);
+    if (resource) return resource.scopes;
+    return this.templates.enabled().find((entry) => entry.template.match(uri))?.scopes;
   }
 
   async read(params: JsonObject, ctx: ToolContext): Promise<JsonObject> {

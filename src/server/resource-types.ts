@@ -12,7 +12,13 @@ import type { TemplateVariables } from './uri-template.js';
  * @example
  * const meta: ResourceConfig = { description: 'A static text', mimeType: 'text/plain' };
  */
-export type ResourceConfig = Omit<Resource, 'uri' | 'name'>;
+export type ResourceConfig = Omit<Resource, 'uri' | 'name'> & {
+  /**
+   * OAuth scopes a caller's token needs to read it (HTTP with `auth` only): without them
+   * `resources/read` gets 403 `insufficient_scope` (step-up). Never sent in listings.
+   */
+  scopes?: readonly string[];
+};
 
 /**
  * A reader returns a full result, or a string (one text item with the resource's `mimeType`).

@@ -87,6 +87,12 @@ export interface ServerOptions {
  */
 export interface Connectable {
   connect(transport: Transport, options?: ConnectionOptions): ServerSession;
+  /**
+   * The OAuth scopes a request needs beyond the endpoint's own (`tools/call` of a tool registered
+   * with `scopes`, and so on); undefined or empty: none. A protected HTTP endpoint answers 403
+   * `insufficient_scope` when the token lacks one. McpServer implements it from its registries.
+   */
+  requiredScopes?(method: string, params: JsonObject | undefined): readonly string[] | undefined;
 }
 
 /**

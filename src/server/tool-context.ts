@@ -13,6 +13,7 @@
  * rethrow) is ignored: user code can neither lose the round nor turn it into a wrong result. No
  * special exception is used for control flow.
  */
+import type { AuthInfo } from '../core/auth.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import { ContextClosedError, McpError, MissingClientCapabilityError } from '../core/errors.js';
@@ -33,6 +34,7 @@ import {
   type ElicitUrlRequest,
 } from './elicit.js';
 import type { SchemaInput } from '../core/schema/compile-schema.js';
+import { isAuthInfo } from './auth/auth-info.js';
 import type { HandlerFailure } from './handler-errors.js';
 import { logParams, shouldLog } from './logging.js';
 import type { ModernRequest } from './modern/modern-request.js';
@@ -168,6 +170,17 @@ export class ToolContext {
   /** Transport facts (HTTP headers, auth info). */
   get info(): MessageInfo | undefined {
     return this.request.info;
+  }
+
+  /**
+   * The verified caller: set when the HTTP endpoint is protected (`auth` option; the resource
+   * server's verification wins over anything the host passed), or when the host's own
+   * authentication passed an {@link AuthInfo}-shaped `authInfo`. Undefined otherwise (stdio).
+   * It never holds the access token.
+   */
+  get auth(): AuthInfo | undefined {
+    const authInfo = this.request.info?.authInfo;
+    return isAuthInfo(authInfo) ? authInfo : undefined;
   }
 
   /** What the client declared: at `initialize` (legacy), or in this request's `_meta` (2026-07-28). */

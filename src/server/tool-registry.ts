@@ -6,6 +6,7 @@ import type { JsonObject } from '../core/jsonrpc.js';
 import { compileSchema, type CompiledSchema, type SchemaInput } from '../core/schema/compile-schema.js';
 import { isModernVersion } from '../core/types/modern.js';
 import type { Tool } from '../core/types/tools.js';
+import { checkScopes } from './auth/options.js';
 import type { ListChangedNotifier } from './list-changed.js';
 import { checkParamHeaderAnnotations } from './modern/param-header-rules.js';
 import { checkParamHeaders, paramHeadersFor } from './modern/param-headers.js';
@@ -21,6 +22,8 @@ export interface ToolEntry {
   input: CompiledSchema | undefined;
   output: CompiledSchema | undefined;
   handler: ToolHandler<any, any>;
+  /** OAuth scopes a call needs (registration option `scopes`). */
+  scopes: readonly string[] | undefined;
 }
 
 // The spec's recommendation for tools without parameters.
@@ -36,7 +39,7 @@ function objectSchema(schema: CompiledSchema, what: string): CompiledSchema {
 function definitionOf(
   name: string,
   config: ToolConfig<any, any>,
-  entry: Omit<ToolEntry, 'definition' | 'handler'>,
+  entry: Pick<ToolEntry, 'input' | 'output'>,
 ): Tool {
   const tool: Tool = { name, inputSchema: entry.input?.jsonSchema ?? { ...NO_ARGUMENTS } };
   if (config.title !== undefined) tool.title = config.title;
@@ -47,6 +50,10 @@ function definitionOf(
   if (config.execution !== undefined) tool.execution = config.execution;
   if (config._meta !== undefined) tool._meta = config._meta;
   return tool;
+}
+
+function scopesOf(name: string, config: ToolConfig<any, any>): readonly string[] | undefined {
+  return config.scopes === undefined ? undefined : checkScopes(config.scopes, `tool "${name}" scopes`);
 }
 
 /** @internal Tools of one McpServer. */
@@ -83,6 +90,7 @@ export class ToolRegistry {
       input,
       output,
       handler,
+      scopes: scopesOf(name, config),
     };
     const entry = this.registry.add(name, value);
     let current: ToolConfig<any, any> = config;
@@ -93,8 +101,14 @@ export class ToolRegistry {
         ...stored,
         definition: definitionOf(name, current, stored),
         handler: nextHandler ?? stored.handler,
+        scopes: scopesOf(name, current),
       };
     });
+  }
+
+  /** The scopes a call of the enabled tool `name` needs (undefined: none, or no such tool). */
+  scopes(name: string): readonly string[] | undefined {
+    return this.registry.get(name)?.scopes;
   }
 
   list(params: JsonObject, pageSize: number): JsonObject {

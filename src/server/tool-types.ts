@@ -25,6 +25,11 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
   icons?: Icon[];
   execution?: ToolExecution;
   _meta?: Meta;
+  /**
+   * OAuth scopes a caller's token needs to call this tool (HTTP with `auth` only): without them the
+   * request gets 403 `insufficient_scope` (step-up). Listing is not affected.
+   */
+  scopes?: readonly string[];
 }
 
 /**
@@ -73,7 +78,7 @@ export type ToolHandler<I, O> = (
  * tool.update({ annotations: { readOnlyHint: true }, handler: () => 'still ok' });
  */
 export type ToolUpdate<I, O> = Partial<
-  Pick<ToolConfig<any, any>, 'title' | 'description' | 'annotations' | 'icons' | '_meta'>
+  Pick<ToolConfig<any, any>, 'title' | 'description' | 'annotations' | 'icons' | '_meta' | 'scopes'>
 > & {
   handler?: ToolHandler<I, O>;
 };

@@ -1,3 +1,10 @@
 export { toNodeListener, type FetchHandler, type NodeListenerOptions } from './node-listener.js';
 export { serveHttp, SERVE_HTTP_DEFAULTS, type HttpServing, type ServeHttpOptions } from './serve-http.js';
 export { DEFAULT_DISCARD_LIMITS, type DiscardLimits } from './end-after-body.js';
+export { FileTokenStore } from './oauth/file-token-store.js';
+export {
+  loopbackRedirect,
+  type LoopbackRedirect,
+  type LoopbackRedirectOptions,
+} from './oauth/loopback-redirect.js';
+export { openBrowser } from './oauth/open-browser.js';

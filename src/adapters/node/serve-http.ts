@@ -3,6 +3,8 @@
  */
 import { createServer, type Server as NodeHttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { metadataResponder, type MetadataResponder } from '../../server/auth/metadata.js';
+import type { ResourceServerOptions } from '../../server/auth/options.js';
 import type { Connectable } from '../../server/server.js';
 import { createHttpHandler, type HttpHandler } from '../../transports/http/server/http-handler.js';
 import type { HttpHandlerOptions } from '../../transports/http/server/options.js';
@@ -13,12 +15,21 @@ import { toNodeListener } from './node-listener.js';
  * @example
  * await serveHttp(server, { port: 0, host: '127.0.0.1', path: '/mcp', sessions: { idleMs: 60_000 } });
  */
-export interface ServeHttpOptions extends HttpHandlerOptions {
+export interface ServeHttpOptions extends Omit<HttpHandlerOptions, 'auth'> {
+  /**
+   * Protect the endpoint (see `HttpHandlerOptions.auth`) and serve its RFC 9728 metadata. A
+   * function is called once the server listens, with the endpoint URL (e.g. with `port: 0`,
+   * when the resource URL is the URL served).
+   */
+  auth?: ResourceServerOptions | ((url: string) => ResourceServerOptions);
   /** Port to listen on; 0 picks a free one. Default 3000. */
   port?: number;
   /** Interface to bind. Default `127.0.0.1` (loopback only). */
   host?: string;
-  /** The MCP endpoint path; other paths get 404. Default `/mcp`. */
+  /**
+   * The MCP endpoint path; other paths get 404 (but the protected resource metadata paths when
+   * `auth` is set). Default `/mcp`.
+   */
   path?: string;
   /**
    * Longest time to receive a whole request (headers and body), in ms; a slower client gets 408
@@ -92,10 +103,20 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
     keepAliveTimeout = SERVE_HTTP_DEFAULTS.keepAliveTimeout,
     maxConnections = SERVE_HTTP_DEFAULTS.maxConnections,
     discardBody = DEFAULT_DISCARD_LIMITS,
+    auth,
     ...handlerOptions
   } = options;
-  const handler = createHttpHandler(target, handlerOptions);
-  const listener = toNodeListener(handler, { discardBody });
+  let handler: HttpHandler | undefined;
+  let listener: ReturnType<typeof toNodeListener> | undefined;
+  // With auth: RFC 9728 metadata at its path-based and root well-known URLs.
+  let metadata: MetadataResponder | undefined;
+  const build = (resolved: ResourceServerOptions | undefined): void => {
+    handler = createHttpHandler(target, { ...handlerOptions, auth: resolved });
+    metadata = resolved && metadataResponder(resolved);
+    listener = toNodeListener(handler, { discardBody });
+  };
+  // Bad options throw before anything listens; only `auth` as a function waits for the URL.
+  if (typeof auth !== 'function') build(auth);
   // Sockets that never sent a request: Node does not count them as idle, so close() would wait
   // for its request timeout (clients such as undici open spare connections).
   const silent = new Set<Socket>();
@@ -111,7 +132,17 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
     },
     (req, res) => {
       silent.delete(req.socket);
-      if (pathOf(req.url ?? '/') !== path) {
+      const target = pathOf(req.url ?? '/');
+      const document = target !== path ? metadata?.(req.method ?? 'GET', target) : undefined;
+      if (document) {
+        if (!req.complete) res.setHeader('connection', 'close');
+        res.writeHead(document.status, document.headers);
+        if (document.body !== undefined) res.write(document.body);
+        endAfterBody(req, res, discardBody);
+        return;
+      }
+      if (target !== path || !listener) {
+        // (No listener: `auth(url)` is being called; a request cannot arrive before it returns.)
         if (!req.complete) res.setHeader('connection', 'close');
         res.writeHead(404, { 'content-type': 'text/plain', 'content-length': '9' }).write('Not found');
         endAfterBody(req, res, discardBody);
@@ -137,12 +168,21 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
   const shownHost =
     address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}${path}`;
+  if (typeof auth === 'function') {
+    try {
+      build(auth(url));
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw error;
+    }
+  }
+  const built = handler!;
 
   let closing: Promise<void> | undefined;
   const close = (closeOptions?: { deadlineMs?: number }): Promise<void> =>
     (closing ??= (async () => {
       const deadlineMs = closeOptions?.deadlineMs ?? 5_000;
-      await handler.close({ deadlineMs });
+      await built.close({ deadlineMs });
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const socket of silent) socket.destroy();
@@ -151,7 +191,7 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
       await stopped;
       clearTimeout(timer);
     })());
-  return { url, handler, server, close };
+  return { url, handler: built, server, close };
 }
 
 /** The path of a request target, without its query. */

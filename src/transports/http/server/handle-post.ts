@@ -4,9 +4,11 @@
  * session id, modern `_meta` or version header) has its headers checked and gets a connection of
  * its own (see modern-headers.ts).
  */
+import type { AuthInfo } from '../../../core/auth.js';
 import { ErrorCode } from '../../../core/errors.js';
 import { classifyMessage, type RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo } from '../../../core/transport.js';
+import { ownedBy, sessionOwner, type AuthGate } from './auth-gate.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions } from './options.js';
 import { checkModernHeaders, isModernPost } from './modern-headers.js';
 import { checkVersion, isJsonContentType, parseAccept, readBody } from './request-checks.js';
@@ -30,6 +32,8 @@ export interface PostContext {
   readonly stateful: boolean;
   /** Shutdown has begun. */
   readonly closing: boolean;
+  /** The resource server's checks, when the endpoint is protected. */
+  readonly gate: AuthGate | undefined;
 }
 
 const UNSUPPORTED_TYPE = Object.freeze(
@@ -68,12 +72,14 @@ class ExchangeInfo implements MessageInfo {
  * Answer one POST (checks, body, session lookup or creation, hand-over to the transport).
  *
  * @example
- * return handlePost(context, exchange, { authInfo });
+ * return handlePost(context, exchange, { authInfo }, undefined);
  */
 export async function handlePost(
   ctx: PostContext,
   exchange: HttpExchange,
   extra: HttpRequestExtra | undefined,
+  /** The verified caller, when the endpoint is protected (already in `extra.authInfo` too). */
+  auth: AuthInfo | undefined,
 ): Promise<HttpReply> {
   if (!isJsonContentType(exchange.header('content-type'))) {
     exchange.discardBody();
@@ -104,6 +110,13 @@ export async function handlePost(
   }
   const message = classified.message;
   const isInitialize = classified.kind === 'request' && classified.message.method === 'initialize';
+  if (auth && ctx.gate && classified.kind === 'request') {
+    // The tool, resource or prompt named may need more scopes than the endpoint: 403 (step-up)
+    // before any session or connection is made for the request.
+    const { method, params, id } = classified.message;
+    const refused = ctx.gate.scopeRefusal(auth, method, params, id);
+    if (refused) return refused;
+  }
 
   // 2026-07-28 defines no client notification over HTTP (a closed stream is the cancel); the
   // binding says an accepted one gets 202 with no body. Nothing acts on it: no session, no connection.
@@ -144,10 +157,11 @@ export async function handlePost(
       if (ctx.closing) return SHUTTING_DOWN;
       const created = ctx.manager.create(exchange, extra);
       if ('status' in created) return created;
+      created.owner = sessionOwner(auth);
       transport = created;
     } else {
       const found = ctx.manager.get(sessionId);
-      if (!found) return SESSION_NOT_FOUND;
+      if (!found || !ownedBy(found, auth)) return SESSION_NOT_FOUND;
       if (isInitialize) return ALREADY_INITIALIZED(classified.message.id);
       const refused = checkVersion(exchange);
       if (refused) return refused;

@@ -3,9 +3,11 @@
  * `(request: Request) => Promise<Response>`, usable from Node (see the node adapter), Deno, Bun,
  * Cloudflare Workers, Hono, ...
  */
+import type { AuthInfo } from '../../../core/auth.js';
 import type { Logger } from '../../../core/engine/connection.js';
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
+import { AuthGate, ownedBy } from './auth-gate.js';
 import { InMemoryEventStore } from './event-store.js';
 import { SERVE_EXCHANGE } from './exchange.js';
 import { handlePost } from './handle-post.js';
@@ -120,6 +122,8 @@ class HttpHandlerCore {
   private readonly policy: HostOriginPolicy | undefined;
   private readonly logger: Logger;
   readonly stateful: boolean;
+  /** The resource server's checks (`options.auth`), if the endpoint is protected. */
+  readonly gate: AuthGate | undefined;
   private closed: Promise<void> | undefined;
 
   constructor(
@@ -142,6 +146,7 @@ class HttpHandlerCore {
       this.logger,
       options.retryMs ?? DEFAULT_RETRY_MS,
     );
+    this.gate = options.auth ? new AuthGate(options.auth, target, this.logger) : undefined;
     this.policy =
       options.dnsRebindingProtection === false
         ? undefined
@@ -162,13 +167,26 @@ class HttpHandlerCore {
         exchange.discardBody();
         return FORBIDDEN;
       }
-      switch (exchange.method) {
+      const method = exchange.method;
+      let auth: AuthInfo | undefined;
+      if (this.gate && (method === 'POST' || method === 'GET' || method === 'DELETE')) {
+        // Before the body is read: an unauthenticated client costs no body buffering.
+        const checked = await this.gate.authenticate(exchange);
+        if ('status' in checked) {
+          exchange.discardBody();
+          return checked;
+        }
+        // The verified caller wins over whatever the host passed.
+        auth = checked;
+        extra = { ...extra, authInfo: auth };
+      }
+      switch (method) {
         case 'POST':
-          return await handlePost(this, exchange, extra);
+          return await handlePost(this, exchange, extra, auth);
         case 'GET':
-          return await this.get(exchange);
+          return await this.get(exchange, auth);
         case 'DELETE':
-          return await this.delete(exchange);
+          return await this.delete(exchange, auth);
         default:
           exchange.discardBody();
           return this.stateful ? NOT_ALLOWED.stateful : NOT_ALLOWED.stateless;
@@ -194,13 +212,13 @@ class HttpHandlerCore {
     );
   }
 
-  private async get(exchange: HttpExchange): Promise<HttpReply> {
+  private async get(exchange: HttpExchange, auth: AuthInfo | undefined): Promise<HttpReply> {
     if (this.modernClient(exchange)) return NOT_ALLOWED.modern;
     if (!this.stateful) return NOT_ALLOWED.statelessGet;
     if (this.options.enableGetStream === false) return NOT_ALLOWED.noGetStream;
     const accepts = parseAccept(exchange.header('accept'));
     if (!(this.options.strictAccept ? accepts.sseListed : accepts.sse)) return NOT_SSE;
-    const found = this.session(exchange);
+    const found = this.session(exchange, auth);
     if (!(found instanceof HttpServerTransport)) return found;
     const lastEventId = exchange.header('last-event-id');
     if (lastEventId !== null && this.manager.store) return resumeStream(found, lastEventId, exchange);
@@ -208,10 +226,10 @@ class HttpHandlerCore {
     return found.standalone.open(exchange);
   }
 
-  private async delete(exchange: HttpExchange): Promise<HttpReply> {
+  private async delete(exchange: HttpExchange, auth: AuthInfo | undefined): Promise<HttpReply> {
     if (this.modernClient(exchange)) return NOT_ALLOWED.modern;
     if (!this.stateful) return NOT_ALLOWED.statelessDelete;
-    const found = this.session(exchange);
+    const found = this.session(exchange, auth);
     if (!(found instanceof HttpServerTransport)) return found;
     await this.manager.terminate(found, 'deleted');
     return emptyReply(200);
@@ -223,11 +241,11 @@ class HttpHandlerCore {
   }
 
   /** The session a GET or DELETE names, or the error to answer. */
-  private session(exchange: HttpExchange): HttpServerTransport | HttpReply {
+  private session(exchange: HttpExchange, auth: AuthInfo | undefined): HttpServerTransport | HttpReply {
     const sessionId = exchange.header(SESSION_HEADER);
     if (sessionId === null) return SESSION_REQUIRED;
     const found = this.manager.get(sessionId);
-    if (!found) return SESSION_NOT_FOUND;
+    if (!found || !ownedBy(found, auth)) return SESSION_NOT_FOUND;
     return checkVersion(exchange) ?? found;
   }
 }

@@ -2,6 +2,7 @@
  * Options of {@link createHttpHandler} and their defaults, in one place.
  */
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
+import type { ResourceServerOptions } from '../../../server/auth/options.js';
 import type { EventStore } from './event-store.js';
 import { OutputBudget } from './output-budget.js';
 
@@ -68,7 +69,10 @@ export interface SessionOptions {
 export interface SessionClient {
   /** The peer's address, when the host knows it (the Node adapter always passes it). */
   readonly remoteAddress: string | undefined;
-  /** What the host's authentication passed as `authInfo`. */
+  /**
+   * What the host's authentication passed as `authInfo`; with the `auth` option, the verified
+   * caller (an `AuthInfo`: `subject`, `clientId`, `scopes`, ...).
+   */
   readonly authInfo: unknown;
   /** The request headers. */
   readonly headers: Headers;
@@ -136,6 +140,13 @@ export interface HttpHandlerOptions {
   onSessionEnd?: (sessionId: string, reason: SessionEndReason) => void;
   /** Where dropped writes and transport faults are reported. Default: silent. */
   logger?: Logger;
+  /**
+   * Protect the endpoint as an OAuth 2.1 resource server: every POST, GET and DELETE needs a
+   * bearer token the verifier accepts (401/403 with a `WWW-Authenticate` challenge otherwise);
+   * the verified caller reaches handlers as `ctx.auth`, and a session belongs to the principal
+   * that created it. See docs/auth.md. `serveHttp` also serves the metadata document.
+   */
+  auth?: ResourceServerOptions;
 
   // --- Queued SSE output (clients that stop reading) ---
   /**

@@ -62,6 +62,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   ending = false;
   /** @internal Serves one 2026-07-28 request (set by the POST handler). */
   modern = false;
+  /** With auth on: the principal whose token created the session (see auth-gate.ts). */
+  owner: string | undefined;
   /** Each request is answered on its own stream (see `Transport.requestStreams`). */
   readonly requestStreams = true;
   /** @internal Why the session ended (set by the session manager). */

@@ -1,0 +1,86 @@
+/**
+ * Opening the user's browser on an authorization URL, with the platform's own opener.
+ */
+import { spawn } from 'node:child_process';
+import { LocalError } from '../../../core/errors.js';
+
+/** The program and arguments that open `url` in the default browser on `platform`. */
+export interface BrowserCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Windows only: pass `args` to cmd.exe as written (they are quoted here). */
+  readonly windowsVerbatimArguments: boolean;
+}
+
+/**
+ * The opener for `platform`: `open` on macOS, `cmd /c start "" "<url>"` on Windows, `xdg-open`
+ * elsewhere. Only http(s) URLs: anything else (a `file:` or custom scheme URL from a lying
+ * server) could run a program.
+ */
+export function browserCommand(url: URL, platform: string = process.platform): BrowserCommand {
+  assertWebUrl(url);
+  if (platform === 'darwin') return { command: 'open', args: [url.href], windowsVerbatimArguments: false };
+  if (platform === 'win32') {
+    // cmd.exe reads `&` (every query has one) as a command separator unless the URL is quoted,
+    // and Node's own quoting does not quote it; a parsed URL's href has no `"` (it is encoded).
+    return { command: 'cmd', args: ['/c', 'start', '""', `"${url.href}"`], windowsVerbatimArguments: true };
+  }
+  return { command: 'xdg-open', args: [url.href], windowsVerbatimArguments: false };
+}
+
+/**
+ * Open `url` in the user's default browser (the platform opener, run without a shell and
+ * detached, so it outlives neither nor holds this process). Resolves once the opener has started;
+ * rejects (never throws) when the URL is not http(s) or the opener cannot be started.
+ *
+ * @example
+ * await openBrowser(new URL('https://auth.example.com/authorize?client_id=cli')).catch(() =>
+ *   console.error('Open this URL in a browser: https://auth.example.com/authorize?client_id=cli'),
+ * );
+ */
+export async function openBrowser(url: URL): Promise<void> {
+  const { command, args, windowsVerbatimArguments } = browserCommand(url);
+  await spawnDetached(command, args, windowsVerbatimArguments);
+}
+
+/** Start `command` detached with no stdio; resolve when it started, reject if it could not. */
+export function spawnDetached(
+  command: string,
+  args: readonly string[],
+  windowsVerbatimArguments = false,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(command, args, {
+        detached: true,
+        stdio: 'ignore',
+        shell: false,
+        windowsHide: true, // no console window flashing up for cmd.exe
+        windowsVerbatimArguments,
+      });
+    } catch (error) {
+      reject(startFailure(command, error));
+      return;
+    }
+    child.once('error', (error) => reject(startFailure(command, error)));
+    child.once('spawn', () => {
+      child.unref();
+      resolve();
+    });
+  });
+}
+
+function assertWebUrl(url: URL): void {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new LocalError(
+      `Refusing to open a ${url.protocol} URL in the browser: only http(s) URLs are opened`,
+    );
+  }
+}
+
+/** Names the program and the errno; the arguments (the whole URL) stay out of the message. */
+function startFailure(command: string, error: unknown): LocalError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return new LocalError(`Could not start the browser opener "${command}"${code ? ` (${code})` : ''}`);
+}

@@ -1,0 +1,36 @@
+/**
+ * What a {@link TokenVerifier} rejects with. Two kinds, because they need different answers: a
+ * token that is bad (401, the client must get a new one) and a check that could not be made (503,
+ * the token may be fine; the client should retry). Messages name a claim or an endpoint, never
+ * the token.
+ */
+import { LocalError } from '../../core/errors.js';
+
+/**
+ * The token is not acceptable: malformed, expired, not yet valid, wrongly signed, for another
+ * audience or issuer, inactive. Answered with 401 `error="invalid_token"`; the message becomes the
+ * `error_description`, so it must never contain the token.
+ *
+ * @example
+ * if (claims.exp * 1000 <= Date.now()) throw new InvalidTokenError('The token has expired');
+ */
+export class InvalidTokenError extends LocalError {
+  override name = 'InvalidTokenError';
+  constructor(message = 'The access token is invalid', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * The token could not be checked: the JWKS or introspection endpoint is down, slow, or answered
+ * something unusable. Answered with 503: the token may be fine, so it is not a 401.
+ *
+ * @example
+ * if (!response.ok) throw new TokenVerifierUnavailableError(`Introspection endpoint answered ${response.status}`);
+ */
+export class TokenVerifierUnavailableError extends LocalError {
+  override name = 'TokenVerifierUnavailableError';
+  constructor(message = 'The token could not be verified now', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The resource server's check of one HTTP request: the bearer token (before the body is read) and
+ * the scopes the request's JSON-RPC method needs (after). It answers in neutral terms (status,
+ * challenge, message); the HTTP handler turns that into its reply.
+ */
+import type { AuthInfo } from '../../core/auth.js';
+import type { Logger } from '../../core/engine/connection.js';
+import { bearerChallenge, parseAuthorization } from './challenge.js';
+import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
+import { protectedResourceMetadataUrls } from './metadata.js';
+import { checkResource, checkScopes, type ResourceServerOptions } from './options.js';
+import { freezeAuthInfo } from './auth-info.js';
+
+/**
+ * Why a request was refused. `message` goes into the JSON-RPC error body; like the challenge it
+ * never holds the token.
+ *
+ * @example
+ * const refusal: AuthRefusal = { status: 401, wwwAuthenticate: 'Bearer resource_metadata="…"', message: 'Authorization required' };
+ */
+export interface AuthRefusal {
+  readonly status: 400 | 401 | 403 | 500 | 503;
+  readonly wwwAuthenticate?: string;
+  readonly message: string;
+}
+
+/**
+ * The outcome of {@link ResourceGuard.authenticate}: the verified caller, or the refusal to send.
+ *
+ * @example
+ * const checked: AuthCheck = await guard.authenticate(header, logger);
+ * if ('refusal' in checked) return reply(checked.refusal);
+ */
+export type AuthCheck = { readonly auth: AuthInfo } | { readonly refusal: AuthRefusal };
+
+/**
+ * The checks of one protected endpoint, built once from its {@link ResourceServerOptions}.
+ *
+ * @example
+ * const guard = new ResourceGuard(options);
+ * const checked = await guard.authenticate(request.headers.get('authorization'), logger);
+ */
+export class ResourceGuard {
+  /** The path-based metadata URL every challenge points to. */
+  readonly metadataUrl: string;
+  private readonly requiredScopes: readonly string[];
+  /** 401 for a request without a token: built once. */
+  private readonly unauthorized: AuthRefusal;
+
+  constructor(readonly options: ResourceServerOptions) {
+    checkResource(options.resource);
+    if (!Array.isArray(options.authorizationServers) || options.authorizationServers.length === 0) {
+      throw new TypeError('auth.authorizationServers must list at least one issuer URL');
+    }
+    if (typeof options.verifier?.verify !== 'function') {
+      throw new TypeError('auth.verifier must be a TokenVerifier');
+    }
+    const supported = options.scopesSupported && checkScopes(options.scopesSupported, 'auth.scopesSupported');
+    this.requiredScopes = options.requiredScopes
+      ? checkScopes(options.requiredScopes, 'auth.requiredScopes')
+      : [];
+    this.metadataUrl = protectedResourceMetadataUrls(options.resource).pathBased;
+    const scopes = this.requiredScopes.length > 0 ? this.requiredScopes : supported;
+    this.unauthorized = Object.freeze({
+      status: 401,
+      wwwAuthenticate: bearerChallenge({
+        resource_metadata: this.metadataUrl,
+        scope: scopes && scopes.length > 0 ? scopes.join(' ') : undefined,
+      }),
+      message: 'Unauthorized: a Bearer access token is required',
+    });
+  }
+
+  /**
+   * Check the `Authorization` header (null: absent). Never rejects; a verifier fault is logged
+   * (with the token masked) and answered with 500.
+   */
+  async authenticate(header: string | null, logger: Logger): Promise<AuthCheck> {
+    const parsed = parseAuthorization(header);
+    switch (parsed.kind) {
+      case 'none':
+        return { refusal: this.unauthorized };
+      case 'other-scheme':
+        // Credentials of another kind: still 401 with the full challenge, so the client can
+        // discover how to get a Bearer token.
+        return { refusal: this.challenge(401, 'invalid_request', 'The Authorization scheme must be Bearer') };
+      case 'malformed':
+        return { refusal: this.challenge(400, 'invalid_request', parsed.reason) };
+    }
+    const token = parsed.token;
+    let auth: AuthInfo;
+    try {
+      auth = freezeAuthInfo(await this.options.verifier.verify(token));
+    } catch (error) {
+      if (error instanceof InvalidTokenError) {
+        return { refusal: this.challenge(401, 'invalid_token', masked(error.message, token)) };
+      }
+      if (error instanceof TokenVerifierUnavailableError) {
+        logger.error(`Token verification unavailable: ${masked(error.message, token)}`);
+        return {
+          refusal: { status: 503, message: 'Service unavailable: the access token cannot be verified now' },
+        };
+      }
+      const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      logger.error(`Token verifier failed: ${masked(text, token)}`);
+      return { refusal: { status: 500, message: 'Internal server error' } };
+    }
+    const refusal = this.scopeRefusal(auth, this.requiredScopes);
+    return refusal ? { refusal } : { auth };
+  }
+
+  /**
+   * 403 `insufficient_scope` when `auth` lacks some of `needed`; the challenge's `scope` lists
+   * what the client should ask for: the scopes it has plus the ones needed.
+   */
+  scopeRefusal(auth: AuthInfo, needed: readonly string[] | undefined): AuthRefusal | undefined {
+    if (needed === undefined || needed.length === 0) return undefined;
+    const granted = new Set(auth.scopes);
+    const missing = needed.filter((scope) => !granted.has(scope));
+    if (missing.length === 0) return undefined;
+    const wanted = [...new Set([...auth.scopes, ...needed])].join(' ');
+    return {
+      status: 403,
+      wwwAuthenticate: bearerChallenge({
+        error: 'insufficient_scope',
+        scope: wanted,
+        resource_metadata: this.metadataUrl,
+        error_description: `Missing scope: ${missing.join(' ')}`,
+      }),
+      message: `Forbidden: insufficient scope (missing ${missing.join(' ')})`,
+    };
+  }
+
+  private challenge(status: 400 | 401, error: string, description: string): AuthRefusal {
+    return {
+      status,
+      wwwAuthenticate: bearerChallenge({
+        error,
+        error_description: description,
+        resource_metadata: this.metadataUrl,
+      }),
+      message: `${status === 400 ? 'Bad Request' : 'Unauthorized'}: ${description}`,
+    };
+  }
+}
+
+/** `text` with every occurrence of the token masked: a verifier's message must not leak it. */
+function masked(text: string, token: string): string {
+  return text.split(token).join('[token]');
+}

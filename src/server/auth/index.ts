@@ -1,0 +1,16 @@
+/**
+ * The OAuth 2.1 resource server: protect a Streamable HTTP endpoint with bearer tokens.
+ */
+export type { ResourceServerOptions } from './options.js';
+export type { TokenVerifier } from './token-verifier.js';
+export type { AuthInfo } from '../../core/auth.js';
+export { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
+export { JwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './jwt-verifier.js';
+export { IntrospectionVerifier, type IntrospectionVerifierOptions } from './introspection-verifier.js';
+export {
+  protectedResourceMetadata,
+  protectedResourceMetadataHandler,
+  protectedResourceMetadataUrls,
+} from './metadata.js';
+export { MAX_AUTHORIZATION_BYTES } from './challenge.js';
+export { isAuthInfo } from './auth-info.js';

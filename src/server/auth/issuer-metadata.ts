@@ -1,0 +1,57 @@
+/**
+ * Finding an issuer's JWKS URL from its metadata (RFC 8414, then OpenID Connect discovery).
+ */
+import { boundedFetch } from './bounded-fetch.js';
+import { TokenVerifierUnavailableError } from './errors.js';
+
+/**
+ * The metadata URLs of `issuer`, in the order tried: RFC 8414 (well-known prefix before the
+ * issuer's path), then OpenID Connect discovery (suffix after it).
+ *
+ * @example
+ * issuerMetadataUrls('https://auth.example.com/tenant1');
+ * // ['https://auth.example.com/.well-known/oauth-authorization-server/tenant1', 'https://auth.example.com/tenant1/.well-known/openid-configuration']
+ */
+export function issuerMetadataUrls(issuer: string): string[] {
+  const url = new URL(issuer);
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+  return [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}${path}/.well-known/openid-configuration`,
+  ];
+}
+
+/**
+ * The `jwks_uri` of `issuer`, from the first metadata document found whose `issuer` is exactly
+ * `issuer` (a document naming another issuer is refused). Rejects with
+ * `TokenVerifierUnavailableError` when none can be read.
+ *
+ * @example
+ * const jwks = await discoverJwksUri('https://auth.example.com', 5_000);
+ */
+export async function discoverJwksUri(issuer: string, timeoutMs: number): Promise<string> {
+  for (const url of issuerMetadataUrls(issuer)) {
+    let document: unknown;
+    try {
+      const response = await boundedFetch(
+        new URL(url),
+        { headers: { accept: 'application/json' } },
+        timeoutMs,
+      );
+      if (response.status !== 200) continue;
+      document = await response.json();
+    } catch {
+      continue;
+    }
+    const record =
+      typeof document === 'object' && document !== null ? (document as Record<string, unknown>) : {};
+    if (record.issuer !== issuer) {
+      throw new TokenVerifierUnavailableError(`The metadata at ${url} names another issuer`);
+    }
+    if (typeof record.jwks_uri !== 'string') {
+      throw new TokenVerifierUnavailableError(`The metadata at ${url} has no jwks_uri`);
+    }
+    return record.jwks_uri;
+  }
+  throw new TokenVerifierUnavailableError(`No authorization server metadata found for ${issuer}`);
+}
