@@ -1,0 +1,76 @@
+/**
+ * The README-ready "connecting a client to a protected server" example
+ * (test/client-auth/fixtures/connect-client.ts), run against oidc-provider and a Keel resource
+ * server. The "browser" is scripted: it logs in headlessly and follows the redirect to the
+ * example's loopback listener. A second run with the same token file needs no login.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
+import { JwtVerifier } from '../../src/server/auth/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { oidcLogin } from '../helpers/oidc-login.js';
+import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.js';
+import { connectClient } from './fixtures/connect-client.js';
+
+useProcessGuard();
+
+let oidc: OidcProvider | undefined;
+let serving: HttpServing | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await serving?.close({ deadlineMs: 2_000 });
+  await oidc?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  serving = oidc = dir = undefined;
+});
+
+/** A port free right now on 127.0.0.1 (the example's redirect URI needs it before listening). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+it('the example logs in through the browser once, calls the tool, and reuses the stored tokens', async () => {
+  oidc = await startOidcProvider({ scopes: 'mcp:read' });
+  const as = oidc;
+  const server = new McpServer({ name: 'protected', version: '1' });
+  server.tool('whoami', { description: 'who' }, (_args, ctx) => ctx.auth?.subject ?? 'nobody');
+  serving = await serveHttp(server, {
+    port: 0,
+    host: '127.0.0.1',
+    auth: (url) => {
+      as.addResource(url);
+      return {
+        resource: url,
+        authorizationServers: [as.issuer],
+        verifier: new JwtVerifier({ issuer: as.issuer, audience: url, jwksUri: as.jwksUri }),
+        scopesSupported: ['mcp:read'],
+      };
+    },
+  });
+  dir = await mkdtemp(join(tmpdir(), 'keel-readme-client-'));
+  const tokenFile = join(dir, 'tokens.json');
+  const port = await freePort();
+  const login = oidcLogin({ username: 'ada' });
+  let opened = 0;
+  const browser = async (authorizationUrl: URL): Promise<void> => {
+    opened++;
+    const callback = await login(authorizationUrl, new AbortController().signal);
+    await (await fetch(callback)).text();
+  };
+  expect(await within(connectClient(serving.url, tokenFile, port, browser), 15_000, 'first run')).toBe('ada');
+  expect(opened).toBe(1);
+  expect(await within(connectClient(serving.url, tokenFile, port, browser), 15_000, 'second run')).toBe(
+    'ada',
+  );
+  expect(opened).toBe(1);
+  expect(as.serverErrors).toEqual([]);
+});
