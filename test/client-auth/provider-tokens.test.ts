@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AuthorizationError, EXPIRY_MARGIN_MS, MemoryTokenStore } from '../../src/client/auth/index.js';
+import {
+  ATTEMPT_WINDOW_MS,
+  AuthorizationError,
+  EXPIRY_MARGIN_MS,
+  MemoryTokenStore,
+} from '../../src/client/auth/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { CLIENT_SECRET } from './support/mock-oauth.js';
 import { closeMocksAfterEach, mock, provider, refuse, rejection } from './support/provider-kit.js';
@@ -50,6 +55,24 @@ describe('expiry and refresh', () => {
       'refresh_token',
     ]);
     expect(m.authorizeRequests()).toHaveLength(1);
+  });
+
+  it('one request gets one refresh per window: refused again, it runs a full authorization', async () => {
+    const m = await mock();
+    let now = 1_000_000;
+    const p = provider({ now: () => now });
+    const signal = new AbortController().signal;
+    await refuse(p, m, signal);
+    await refuse(p, m, signal); // refresh
+    await refuse(p, m, signal); // refused again: a flow, not a second refresh
+    now += ATTEMPT_WINDOW_MS;
+    await refuse(p, m, signal); // much later (a long-lived stream): a refresh again
+    expect(m.tokenRequests().map((r) => r.form.get('grant_type'))).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'authorization_code',
+      'refresh_token',
+    ]);
   });
 
   it('a refused refresh leads to a full authorization', async () => {

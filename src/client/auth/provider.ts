@@ -57,8 +57,8 @@ export class OAuthClientProvider implements HttpAuthProvider {
   private readonly sent = new WeakMap<AbortSignal, string | undefined>();
   /** Authorization flows run for each request (by its signal). */
   private readonly attempts = new WeakMap<AbortSignal, { count: number; last: number }>();
-  /** Requests (by signal) that already had their one refresh. */
-  private readonly refreshed = new WeakSet<AbortSignal>();
+  /** When each request (by signal) last had its one refresh (one per {@link ATTEMPT_WINDOW_MS}). */
+  private readonly refreshed = new WeakMap<AbortSignal, number>();
 
   constructor(private readonly options: OAuthClientProviderOptions) {
     const redirectUri = options.clientMetadata.redirect_uris[0];
@@ -154,8 +154,12 @@ export class OAuthClientProvider implements HttpAuthProvider {
     const sent = this.sent.get(signal);
     if (challenge.status === 401 && state.tokens) {
       if (state.tokens.access_token !== sent && !isExpired(state.tokens, this.now())) return true;
-      if (state.tokens.refresh_token && !this.refreshed.has(signal)) {
-        this.refreshed.add(signal);
+      const lastRefresh = this.refreshed.get(signal);
+      if (
+        state.tokens.refresh_token &&
+        (lastRefresh === undefined || this.now() - lastRefresh >= ATTEMPT_WINDOW_MS)
+      ) {
+        this.refreshed.set(signal, this.now());
         if (await this.refresh(state, signal).catch(rethrowAbort)) return true;
       }
     }
