@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { ATTEMPT_WINDOW_MS, AuthorizationError } from '../../src/client/auth/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ATTEMPT_WINDOW_MS, AuthorizationError, headlessRedirect } from '../../src/client/auth/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   closeMocksAfterEach,
@@ -177,5 +177,58 @@ describe('single flight', () => {
     controller.abort();
     expect(((await rejection(waiting)) as AuthorizationError).reason).toBe('aborted');
     expect(await other).toBe(true);
+  });
+
+  it('the request that started the flow aborts: the flow goes on for the one still waiting', async () => {
+    const m = await mock();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const redirectSignals: AbortSignal[] = [];
+    const p = provider({
+      redirect: async (url, signal) => {
+        redirectSignals.push(signal);
+        await gate;
+        return headlessRedirect({ redirectUri: REDIRECT_URI })(url, signal);
+      },
+    });
+    const starter = new AbortController();
+    const first = refuse(p, m, starter.signal);
+    await vi.waitFor(() => expect(redirectSignals).toHaveLength(1), { timeout: 5_000 });
+    // Another request, sent before the flow started, is refused now and joins it.
+    const second = p.challenge(
+      { url: m.serverUrl, status: 401, wwwAuthenticate: `Bearer resource_metadata="${m.prmUrl}"` },
+      new AbortController().signal,
+    );
+    starter.abort();
+    expect(((await rejection(first)) as AuthorizationError).reason).toBe('aborted');
+    release();
+    expect(await second).toBe(true);
+    expect(redirectSignals[0]!.aborted).toBe(false);
+    expect(m.authorizeRequests()).toHaveLength(1);
+    expect(m.tokenRequests()).toHaveLength(1);
+  });
+
+  it('every waiting request aborts: the flow itself is aborted and never reaches the token endpoint', async () => {
+    const m = await mock();
+    const redirectSignals: AbortSignal[] = [];
+    const p = provider({
+      redirect: (_url, signal) => {
+        redirectSignals.push(signal);
+        return new Promise<URL>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('user agent closed')), { once: true }),
+        );
+      },
+    });
+    const a = new AbortController();
+    const b = new AbortController();
+    const first = refuse(p, m, a.signal);
+    await vi.waitFor(() => expect(redirectSignals).toHaveLength(1), { timeout: 5_000 });
+    const second = refuse(p, m, b.signal);
+    a.abort();
+    b.abort();
+    for (const outcome of [first, second])
+      expect(((await rejection(outcome)) as AuthorizationError).reason).toBe('aborted');
+    expect(redirectSignals[0]!.aborted).toBe(true);
+    expect(m.tokenRequests()).toHaveLength(0);
   });
 });

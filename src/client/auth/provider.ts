@@ -17,7 +17,7 @@ import { forgetRegistration, obtainRegistration, type ClientRegistration } from 
 import { selectScopes } from './scope.js';
 import { MemoryTokenStore, readJson, tokensKey } from './store.js';
 import { isExpired, refreshTokens, type StoredTokens } from './tokens.js';
-import { raceAbort } from './single-flight.js';
+import { SharedFlight } from './single-flight.js';
 import { secureUrl } from './urls.js';
 import { parseBearerChallenge } from './www-authenticate.js';
 
@@ -29,7 +29,7 @@ interface ServerState {
   /** Scopes of the last authorization request (kept on step-up). */
   scopes?: string[];
   /** The authorization or refresh in progress: concurrent refusals share it. */
-  flight?: Promise<boolean>;
+  flight?: SharedFlight<boolean>;
 }
 
 /**
@@ -72,11 +72,11 @@ export class OAuthClientProvider implements HttpAuthProvider {
   async authorization(url: URL, signal: AbortSignal): Promise<string | undefined> {
     const state = this.state(url);
     // A request sent while a flow runs would only be refused: let it wait for the new token.
-    if (state.flight) await raceAbort(state.flight, signal).catch(() => undefined);
+    if (state.flight) await state.flight.wait(signal).catch(() => undefined);
     let tokens = state.tokens;
     if (tokens && isExpired(tokens, this.now())) {
       tokens = tokens.refresh_token
-        ? await this.join(state, signal, () => this.refresh(state, signal)).then(
+        ? await this.join(state, signal, (shared) => this.refresh(state, shared)).then(
             () => state.tokens,
             () => undefined,
           )
@@ -91,7 +91,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
   async challenge(challenge: AuthChallenge, signal: AbortSignal): Promise<boolean> {
     const state = this.state(challenge.url);
     // Join the flow in progress; a failed flow rejects here with its error, for every request.
-    while (state.flight) if (await raceAbort(state.flight, signal)) return true;
+    while (state.flight) if (await state.flight.wait(signal)) return true;
     // Another request already got a token this one has not tried yet.
     if (
       state.tokens &&
@@ -99,7 +99,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
       !isExpired(state.tokens, this.now())
     )
       return true;
-    return this.join(state, signal, () => this.resolve(state, challenge, signal));
+    return this.join(state, signal, (shared) => this.resolve(state, challenge, signal, shared));
   }
 
   /** Forget the tokens for the server at `url` (the registration stays). */
@@ -119,18 +119,34 @@ export class OAuthClientProvider implements HttpAuthProvider {
     return state;
   }
 
-  /** Single flight: the first caller runs `work`, later ones wait for the same outcome. */
-  private join(state: ServerState, signal: AbortSignal, work: () => Promise<boolean>): Promise<boolean> {
+  /**
+   * Single flight: the first caller starts `work` (with the flight's own signal), later ones wait
+   * for the same outcome.
+   */
+  private join(
+    state: ServerState,
+    signal: AbortSignal,
+    work: (shared: AbortSignal) => Promise<boolean>,
+  ): Promise<boolean> {
     if (!state.flight) {
-      const flight = work().finally(() => {
-        if (state.flight === flight) state.flight = undefined;
-      });
+      const flight = new SharedFlight(work);
       state.flight = flight;
+      void flight.promise
+        .finally(() => {
+          if (state.flight === flight) state.flight = undefined;
+        })
+        .catch(() => undefined);
     }
-    return raceAbort(state.flight, signal);
+    return state.flight.wait(signal);
   }
 
-  private async resolve(state: ServerState, challenge: AuthChallenge, signal: AbortSignal): Promise<boolean> {
+  /** `signal` identifies the refused request (its attempt count); `shared` is the flight's, for I/O. */
+  private async resolve(
+    state: ServerState,
+    challenge: AuthChallenge,
+    signal: AbortSignal,
+    shared: AbortSignal,
+  ): Promise<boolean> {
     const bearer = parseBearerChallenge(challenge.wwwAuthenticate);
     // A 403 that is not about scope is a plain refusal: new tokens would not change it.
     if (challenge.status === 403 && bearer?.error !== 'insufficient_scope') return false;
@@ -138,7 +154,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
     const discovery = await discoverAuthorization(state.url, {
       ...(challenge.wwwAuthenticate !== undefined && { wwwAuthenticate: challenge.wwwAuthenticate }),
       ...(this.options.fetch && { fetch: this.options.fetch }),
-      signal,
+      signal: shared,
     });
     const changed =
       state.discovery?.issuer !== discovery.issuer || state.discovery.resource !== discovery.resource;
@@ -160,7 +176,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
         (lastRefresh === undefined || this.now() - lastRefresh >= ATTEMPT_WINDOW_MS)
       ) {
         this.refreshed.set(signal, this.now());
-        if (await this.refresh(state, signal).catch(rethrowAbort)) return true;
+        if (await this.refresh(state, shared).catch(rethrowAbort)) return true;
       }
     }
     // A long-lived request (the standalone GET stream keeps one signal across reconnects) may need
@@ -176,7 +192,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
     this.attempts.set(signal, { count: attempts + 1, last: this.now() });
     const prior = challenge.status === 403 ? state.scopes : undefined;
     const scopes = selectScopes(discovery, bearer, prior, this.options.scope);
-    await this.authorize(state, discovery, scopes, signal);
+    await this.authorize(state, discovery, scopes, shared);
     return true;
   }
 
