@@ -221,3 +221,22 @@ describe('what the client refuses to work with', () => {
     ).not.toThrow();
   });
 });
+
+describe('plain http endpoints off loopback', () => {
+  it.each(['authorization_endpoint', 'token_endpoint', 'registration_endpoint'])(
+    'an http %s on another host is insecure-url, and nothing is sent there',
+    async (field) => {
+      const m = await mock({ metadata: { [field]: `http://auth.example.com/${field}` } });
+      const seen: string[] = [];
+      const p = provider({
+        fetch: (input, init) => {
+          seen.push(String(input));
+          return fetch(input, init);
+        },
+      });
+      const error = (await rejection(refuse(p, m))) as AuthorizationError;
+      expect(error.reason).toBe('insecure-url');
+      expect(seen.filter((u) => u.includes('auth.example.com'))).toEqual([]);
+    },
+  );
+});
