@@ -89,6 +89,18 @@ describe('expiry and refresh', () => {
     ]);
   });
 
+  it('signOut forgets the tokens (memory and store) and keeps the registration', async () => {
+    const m = await mock();
+    const store = new MemoryTokenStore();
+    const p = provider({ store });
+    const signal = new AbortController().signal;
+    await refuse(p, m, signal);
+    await p.signOut(m.serverUrl);
+    expect(await p.authorization(m.serverUrl, signal)).toBeUndefined();
+    expect(await store.get(`oauth:tokens ${m.issuer} ${m.serverUrl.href}`)).toBeUndefined();
+    expect(await store.get(`oauth:registration ${m.issuer}`)).toBeDefined();
+  });
+
   it('tokens in the store are used after discovery, without any flow', async () => {
     const m = await mock();
     const store = new MemoryTokenStore();
