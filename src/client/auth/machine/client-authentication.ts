@@ -68,10 +68,26 @@ export async function clientAuthentication(
     const method = credentials.method ?? secretMethod(as);
     return method === 'client_secret_post'
       ? oauth.ClientSecretPost(credentials.clientSecret)
-      : oauth.ClientSecretBasic(credentials.clientSecret);
+      : clientSecretBasic(credentials.clientSecret);
   }
   const key = await signingKey(credentials, keyCache);
   return oauth.PrivateKeyJwt(credentials.keyId === undefined ? key : { key, kid: credentials.keyId });
+}
+
+/**
+ * HTTP Basic with both parts `application/x-www-form-urlencoded` first (RFC 6749 §2.3.1), using
+ * the WHATWG serializer. oauth4webapi's own also escapes `-._~!*'()`; servers that decode
+ * Basic credentials without form-decoding them (common) then see `my%2Dclient`.
+ */
+export function clientSecretBasic(clientSecret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    const credentials = `${formEncode(client.client_id)}:${formEncode(clientSecret)}`;
+    headers.set('authorization', `Basic ${btoa(credentials)}`);
+  };
+}
+
+function formEncode(value: string): string {
+  return new URLSearchParams({ v: value }).toString().slice(2);
 }
 
 function secretMethod(as: oauth.AuthorizationServer): 'client_secret_basic' | 'client_secret_post' {

@@ -8,7 +8,11 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { HttpAuthProvider } from '../../../core/auth.js';
-import { clientAuthentication, type MachineClientCredentials } from './client-authentication.js';
+import {
+  clientAuthentication,
+  clientSecretBasic,
+  type MachineClientCredentials,
+} from './client-authentication.js';
 import { defaultDiscovery } from './default-discovery.js';
 import { machineAuthError } from './errors.js';
 import { identityProviderMetadata, type IdentityProvider } from './identity-provider.js';
@@ -102,7 +106,7 @@ async function requestIdJag(
     {
       as,
       client: { client_id: idp.clientId },
-      clientAuth: idp.clientSecret ? oauth.ClientSecretBasic(idp.clientSecret) : oauth.None(),
+      clientAuth: idp.clientSecret ? clientSecretBasic(idp.clientSecret) : oauth.None(),
       grantType: TOKEN_EXCHANGE,
       parameters,
       // RFC 8693 §2.2.1: an ID-JAG is not an access token, so its token_type is `N_A`.
