@@ -3,10 +3,15 @@
  * the spec asks for, and the session those headers carry (id, negotiated version, expiry).
  */
 import { HttpTransportError, SessionExpiredError } from './errors.js';
-import { discard, mediaType } from './http-body.js';
+import { discard, mediaType, readBoundedText } from './http-body.js';
 import type { StreamableHttpClientOptions } from './options.js';
 
 const ACCEPT_POST = 'application/json, text/event-stream';
+
+/** Resends of one request after 401/403 when the auth provider never says "give up". */
+const MAX_AUTH_RETRIES = 5;
+/** Characters kept of a 401/403 body handed back after the provider gave up. */
+const REFUSAL_LIMIT = 64 * 1024;
 
 /**
  * Session state and requests for one endpoint. A 404 to a request that carried the session id
@@ -124,9 +129,32 @@ export class HttpSession {
     return error;
   }
 
-  private fetch(init: RequestInit, signal: AbortSignal): Promise<Response> {
+  /**
+   * One request, authorized by `options.auth` when there is one: the provider supplies the
+   * `Authorization` header, and a 401 or 403 goes to it; when it has new credentials the same
+   * request is sent again (bodies here are strings, so resending is safe). The provider bounds
+   * its own attempts (step-up stops after three); {@link MAX_AUTH_RETRIES} only stops a provider
+   * that never gives up.
+   */
+  private async fetch(init: RequestInit, signal: AbortSignal): Promise<Response> {
     const fetchFn = this.options.fetch ?? globalThis.fetch;
-    return fetchFn(this.url, { ...this.options.requestInit, ...init, signal });
+    const auth = this.options.auth;
+    if (!auth) return fetchFn(this.url, { ...this.options.requestInit, ...init, signal });
+    for (let retries = 0; ; retries++) {
+      const headers = new Headers(init.headers);
+      const authorization = await auth.authorization(this.url, signal);
+      if (authorization !== undefined) headers.set('authorization', authorization);
+      const response = await fetchFn(this.url, { ...this.options.requestInit, ...init, headers, signal });
+      const status = response.status;
+      if ((status !== 401 && status !== 403) || retries === MAX_AUTH_RETRIES) return response;
+      const wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
+      // Read the refusal (bounded: it is for diagnostics) and free the connection first: the
+      // provider may run a whole authorization flow before answering.
+      const body = await readBoundedText(response, REFUSAL_LIMIT);
+      if (!(await auth.challenge({ url: this.url, status, wwwAuthenticate }, signal))) {
+        return new Response(body, { status, statusText: response.statusText, headers: response.headers });
+      }
+    }
   }
 
   private async headers(accept: string, session: string | undefined, withVersion: boolean): Promise<Headers> {

@@ -1,6 +1,7 @@
 /**
  * Options of the Streamable HTTP client transport, with their defaults.
  */
+import type { HttpAuthProvider } from '../../../core/auth.js';
 
 /**
  * How dropped SSE streams are reconnected.
@@ -30,6 +31,12 @@ export interface ReconnectOptions {
 export interface StreamableHttpClientOptions {
   /** The `fetch` to use (a mock, or one with a custom dispatcher). Default: `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Authorization of every request (POST, GET, DELETE): the provider's `Authorization` header is
+   * sent, and a 401 or 403 goes to the provider, which may obtain new credentials (an OAuth flow,
+   * a refresh, a step-up) before the request is sent again. See docs/auth.md.
+   */
+  auth?: HttpAuthProvider;
   /** Extra headers on every request (e.g. `Authorization`); a function is called per request. */
   headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
   /**
