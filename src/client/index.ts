@@ -59,3 +59,4 @@ export {
   type SubscriptionEnd,
   type SubscriptionNotification,
 } from './subscriptions.js';
+export * from './auth/index.js';

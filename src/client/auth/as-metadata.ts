@@ -1,0 +1,99 @@
+import * as oauth from 'oauth4webapi';
+import { AuthorizationError } from './errors.js';
+import { getMetadata, isRedirect, type HttpContext } from './http.js';
+import { secureUrl } from './urls.js';
+
+/**
+ * The authorization server metadata URLs for `issuer`, in the MCP spec's order (RFC 8414 §3.1
+ * path insertion first, then OpenID Connect discovery by insertion and by appending). oauth4webapi
+ * builds two of the three, so the list is built here once and every candidate goes through the
+ * same request and the library's validation.
+ *
+ * @example
+ * authorizationServerMetadataUrls('https://auth.example.com/tenant1').map(String);
+ * // ['https://auth.example.com/.well-known/oauth-authorization-server/tenant1',
+ * //  'https://auth.example.com/.well-known/openid-configuration/tenant1',
+ * //  'https://auth.example.com/tenant1/.well-known/openid-configuration']
+ */
+export function authorizationServerMetadataUrls(issuer: string): URL[] {
+  const url = new URL(issuer);
+  const path = url.pathname.replace(/\/$/, '');
+  const at = (p: string): URL => new URL(p, url.origin);
+  if (!path) {
+    return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')];
+  }
+  return [
+    at(`/.well-known/oauth-authorization-server${path}`),
+    at(`/.well-known/openid-configuration${path}`),
+    at(`${path}/.well-known/openid-configuration`),
+  ];
+}
+
+/**
+ * Fetch and validate the metadata of the authorization server `issuer` (exactly as the protected
+ * resource metadata lists it). The document's `issuer` must be identical to `issuer` (RFC 8414
+ * §3.3): a mismatch is an `issuer-mismatch` error at once, no further candidate is tried, because
+ * a document that lies about its issuer must not be used at all. Rejects when no
+ * candidate answers 200 (`discovery`).
+ *
+ * @example
+ * const as = await discoverAuthorizationServer('https://auth.example.com', {});
+ * console.log(as?.token_endpoint);
+ */
+export async function discoverAuthorizationServer(
+  issuer: string,
+  ctx: HttpContext,
+): Promise<oauth.AuthorizationServer> {
+  const found = await findAuthorizationServer(issuer, ctx);
+  if (found.metadata) return found.metadata;
+  throw new AuthorizationError(
+    'discovery',
+    `no authorization server metadata for ${issuer}; tried ${found.tried.join(', ')}`,
+  );
+}
+
+/**
+ * Like {@link discoverAuthorizationServer}, but resolves `metadata: undefined` (with the URLs
+ * tried) when no candidate answers 200: the 2025-03-26 fallback goes on to default endpoints.
+ *
+ * @example
+ * const { metadata } = await findAuthorizationServer('https://mcp.example.com', {});
+ */
+export async function findAuthorizationServer(
+  issuer: string,
+  ctx: HttpContext,
+): Promise<{ metadata: oauth.AuthorizationServer | undefined; tried: readonly string[] }> {
+  const issuerUrl = secureUrl(issuer, 'authorization server issuer');
+  const tried: string[] = [];
+  for (const url of authorizationServerMetadataUrls(issuer)) {
+    const response = await getMetadata(url, ctx);
+    if (response.status !== 200) {
+      tried.push(`${url.href} (${isRedirect(response) ? 'redirect, not followed' : response.status})`);
+      await response.body?.cancel().catch(() => undefined);
+      continue;
+    }
+    let metadata: oauth.AuthorizationServer;
+    try {
+      metadata = await oauth.processDiscoveryResponse(issuerUrl, response);
+    } catch (error) {
+      if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
+        throw issuerMismatch(url, issuer, error);
+      }
+      throw new AuthorizationError('discovery', `authorization server metadata at ${url.href} is invalid`, {
+        cause: error,
+      });
+    }
+    // The library compares normalized URLs; the spec wants the identical string.
+    if (metadata.issuer !== issuer) throw issuerMismatch(url, issuer);
+    return { metadata, tried };
+  }
+  return { metadata: undefined, tried };
+}
+
+function issuerMismatch(url: URL, issuer: string, cause?: unknown): AuthorizationError {
+  return new AuthorizationError(
+    'issuer-mismatch',
+    `authorization server metadata at ${url.href} does not name the issuer ${issuer} it was fetched for`,
+    { cause },
+  );
+}
