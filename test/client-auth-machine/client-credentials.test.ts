@@ -30,7 +30,6 @@ describe('client_secret_basic', () => {
     const auth = clientCredentialsAuth({
       credentials: { clientId: 'svc:one', clientSecret: SECRET },
       discover: fixed(resourceAt(as)),
-      allowInsecureHttp: true,
     });
     expect(await auth.authorization(url, signal)).toBeUndefined();
     expect(await auth.challenge(refusal(401, 'Bearer scope="mcp:read mcp:write"'), signal)).toBe(true);
@@ -55,7 +54,6 @@ describe('client_secret_basic', () => {
     const auth = clientCredentialsAuth({
       credentials: { clientId: 'svc', clientSecret: SECRET },
       discover: fixed(resourceAt(as, { scopesSupported: ['a', 'b'] })),
-      allowInsecureHttp: true,
     });
     await auth.challenge(refusal(401, 'Bearer resource_metadata="https://mcp.example.com/prm"'), signal);
     expect(as.requests[0]!.form.scope).toBe('a b');
@@ -66,7 +64,6 @@ describe('client_secret_basic', () => {
     const auth = clientCredentialsAuth({
       credentials: { clientId: 'svc', clientSecret: SECRET },
       discover: fixed(resourceAt(as)),
-      allowInsecureHttp: true,
     });
     await auth.challenge(refusal(401, undefined), signal);
     expect(as.requests[0]!.fields.sort()).toEqual(['grant_type', 'resource']);
@@ -79,7 +76,6 @@ describe('client_secret_post', () => {
     const auth = clientCredentialsAuth({
       credentials: { clientId: 'svc', clientSecret: SECRET },
       discover: fixed(resourceAt(as, { tokenEndpointAuthMethods: ['client_secret_post'] })),
-      allowInsecureHttp: true,
     });
     await auth.challenge(refusal(401), signal);
     const [request] = as.requests;
@@ -97,11 +93,10 @@ describe('client_secret_post', () => {
     const auth = clientCredentialsAuth({
       credentials: { clientId: 'svc', clientSecret: SECRET },
       discover: fixed(resourceAt(as, { tokenEndpointAuthMethods: ['private_key_jwt'] })),
-      allowInsecureHttp: true,
     });
     await expect(auth.challenge(refusal(401), signal)).rejects.toMatchObject({
-      name: 'MachineAuthError',
-      reason: 'invalid_configuration',
+      name: 'AuthorizationError',
+      reason: 'registration',
     });
     expect(as.requests).toHaveLength(0);
   });
@@ -115,7 +110,6 @@ describe('private_key_jwt', () => {
     const auth = clientCredentialsAuth({
       credentials: { clientId: 'svc-jwt', privateKey: pem, algorithm: 'ES256', keyId: 'k1' },
       discover: fixed(resourceAt(as)),
-      allowInsecureHttp: true,
     });
     await auth.challenge(refusal(401, 'Bearer scope="s1"'), signal);
     await auth.challenge(refusal(403, 'Bearer error="insufficient_scope", scope="s2"'), signal);
@@ -148,10 +142,9 @@ describe('private_key_jwt', () => {
     const auth = clientCredentialsAuth({
       credentials: { clientId: 'svc', privateKey: bogus, algorithm: 'ES256' },
       discover: fixed(resourceAt(as)),
-      allowInsecureHttp: true,
     });
     const error = await auth.challenge(refusal(401), signal).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'MachineAuthError', reason: 'invalid_configuration' });
+    expect(error).toMatchObject({ name: 'AuthorizationError', reason: 'registration' });
     expect((error as Error).message).not.toContain('bm90LWEta2V5LXNlY3JldA');
     expect(as.requests).toHaveLength(0);
   });

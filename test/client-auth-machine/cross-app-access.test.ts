@@ -4,7 +4,7 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, expect, test } from 'vitest';
-import { crossAppAccessAuth, MachineAuthError } from '../../src/client/auth/machine/index.js';
+import { crossAppAccessAuth, TokenEndpointError } from '../../src/client/auth/machine/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   refusal,
@@ -63,7 +63,6 @@ function provider(mock: MockServer, idp: { tokenEndpoint?: boolean; clientSecret
     },
     idToken: async () => ID_TOKEN,
     discover: async () => resourceAt(mock),
-    allowInsecureHttp: true,
   });
 }
 
@@ -118,7 +117,8 @@ test('an IdP that issues something other than an ID-JAG is refused before the AS
   const error = await provider(mock)
     .challenge(refusal(401), signal)
     .catch((e: unknown) => e);
-  expect(error).toMatchObject({ name: 'MachineAuthError', reason: 'invalid_token_response' });
+  expect(error).toMatchObject({ name: 'AuthorizationError', reason: 'token' });
+  expect((error as Error).message).toContain('not an ID-JAG');
   expect(inspect(error, { depth: 10 })).not.toContain(ID_JAG);
   expect(mock.requests.map((r) => r.path)).toEqual(['/idp/token']);
 });
@@ -131,7 +131,7 @@ test('an IdP policy refusal is a typed error naming the OAuth error, not the ID 
   const error = await provider(mock)
     .challenge(refusal(401), signal)
     .catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(MachineAuthError);
-  expect(error).toMatchObject({ reason: 'token_request_failed', oauthError: 'invalid_grant' });
+  expect(error).toBeInstanceOf(TokenEndpointError);
+  expect(error).toMatchObject({ reason: 'token', oauthError: 'invalid_grant', status: 400 });
   expect(inspect(error, { depth: 10 })).not.toContain(ID_TOKEN);
 });

@@ -1,10 +1,12 @@
 /**
- * Bad answers from a token endpoint, and bad configuration: each is a MachineAuthError with a
- * reason, and no message or cause carries the secret or a token.
+ * Bad answers from a token endpoint, and bad configuration: each is a typed AuthorizationError
+ * (TokenEndpointError for the endpoint's answers), and nothing a log could show (message, stack,
+ * cause chain) carries the secret or a token.
  */
 import { inspect } from 'node:util';
 import { afterEach, expect, test } from 'vitest';
-import { clientCredentialsAuth, MachineAuthError } from '../../src/client/auth/machine/index.js';
+import { AuthorizationError } from '../../src/client/auth/errors.js';
+import { clientCredentialsAuth, TokenEndpointError } from '../../src/client/auth/machine/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { refusal, resourceAt, startMockServer, type MockAnswer, type MockServer } from './mock-as.js';
 
@@ -18,22 +20,19 @@ afterEach(async () => {
   as = undefined;
 });
 
-async function failure(answer: MockAnswer, extra: { allowInsecureHttp?: boolean } = {}) {
+async function failure(answer: MockAnswer): Promise<AuthorizationError> {
   as = await startMockServer(() => answer);
   const auth = clientCredentialsAuth({
     credentials: { clientId: 'svc', clientSecret: SECRET },
     discover: async () => resourceAt(as!),
-    allowInsecureHttp: extra.allowInsecureHttp ?? true,
   });
   const error = await auth.challenge(refusal(401), signal).then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(MachineAuthError);
-  // Everything a log line could show: message, stack, cause chain.
-  const shown = inspect(error, { depth: 10 });
-  expect(shown).not.toContain(SECRET);
-  return error as MachineAuthError;
+  expect(error).toBeInstanceOf(AuthorizationError);
+  expect(inspect(error, { depth: 10 })).not.toContain(SECRET);
+  return error as AuthorizationError;
 }
 
 test('an OAuth error answer names the error code and the endpoint, not the secret', async () => {
@@ -41,27 +40,27 @@ test('an OAuth error answer names the error code and the endpoint, not the secre
     status: 400,
     body: { error: 'invalid_client', error_description: 'unknown client' },
   });
-  expect(error.reason).toBe('token_request_failed');
-  expect(error.oauthError).toBe('invalid_client');
-  expect(error.status).toBe(400);
+  expect(error).toBeInstanceOf(TokenEndpointError);
+  expect(error).toMatchObject({ reason: 'token', oauthError: 'invalid_client', status: 400 });
   expect(error.message).toContain('invalid_client');
   expect(error.message).toContain(`${as!.url}/token`);
 });
 
-test('a 401 from the token endpoint is a token_request_failed with the error code', async () => {
+test('a 401 from the token endpoint names the error code', async () => {
   const error = await failure({ status: 401, body: { error: 'invalid_client' } });
-  expect(error.reason).toBe('token_request_failed');
-  expect(error.oauthError).toBe('invalid_client');
+  expect(error).toMatchObject({ reason: 'token', oauthError: 'invalid_client', status: 401 });
 });
 
-test('a success that is not JSON is an invalid_token_response', async () => {
+test('a success that is not JSON is a token error without an OAuth code', async () => {
   const error = await failure({ status: 200, body: '<html>login</html>' });
-  expect(error.reason).toBe('invalid_token_response');
+  expect(error).toBeInstanceOf(TokenEndpointError);
+  expect(error).toMatchObject({ reason: 'token', oauthError: undefined, status: 200 });
+  expect(error.message).toContain('application/json');
 });
 
-test('a success without access_token is an invalid_token_response', async () => {
+test('a success without access_token is a token error naming the field', async () => {
   const error = await failure({ status: 200, body: { token_type: 'Bearer', expires_in: 60 } });
-  expect(error.reason).toBe('invalid_token_response');
+  expect(error).toMatchObject({ reason: 'token', oauthError: undefined });
   expect(error.message).toContain('access_token');
 });
 
@@ -70,32 +69,39 @@ test('a token of an unknown type is refused, and the error does not show the tok
     status: 200,
     body: { access_token: 'leaky-token-value', token_type: 'mac' },
   });
-  expect(error.reason).toBe('invalid_token_response');
+  expect(error).toMatchObject({ reason: 'token' });
   expect(inspect(error, { depth: 10 })).not.toContain('leaky-token-value');
 });
 
-test('a non-OAuth error status is an invalid_token_response naming the status', async () => {
+test('a non-OAuth error status is a token error naming the status', async () => {
   const error = await failure({ status: 502, body: 'bad gateway' });
-  expect(error.reason).toBe('invalid_token_response');
-  expect(error.status).toBe(502);
+  expect(error).toMatchObject({ reason: 'token', status: 502 });
 });
 
-test('an http: token endpoint is refused unless allowed, before anything is sent', async () => {
-  const error = await failure({ body: {} }, { allowInsecureHttp: false });
-  expect(error.reason).toBe('invalid_configuration');
-  expect(as!.requests).toHaveLength(0);
+test('an http: token endpoint off loopback is refused before anything is sent', async () => {
+  const auth = clientCredentialsAuth({
+    credentials: { clientId: 'svc', clientSecret: SECRET },
+    discover: async () => ({
+      resource: 'https://mcp.example.com/mcp',
+      authorizationServer: { issuer: 'http://as.example.com', token_endpoint: 'http://as.example.com/token' },
+    }),
+    fetch: () => Promise.reject(new Error('nothing may be sent')),
+  });
+  await expect(auth.challenge(refusal(401), signal)).rejects.toMatchObject({
+    name: 'AuthorizationError',
+    reason: 'insecure-url',
+  });
 });
 
-test('an unreachable token endpoint is a network error', async () => {
+test('an unreachable token endpoint is a token error', async () => {
   const closed = await startMockServer(() => ({ body: {} }));
   const target = resourceAt(closed);
   await closed.close();
   const auth = clientCredentialsAuth({
     credentials: { clientId: 'svc', clientSecret: SECRET },
     discover: async () => target,
-    allowInsecureHttp: true,
   });
-  await expect(auth.challenge(refusal(401), signal)).rejects.toMatchObject({ reason: 'network' });
+  await expect(auth.challenge(refusal(401), signal)).rejects.toMatchObject({ reason: 'token' });
 });
 
 test('empty credentials are refused when the provider is made', () => {

@@ -7,7 +7,7 @@
  */
 import { importPKCS8 } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { machineAuthError } from './errors.js';
+import { AuthorizationError } from '../errors.js';
 
 /**
  * A confidential client's credentials at the authorization server.
@@ -63,8 +63,7 @@ export async function clientAuthentication(
   keyCache: Map<string, Promise<CryptoKey>>,
 ): Promise<oauth.ClientAuth> {
   if ('clientSecret' in credentials) {
-    if (!credentials.clientSecret)
-      throw machineAuthError('invalid_configuration', 'The client secret is empty');
+    if (!credentials.clientSecret) throw new AuthorizationError('registration', 'the client secret is empty');
     const method = credentials.method ?? secretMethod(as);
     return method === 'client_secret_post'
       ? oauth.ClientSecretPost(credentials.clientSecret)
@@ -94,8 +93,9 @@ function secretMethod(as: oauth.AuthorizationServer): 'client_secret_basic' | 'c
   const supported = as.token_endpoint_auth_methods_supported;
   if (!supported || supported.includes('client_secret_basic')) return 'client_secret_basic';
   if (supported.includes('client_secret_post')) return 'client_secret_post';
-  throw machineAuthError(
-    'invalid_configuration',
+  // Pre-registered credentials this server cannot take: a registration problem, not a token one.
+  throw new AuthorizationError(
+    'registration',
     `${as.issuer} supports neither client_secret_basic nor client_secret_post (it lists ${supported.join(', ') || 'nothing'})`,
   );
 }
@@ -112,9 +112,9 @@ async function signingKey(
     imported = importPKCS8(privateKey, algorithm).catch((error: unknown) => {
       keyCache.delete(algorithm);
       // jose's message describes the PEM, never its content; the key itself stays out of it.
-      throw machineAuthError(
-        'invalid_configuration',
-        `The private key is not a PKCS#8 ${algorithm} key: ${error instanceof Error ? error.message : 'unreadable'}`,
+      throw new AuthorizationError(
+        'registration',
+        `the private key is not a PKCS#8 ${algorithm} key: ${error instanceof Error ? error.message : 'unreadable'}`,
       );
     });
     keyCache.set(algorithm, imported);

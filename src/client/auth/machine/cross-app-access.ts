@@ -14,7 +14,7 @@ import {
   type MachineClientCredentials,
 } from './client-authentication.js';
 import { defaultDiscovery } from './default-discovery.js';
-import { machineAuthError } from './errors.js';
+import { AuthorizationError } from '../errors.js';
 import { identityProviderMetadata, type IdentityProvider } from './identity-provider.js';
 import { machineProvider, type DiscoverResource } from './machine-provider.js';
 import type { ProtectedResource } from './protected-resource.js';
@@ -92,7 +92,7 @@ async function requestIdJag(
 ): Promise<string> {
   const idp = options.identityProvider;
   const idToken = typeof options.idToken === 'string' ? options.idToken : await options.idToken(signal);
-  if (!idToken) throw machineAuthError('invalid_configuration', 'No ID token to exchange at the IdP');
+  if (!idToken) throw new AuthorizationError('token', `no ID token to exchange at the IdP ${idp.issuer}`);
   const as = await identityProviderMetadata(idp, options, signal);
   const parameters: Record<string, string> = {
     subject_token: idToken,
@@ -117,9 +117,9 @@ async function requestIdJag(
   );
   const issuedType = issued.response.issued_token_type;
   if (issuedType !== ID_JAG_TYPE) {
-    throw machineAuthError(
-      'invalid_token_response',
-      `The IdP ${idp.issuer} issued a ${typeof issuedType === 'string' ? issuedType : 'token of no stated type'}, not an ID-JAG`,
+    throw new AuthorizationError(
+      'token',
+      `the IdP ${idp.issuer} issued a ${typeof issuedType === 'string' ? issuedType : 'token of no stated type'}, not an ID-JAG`,
     );
   }
   return issued.accessToken;

@@ -4,7 +4,8 @@
  * comes from the IdP's OpenID configuration, read and checked by oauth4webapi.
  */
 import * as oauth from 'oauth4webapi';
-import { machineAuthError } from './errors.js';
+import { AuthorizationError } from '../errors.js';
+import { requestOptions } from '../http.js';
 import type { MachineHttpOptions } from './token-endpoint.js';
 
 /**
@@ -40,20 +41,18 @@ export async function identityProviderMetadata(
   try {
     issuer = new URL(idp.issuer);
   } catch {
-    throw machineAuthError('invalid_configuration', `The IdP issuer is not a URL: ${idp.issuer}`);
+    throw new AuthorizationError('discovery', `the IdP issuer is not a URL: ${idp.issuer}`);
   }
   try {
-    const response = await oauth.discoveryRequest(issuer, {
-      algorithm: 'oidc',
-      signal,
-      [oauth.allowInsecureRequests]: http.allowInsecureHttp === true,
-      ...(http.fetch ? { [oauth.customFetch]: http.fetch } : {}),
-    });
+    const options = requestOptions(issuer, { signal, ...(http.fetch && { fetch: http.fetch }) });
+    const response = await oauth.discoveryRequest(issuer, { ...options, algorithm: 'oidc' });
     return await oauth.processDiscoveryResponse(issuer, response);
   } catch (error) {
-    throw machineAuthError(
-      'invalid_configuration',
-      `Cannot read the OpenID configuration of the IdP ${idp.issuer}: ${error instanceof Error ? error.message : String(error)}`,
+    if (error instanceof AuthorizationError) throw error;
+    if (signal.aborted) throw new AuthorizationError('aborted', 'authorization aborted');
+    throw new AuthorizationError(
+      'discovery',
+      `cannot read the OpenID configuration of the IdP ${idp.issuer}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }

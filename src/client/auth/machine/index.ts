@@ -12,6 +12,5 @@ export type {
 export type { IdentityProvider } from './identity-provider.js';
 export type { DiscoverResource } from './machine-provider.js';
 export type { ProtectedResource } from './protected-resource.js';
-export type { BearerChallenge } from './bearer-challenge.js';
 export type { MachineHttpOptions } from './token-endpoint.js';
-export { MachineAuthError, type MachineAuthReason } from './errors.js';
+export { TokenEndpointError } from './errors.js';

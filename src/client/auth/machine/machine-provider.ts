@@ -1,14 +1,15 @@
 /**
  * The `HttpAuthProvider` both machine grants share: it knows nothing of how a token is obtained
  * (that is `obtain`), only when. No token until the server first refuses (the 401 names where
- * discovery starts); then one token, cached until it expires; a 401 for a freshly issued token is
- * final (no loop); a 403 `insufficient_scope` asks for the union of the scopes so far and the
- * challenged ones, at most {@link MAX_STEP_UPS} times. One token request at a time: concurrent
+ * discovery starts); then one token, cached until it expires; a 401 gets one new token, but a 401
+ * for the token just issued after a refusal gives up (no loop); a 403 `insufficient_scope` asks for the union of the scopes so far and the
+ * challenged ones, at most {@link MAX_STEP_UPS} times (then `step-up-limit`). One token request at a time: concurrent
  * refusals share it.
  */
 import type { AuthChallenge, HttpAuthProvider } from '../../../core/auth.js';
-import { parseBearerChallenge, unionScopes, type BearerChallenge } from './bearer-challenge.js';
-import { machineAuthError } from './errors.js';
+import { AuthorizationError } from '../errors.js';
+import { parseBearerChallenge, type BearerChallenge } from '../www-authenticate.js';
+import { unionScopes } from './scopes.js';
 import type { IssuedToken } from './token-endpoint.js';
 import type { ProtectedResource } from './protected-resource.js';
 
@@ -26,11 +27,7 @@ export type ObtainToken = (
 ) => Promise<IssuedToken>;
 
 /** Finds the protected resource's authorization server, from the server's refusal. */
-export type DiscoverResource = (
-  challenge: AuthChallenge,
-  bearer: BearerChallenge,
-  signal: AbortSignal,
-) => Promise<ProtectedResource>;
+export type DiscoverResource = (challenge: AuthChallenge, signal: AbortSignal) => Promise<ProtectedResource>;
 
 interface CachedToken {
   readonly token: IssuedToken;
@@ -79,7 +76,8 @@ export function machineProvider(discover: DiscoverResource, obtain: ObtainToken)
   }
 
   async function fetchFor(scope: string | undefined, fromRefusal: boolean, signal: AbortSignal) {
-    if (!target) throw machineAuthError('invalid_configuration', 'No authorization server known yet');
+    // Unreachable: renewals before the first refusal only happen with a target.
+    if (!target) throw new AuthorizationError('discovery', 'no authorization server known yet');
     const token = await obtain(target, scope, signal);
     return { token, scope, fromRefusal, uses: 0 } satisfies CachedToken;
   }
@@ -98,7 +96,7 @@ export function machineProvider(discover: DiscoverResource, obtain: ObtainToken)
     },
 
     async challenge(challenge, signal) {
-      const bearer = parseBearerChallenge(challenge.wwwAuthenticate);
+      const bearer: Partial<BearerChallenge> = parseBearerChallenge(challenge.wwwAuthenticate) ?? {};
       if (challenge.status === 403 && bearer.error !== 'insufficient_scope') return false;
       // Requests refused together share one renewal and count as one attempt.
       if (inflight) {
@@ -108,24 +106,22 @@ export function machineProvider(discover: DiscoverResource, obtain: ObtainToken)
       const refused = current;
       if (challenge.status === 403) {
         if (stepUps >= MAX_STEP_UPS) {
-          throw machineAuthError(
-            'insufficient_scope',
+          throw new AuthorizationError(
+            'step-up-limit',
             `${challenge.url.origin} still wants more scope after ${MAX_STEP_UPS} step-ups${bearer.scope ? ` (asks for "${bearer.scope}")` : ''}`,
           );
         }
         stepUps += 1;
       } else if (refused?.fromRefusal && refused.uses <= 1) {
         // The token obtained for the previous refusal was refused too: asking again would loop.
+        // Give up (the request fails with the server's 401) and start over on the next request.
         current = undefined;
-        throw machineAuthError(
-          'token_rejected',
-          `${challenge.url.origin} refused a token just issued for it (HTTP 401${bearer.error ? `, ${bearer.error}` : ''})`,
-        );
+        return false;
       } else {
         stepUps = 0;
       }
       await renew(async (shared) => {
-        target ??= await discover(challenge, bearer, shared);
+        target ??= await discover(challenge, shared);
         const scope =
           challenge.status === 403
             ? unionScopes(refused?.scope, bearer.scope)

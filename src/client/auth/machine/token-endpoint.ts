@@ -1,20 +1,17 @@
 /**
  * One token endpoint request, done by oauth4webapi, with its failures turned into
- * {@link MachineAuthError}s. oauth4webapi's own errors carry the response body as `cause`, which
- * for a malformed success holds the access token: they are never passed on as a cause.
+ * {@link AuthorizationError}s (see errors.ts for why oauth4webapi's errors are not kept as causes).
+ * Plain `http:` only to loopback hosts, redirects never followed: the OAuth client's rules.
  */
 import * as oauth from 'oauth4webapi';
-import { machineAuthError, MachineAuthError } from './errors.js';
+import { AuthorizationError } from '../errors.js';
+import { requestOptions, type FetchLike } from '../http.js';
+import { TokenEndpointError } from './errors.js';
 
 /** How the grants reach the network; shared by every request a provider makes. */
 export interface MachineHttpOptions {
-  /** The fetch to use (default: the global one). */
-  readonly fetch?: typeof fetch;
-  /**
-   * Allow `http:` endpoints. OAuth 2.1 wants TLS everywhere; only tests and loopback fixtures
-   * should set this.
-   */
-  readonly allowInsecureHttp?: boolean;
+  /** The fetch to use for metadata and token requests (default: the global one). */
+  readonly fetch?: FetchLike;
   /** Bound on each token request, in milliseconds (default 30 000). */
   readonly requestTimeoutMs?: number;
 }
@@ -55,7 +52,9 @@ export async function requestToken(
   http: MachineHttpOptions,
   signal: AbortSignal,
 ): Promise<IssuedToken> {
-  const endpoint = request.as.token_endpoint ?? '(no token_endpoint)';
+  const endpoint = request.as.token_endpoint;
+  if (!endpoint)
+    throw new AuthorizationError('discovery', `${request.as.issuer} publishes no token_endpoint`);
   const timeout = new AbortController();
   const timer = setTimeout(
     () => timeout.abort(new Error('timed out')),
@@ -64,11 +63,21 @@ export async function requestToken(
   const onAbort = (): void => timeout.abort(signal.reason);
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
-  const options = {
-    signal: timeout.signal,
-    [oauth.allowInsecureRequests]: http.allowInsecureHttp === true,
-    ...(http.fetch ? { [oauth.customFetch]: http.fetch } : {}),
-  };
+  // requestOptions serves GET and POST alike; only its customFetch signature is wider than this call's.
+  let options: Omit<oauth.TokenEndpointRequestOptions, 'additionalParameters'>;
+  try {
+    // Refuses http: off loopback (insecure-url) before anything is sent.
+    options = requestOptions(new URL(endpoint), {
+      signal: timeout.signal,
+      ...(http.fetch && { fetch: http.fetch }),
+    }) as Omit<oauth.TokenEndpointRequestOptions, 'additionalParameters'>;
+  } catch (error) {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    throw error instanceof AuthorizationError
+      ? error
+      : new AuthorizationError('discovery', `token_endpoint of ${request.as.issuer} is not a URL`);
+  }
   try {
     let response: Response;
     try {
@@ -111,48 +120,39 @@ function requestFailure(
   endpoint: string,
   signal: AbortSignal,
   timeoutSignal: AbortSignal,
-): MachineAuthError {
-  if (signal.aborted) return machineAuthError('network', `Token request to ${endpoint} aborted`);
-  if (timeoutSignal.aborted) return machineAuthError('network', `Token request to ${endpoint} timed out`);
-  // oauth4webapi refuses before sending (http: without opt-in, no token_endpoint, unusable key)
-  // with a coded error; anything else is the network.
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && (code.startsWith('OAUTH_') || code.startsWith('ERR_INVALID_ARG'))) {
-    return machineAuthError(
-      'invalid_configuration',
-      `Cannot request a token from ${endpoint}: ${error instanceof Error ? error.message : code}`,
-    );
-  }
-  return machineAuthError('network', `Token request to ${endpoint} failed: ${describe(error)}`);
+): AuthorizationError {
+  if (signal.aborted) return new AuthorizationError('aborted', `token request to ${endpoint} aborted`);
+  if (timeoutSignal.aborted) return new AuthorizationError('token', `token request to ${endpoint} timed out`);
+  return new AuthorizationError('token', `token request to ${endpoint} failed: ${describe(error)}`);
 }
 
-function responseFailure(error: unknown, endpoint: string, status: number): MachineAuthError {
+function responseFailure(error: unknown, endpoint: string, status: number): AuthorizationError {
   if (error instanceof oauth.ResponseBodyError) {
     const detail = error.error_description ? `: ${error.error_description}` : '';
-    return machineAuthError(
-      'token_request_failed',
-      `Token endpoint ${endpoint} refused the request (HTTP ${error.status}, ${error.error}${detail})`,
-      { oauthError: error.error, status: error.status },
+    return new TokenEndpointError(
+      `token endpoint ${endpoint} refused the request (HTTP ${error.status}, ${error.error}${detail})`,
+      error.status,
+      error.error,
     );
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const code = error.cause[0]?.parameters.error ?? 'invalid_client';
-    return machineAuthError(
-      'token_request_failed',
-      `Token endpoint ${endpoint} refused the client (HTTP ${error.status}, ${code})`,
-      { oauthError: code, status: error.status },
+    return new TokenEndpointError(
+      `token endpoint ${endpoint} refused the client (HTTP ${error.status}, ${code})`,
+      error.status,
+      code,
     );
   }
   const reason = error instanceof Error ? error.message : 'unreadable response';
-  return machineAuthError(
-    'invalid_token_response',
-    `Token endpoint ${endpoint} sent an invalid answer (HTTP ${status}): ${reason}`,
-    { status },
+  return new TokenEndpointError(
+    `token endpoint ${endpoint} sent an invalid answer (HTTP ${status}): ${reason}`,
+    status,
   );
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error)
+  if (error instanceof Error) {
     return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+  }
   return String(error);
 }
