@@ -58,12 +58,19 @@ describe('token reuse', () => {
   });
 
   test('an expired token is replaced before it is sent, with the same scope', async () => {
-    // 10 s is inside the renewal margin: the token counts as expired at once.
-    const { auth, server } = await setup(10);
+    // expires_in 0: expired on arrival.
+    const { auth, server } = await setup(0);
     await auth.challenge(refusal(401, 'Bearer scope="x"'), signal);
     expect(await auth.authorization(url, signal)).toBe('Bearer tok-2');
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.form.scope).toBe('x');
+  });
+
+  test('a short-lived token is still reused (renewed halfway through its life, not on every use)', async () => {
+    const { auth, server } = await setup(20);
+    await auth.challenge(refusal(401), signal);
+    for (let i = 0; i < 3; i++) expect(await auth.authorization(url, signal)).toBe('Bearer tok-1');
+    expect(server.requests).toHaveLength(1);
   });
 });
 

@@ -2,9 +2,9 @@
  * The `HttpAuthProvider` both machine grants share: it knows nothing of how a token is obtained
  * (that is `obtain`), only when. No token until the server first refuses (the 401 names where
  * discovery starts); then one token, cached until it expires; a 401 gets one new token, but a 401
- * for the token just issued after a refusal gives up (no loop); a 403 `insufficient_scope` asks for the union of the scopes so far and the
- * challenged ones, at most {@link MAX_STEP_UPS} times (then `step-up-limit`). One token request at a time: concurrent
- * refusals share it.
+ * for the token just issued after a refusal gives up (no loop); a 403 `insufficient_scope` asks
+ * for the union of the scopes so far and the challenged ones, at most {@link MAX_STEP_UPS} times
+ * (then `step-up-limit`). One token request at a time: concurrent refusals share it.
  */
 import type { AuthChallenge, HttpAuthProvider } from '../../../core/auth.js';
 import { AuthorizationError } from '../errors.js';
@@ -16,7 +16,10 @@ import type { ProtectedResource } from './protected-resource.js';
 /** Step-up attempts after a 403 `insufficient_scope` before the provider gives up. */
 export const MAX_STEP_UPS = 3;
 
-/** A token is renewed this long before its `expires_in` says it ends (clock skew, transit). */
+/**
+ * A token is renewed this long before its `expires_in` says it ends (clock skew, transit), or
+ * halfway through its life when that is shorter (a 20 s token must not be renewed on every use).
+ */
 const EXPIRY_MARGIN_MS = 30_000;
 
 /** How a grant gets a token for `resource` with `scope` (undefined: send no scope). */
@@ -35,6 +38,8 @@ interface CachedToken {
   readonly scope: string | undefined;
   /** Obtained because the server refused the previous one (or had none): a 401 for it is final. */
   readonly fromRefusal: boolean;
+  /** When it arrived (ms since the epoch). */
+  readonly obtainedAt: number;
   /** How many requests were sent with it. */
   uses: number;
 }
@@ -79,13 +84,14 @@ export function machineProvider(discover: DiscoverResource, obtain: ObtainToken)
     // Unreachable: renewals before the first refusal only happen with a target.
     if (!target) throw new AuthorizationError('discovery', 'no authorization server known yet');
     const token = await obtain(target, scope, signal);
-    return { token, scope, fromRefusal, uses: 0 } satisfies CachedToken;
+    return { token, scope, fromRefusal, obtainedAt: Date.now(), uses: 0 } satisfies CachedToken;
   }
 
   return {
     async authorization(_url, signal) {
-      if (inflight) await abortable(inflight, signal).catch(() => undefined);
-      if (current && isExpired(current.token) && target) {
+      // A renewal that fails fails its own caller; this request goes on without a token.
+      if (inflight) await abortable(inflight, signal).catch(() => signal.throwIfAborted());
+      if (current && isExpired(current) && target) {
         const scope = current.scope;
         // Expired, not refused: the next token is not "fresh after a refusal".
         await renew((shared) => fetchFor(scope, false, shared), signal);
@@ -137,8 +143,10 @@ function defaultScope(target: ProtectedResource): string | undefined {
   return target.scopesSupported?.length ? target.scopesSupported.join(' ') : undefined;
 }
 
-function isExpired(token: IssuedToken): boolean {
-  return token.expiresAt !== undefined && Date.now() >= token.expiresAt - EXPIRY_MARGIN_MS;
+function isExpired({ token, obtainedAt }: CachedToken): boolean {
+  if (token.expiresAt === undefined) return false;
+  const margin = Math.min(EXPIRY_MARGIN_MS, (token.expiresAt - obtainedAt) / 2);
+  return Date.now() >= token.expiresAt - margin;
 }
 
 /** Waits for `promise`, or rejects when `signal` aborts (the shared work goes on for the others). */
