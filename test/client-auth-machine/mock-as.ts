@@ -19,6 +19,7 @@ export interface MockAnswer {
   readonly status?: number;
   /** An object is sent as JSON; a string as text/plain. */
   readonly body: unknown;
+  readonly headers?: Record<string, string>;
 }
 
 export interface MockServer {
@@ -60,6 +61,7 @@ export async function startMockServer(handler: MockHandler): Promise<MockServer>
       res.writeHead(answer.status ?? 200, {
         'content-type': json ? 'application/json' : 'text/plain',
         connection: 'close',
+        ...answer.headers,
       });
       res.end(json ? JSON.stringify(answer.body) : answer.body);
     })().catch(() => {

@@ -73,6 +73,23 @@ test('a token of an unknown type is refused, and the error does not show the tok
   expect(inspect(error, { depth: 10 })).not.toContain('leaky-token-value');
 });
 
+test('an access_token that cannot be a header value is refused, without showing it', async () => {
+  const error = await failure({
+    status: 200,
+    body: { access_token: 'evil\r\nx-injected: 1', token_type: 'Bearer' },
+  });
+  expect(error).toBeInstanceOf(TokenEndpointError);
+  expect(error.message).toContain('Authorization header');
+  expect(inspect(error, { depth: 10 })).not.toContain('x-injected');
+});
+
+test('a redirect from the token endpoint is not followed', async () => {
+  // Followed, it would be a second request to the same server (and a token from there).
+  const error = await failure({ status: 302, body: {}, headers: { location: '/elsewhere' } });
+  expect(error).toMatchObject({ name: 'AuthorizationError', reason: 'redirect' });
+  expect(as!.requests).toHaveLength(1);
+});
+
 test('a non-OAuth error status is a token error naming the status', async () => {
   const error = await failure({ status: 502, body: 'bad gateway' });
   expect(error).toMatchObject({ reason: 'token', status: 502 });

@@ -5,7 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from '../errors.js';
-import { requestOptions, type FetchLike } from '../http.js';
+import { isRedirect, requestOptions, type FetchLike } from '../http.js';
 import { TokenEndpointError } from './errors.js';
 
 /** How the grants reach the network; shared by every request a provider makes. */
@@ -92,6 +92,12 @@ export async function requestToken(
     } catch (error) {
       throw requestFailure(error, endpoint, signal, timeout.signal);
     }
+    if (isRedirect(response)) {
+      throw new AuthorizationError(
+        'redirect',
+        `token endpoint ${endpoint} answered with a redirect, which is not followed`,
+      );
+    }
     const recognizedTokenTypes = Object.fromEntries(
       (request.acceptTokenTypes ?? []).map((type) => [type.toLowerCase(), () => undefined]),
     );
@@ -102,6 +108,14 @@ export async function requestToken(
       });
     } catch (error) {
       throw responseFailure(error, endpoint, response.status);
+    }
+    // It goes into an Authorization header: visible ASCII only (RFC 6750 b64token is stricter
+    // still), or the transport's Headers would throw an untyped error for every request.
+    if (!/^[\x21-\x7e]+$/.test(body.access_token)) {
+      throw new TokenEndpointError(
+        `token endpoint ${endpoint} sent an access_token that cannot go in an Authorization header`,
+        response.status,
+      );
     }
     return {
       accessToken: body.access_token,
