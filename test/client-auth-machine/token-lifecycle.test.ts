@@ -139,3 +139,33 @@ describe('403 insufficient_scope', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('abort', () => {
+  test('a caller that aborts stops waiting; the shared token request still serves the others', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    as = await startMockServer(async () => {
+      await held;
+      return tokenAnswer('tok-1');
+    });
+    const target = resourceAt(as);
+    const auth = clientCredentialsAuth({
+      credentials: { clientId: 'svc', clientSecret: 'secret' },
+      discover: async () => target,
+    });
+    const first = auth.challenge(refusal(401), signal);
+    const controller = new AbortController();
+    const second = auth.challenge(refusal(401), controller.signal);
+    // Wait (bounded) until the token request reached the server.
+    for (let turn = 0; turn < 10_000 && as.requests.length === 0; turn++) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(as.requests).toHaveLength(1);
+    controller.abort(new Error('caller gave up'));
+    await expect(second).rejects.toThrow('caller gave up');
+    release();
+    expect(await first).toBe(true);
+    expect(await auth.authorization(url, signal)).toBe('Bearer tok-1');
+    expect(as.requests).toHaveLength(1);
+  });
+});

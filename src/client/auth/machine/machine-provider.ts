@@ -22,14 +22,24 @@ export const MAX_STEP_UPS = 3;
  */
 const EXPIRY_MARGIN_MS = 30_000;
 
-/** How a grant gets a token for `resource` with `scope` (undefined: send no scope). */
+/**
+ * How a grant gets a token for `resource` with `scope` (undefined: send no scope).
+ *
+ * @example
+ * const obtain: ObtainToken = (target, scope, signal) => requestToken(tokenRequest(target, scope), {}, signal);
+ */
 export type ObtainToken = (
   target: ProtectedResource,
   scope: string | undefined,
   signal: AbortSignal,
 ) => Promise<IssuedToken>;
 
-/** Finds the protected resource's authorization server, from the server's refusal. */
+/**
+ * Finds the protected resource's authorization server, from the server's refusal.
+ *
+ * @example
+ * const fixed: DiscoverResource = async () => ({ resource: 'https://mcp.example.com/mcp', authorizationServer: as });
+ */
 export type DiscoverResource = (challenge: AuthChallenge, signal: AbortSignal) => Promise<ProtectedResource>;
 
 interface CachedToken {

@@ -8,7 +8,12 @@ import { AuthorizationError } from '../errors.js';
 import { isRedirect, requestOptions, type FetchLike } from '../http.js';
 import { TokenEndpointError } from './errors.js';
 
-/** How the grants reach the network; shared by every request a provider makes. */
+/**
+ * How the grants reach the network; shared by every request a provider makes.
+ *
+ * @example
+ * clientCredentialsAuth({ credentials, fetch: myFetch, requestTimeoutMs: 10_000 });
+ */
 export interface MachineHttpOptions {
   /** The fetch to use for metadata and token requests (default: the global one). */
   readonly fetch?: FetchLike;
@@ -16,7 +21,12 @@ export interface MachineHttpOptions {
   readonly requestTimeoutMs?: number;
 }
 
-/** An access token as the token endpoint issued it. */
+/**
+ * An access token as the token endpoint issued it.
+ *
+ * @example
+ * const header = `Bearer ${issued.accessToken}`;
+ */
 export interface IssuedToken {
   readonly accessToken: string;
   /** Milliseconds since the epoch, when `expires_in` was given. */
@@ -27,7 +37,12 @@ export interface IssuedToken {
   readonly response: oauth.TokenEndpointResponse;
 }
 
-/** One token request: which endpoint, who the client is, which grant with which parameters. */
+/**
+ * One token request: which endpoint, who the client is, which grant with which parameters.
+ *
+ * @example
+ * const request: TokenRequest = { as, client: { client_id: 'svc' }, clientAuth, grantType: 'client_credentials', parameters: {} };
+ */
 export interface TokenRequest {
   readonly as: oauth.AuthorizationServer;
   readonly client: oauth.Client;
