@@ -153,9 +153,10 @@ describe('abort', () => {
       credentials: { clientId: 'svc', clientSecret: 'secret' },
       discover: async () => target,
     });
-    const first = auth.challenge(refusal(401), signal);
+    // The caller that starts the token request is the one that aborts.
     const controller = new AbortController();
     const second = auth.challenge(refusal(401), controller.signal);
+    const first = auth.challenge(refusal(401), signal);
     // Wait (bounded) until the token request reached the server.
     for (let turn = 0; turn < 10_000 && as.requests.length === 0; turn++) {
       await new Promise((resolve) => setTimeout(resolve, 1));
