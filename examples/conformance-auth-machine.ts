@@ -71,6 +71,22 @@ export const machineAuthScenarios: Record<string, AuthScenario> = {
   },
 };
 
+/**
+ * The provider for a machine scenario, undefined for any other (same shape as `conformanceAuth` of
+ * examples/conformance-auth.ts, so the fixture client can try one, then the other).
+ *
+ * @example
+ * const auth = machineConformanceAuth(scenario, context) ?? conformanceAuth(scenario, context);
+ */
+export function machineConformanceAuth(
+  scenario: string,
+  context: Readonly<Record<string, unknown>>,
+): HttpAuthProvider | undefined {
+  return Object.hasOwn(machineAuthScenarios, scenario)
+    ? machineAuthScenarios[scenario]!.auth(context)
+    : undefined;
+}
+
 const CALL_TIMEOUT_MS = 20_000;
 
 function log(message: string): void {
@@ -86,13 +102,12 @@ function readContext(): Record<string, unknown> {
 
 async function main(): Promise<number> {
   const name = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
-  const scenario = machineAuthScenarios[name];
+  const auth = machineConformanceAuth(name, readContext());
   const serverUrl = process.argv.at(-1);
-  if (!scenario || !serverUrl || process.argv.length < 3) {
+  if (!auth || !serverUrl || process.argv.length < 3) {
     log(`usage: MCP_CONFORMANCE_SCENARIO=<${Object.keys(machineAuthScenarios).join('|')}> <server-url>`);
     return 2;
   }
-  const auth = scenario.auth(readContext());
   const client = new McpClient({ name: 'keel-conformance-client', version: '0.1.0' });
   try {
     await client.connect(new StreamableHttpClientTransport(serverUrl, { auth }), {
