@@ -8,6 +8,7 @@ import { McpClient, type McpClientOptions } from '../src/client/index.js';
 // The client half only: the suite starts ~26 clients at once on the same machine, and sse-retry is
 // timed, so this process loads no server code it does not need.
 import { StreamableHttpClientTransport } from '../src/transports/http/client/index.js';
+import { conformanceAuth } from './conformance-auth.js';
 
 interface Scenario {
   options?: McpClientOptions;
@@ -65,6 +66,7 @@ const scenarios: Record<string, Scenario> = {
 /** Test data some scenarios hand the client (`MCP_CONFORMANCE_CONTEXT`, JSON). */
 interface ScenarioContext {
   toolCalls?: { name: string; arguments?: Record<string, unknown> }[];
+  [key: string]: unknown;
 }
 
 function scenarioContext(): ScenarioContext {
@@ -76,7 +78,7 @@ function scenarioContext(): ScenarioContext {
   } catch {
     throw new Error('MCP_CONFORMANCE_CONTEXT is not JSON');
   }
-  return typeof parsed === 'object' && parsed !== null ? parsed : {};
+  return typeof parsed === 'object' && parsed !== null ? (parsed as ScenarioContext) : {};
 }
 
 /** Calls every tool the client kept from `tools/list` (it leaves out tools it must not call). */
@@ -147,6 +149,9 @@ Object.assign(scenarios, modernScenarios);
 /** Unknown scenarios get the generic client: connect, list tools, close. */
 const fallback: Scenario = { run: async (client) => void (await listTools(client)) };
 
+/** OAuth scenarios: list and call every tool (step-up scenarios guard tools/call with more scope). */
+const authorized: Scenario = { run: (client) => callEveryListedTool(client, {}) };
+
 async function main(): Promise<number> {
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
   const serverUrl = process.argv.at(-1);
@@ -156,23 +161,18 @@ async function main(): Promise<number> {
     return 2;
   }
   const oauth = scenario.startsWith('auth/');
+  const auth = conformanceAuth(scenario, scenarioContext());
   const entry = scenarios[scenario];
   if (!entry && !oauth) log(`scenario ${scenario} is not known; running the generic client`);
-  const { options, run } = entry ?? fallback;
+  const { options, run } = entry ?? (auth ? authorized : fallback);
   const client = new McpClient({ name: 'keel-conformance-client', version: '0.1.0' }, options);
   try {
-    await client.connect(new StreamableHttpClientTransport(serverUrl), { timeoutMs: CALL_TIMEOUT_MS });
+    await client.connect(new StreamableHttpClientTransport(serverUrl, auth ? { auth } : {}), {
+      timeoutMs: CALL_TIMEOUT_MS,
+    });
     log(`connected to ${client.serverInfo?.name ?? 'server'} (${client.protocolVersion ?? '?'})`);
     await run(client);
     return 0;
-  } catch (error) {
-    // Keel has no OAuth client yet: an authorization scenario ends at the server's first 401.
-    if (oauth) {
-      throw new Error(`OAuth client flows are not implemented in Keel yet (${describe(error)})`, {
-        cause: error,
-      });
-    }
-    throw error;
   } finally {
     await client.close();
   }

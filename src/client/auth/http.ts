@@ -22,18 +22,27 @@ export interface HttpContext {
 }
 
 /**
+ * The oauth4webapi request options every request here uses (assignable to each request's options).
+ *
+ * @example
+ * const options: OAuthRequestOptions = requestOptions(tokenUrl, ctx);
+ */
+export interface OAuthRequestOptions {
+  [oauth.allowInsecureRequests]: boolean;
+  [oauth.customFetch]?: FetchLike;
+  signal?: AbortSignal;
+}
+
+/**
  * oauth4webapi request options for a request to `url`: our fetch, our signal, and plain http
  * allowed only for loopback hosts (the library refuses it otherwise, and so do we).
  *
  * @example
  * await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, requestOptions(tokenUrl, ctx));
  */
-export function requestOptions(
-  url: URL,
-  ctx: HttpContext,
-): oauth.HttpRequestOptions<'POST'> & oauth.HttpRequestOptions<'GET'> {
+export function requestOptions(url: URL, ctx: HttpContext): OAuthRequestOptions {
   secureUrl(url, url.pathname);
-  const options: oauth.HttpRequestOptions<'POST'> & oauth.HttpRequestOptions<'GET'> = {
+  const options: OAuthRequestOptions = {
     [oauth.allowInsecureRequests]: isLoopback(url),
   };
   if (ctx.fetch) options[oauth.customFetch] = ctx.fetch;

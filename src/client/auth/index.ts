@@ -26,3 +26,22 @@ export {
   type HttpContext,
 } from './http.js';
 export { isLoopback, secureUrl } from './urls.js';
+export {
+  OAuthClientProvider,
+  MAX_AUTHORIZATION_ATTEMPTS,
+  type OAuthClientProviderOptions,
+} from './provider.js';
+export { headlessRedirect, type HeadlessRedirectOptions } from './headless-redirect.js';
+export { MemoryTokenStore, registrationKey, tokensKey } from './store.js';
+export {
+  applicationType,
+  obtainRegistration,
+  type ClientMetadata,
+  type ClientRegistration,
+  type PreRegisteredCredentials,
+  type RegistrationInput,
+} from './registration.js';
+export { clientAuthentication } from './client-auth.js';
+export { assertPkceS256 } from './authorize.js';
+export { selectScopes } from './scope.js';
+export { EXPIRY_MARGIN_MS, isExpired, refreshTokens, type StoredTokens, type TokenGrant } from './tokens.js';

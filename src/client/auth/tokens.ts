@@ -1,0 +1,174 @@
+/**
+ * Tokens as the OAuth client keeps them, and the token endpoint requests that produce them
+ * (authorization code exchange and refresh), both with the RFC 8707 `resource`.
+ */
+import * as oauth from 'oauth4webapi';
+import { clientAuthentication } from './client-auth.js';
+import { AuthorizationError } from './errors.js';
+import { abortedOr, isRedirect, requestOptions, type HttpContext } from './http.js';
+import { describeOAuthError, type ClientRegistration } from './registration.js';
+import { secureUrl } from './urls.js';
+
+/**
+ * Tokens issued by one authorization server for one resource.
+ *
+ * @example
+ * const tokens: StoredTokens = { access_token: 'eyJ…', token_type: 'bearer', expires_at: Date.now() + 3_600_000 };
+ */
+export interface StoredTokens {
+  readonly access_token: string;
+  readonly token_type: string;
+  readonly refresh_token?: string;
+  /** Expiry in milliseconds since the epoch (from `expires_in`); absent: unknown. */
+  readonly expires_at?: number;
+  /** Granted scopes, as the server reported them. */
+  readonly scope?: string;
+}
+
+/** Seconds before `expires_at` at which a token counts as expired (clock skew, request time). */
+export const EXPIRY_MARGIN_MS = 30_000;
+
+/**
+ * Whether `tokens` has expired at `now` (with {@link EXPIRY_MARGIN_MS} to spare).
+ *
+ * @example
+ * if (isExpired(tokens, Date.now())) await refresh();
+ */
+export function isExpired(tokens: StoredTokens, now: number): boolean {
+  return tokens.expires_at !== undefined && tokens.expires_at - EXPIRY_MARGIN_MS <= now;
+}
+
+/**
+ * Everything a token endpoint request needs.
+ *
+ * @example
+ * const grant: TokenGrant = { as, registration, resource, now: Date.now };
+ */
+export interface TokenGrant {
+  readonly as: oauth.AuthorizationServer;
+  readonly registration: ClientRegistration;
+  readonly resource: string;
+  readonly now: () => number;
+}
+
+/**
+ * Exchange an authorization code (`callback` = the validated authorization response) for tokens.
+ *
+ * @example
+ * const tokens = await exchangeCode(grant, params, redirectUri, verifier, ctx);
+ */
+export async function exchangeCode(
+  grant: TokenGrant,
+  callback: URLSearchParams,
+  redirectUri: string,
+  codeVerifier: string,
+  ctx: HttpContext,
+): Promise<StoredTokens> {
+  const { as, registration } = grant;
+  const client: oauth.Client = { client_id: registration.client_id };
+  const response = await tokenRequest(grant, ctx, (url) =>
+    oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuthentication(registration, as),
+      callback,
+      redirectUri,
+      codeVerifier,
+      {
+        ...requestOptions(url, ctx),
+        additionalParameters: { resource: grant.resource },
+      },
+    ),
+  );
+  try {
+    return fromResponse(
+      await oauth.processAuthorizationCodeResponse(as, client, response),
+      undefined,
+      grant.now(),
+    );
+  } catch (error) {
+    throw new AuthorizationError(
+      'token',
+      `token endpoint ${as.token_endpoint ?? ''} refused the authorization code (${describeOAuthError(error)})`,
+    );
+  }
+}
+
+/**
+ * Use `previous.refresh_token` for new tokens. The new refresh token replaces the old one when the
+ * server rotates it (the old one is then never sent again); when the server returns none, the old
+ * one stays.
+ *
+ * @example
+ * const fresh = await refreshTokens(grant, tokens, ctx);
+ */
+export async function refreshTokens(
+  grant: TokenGrant,
+  previous: StoredTokens,
+  ctx: HttpContext,
+): Promise<StoredTokens> {
+  const { as, registration } = grant;
+  const refreshToken = previous.refresh_token;
+  if (!refreshToken) throw new AuthorizationError('token', 'no refresh token');
+  const client: oauth.Client = { client_id: registration.client_id };
+  const response = await tokenRequest(grant, ctx, (url) =>
+    oauth.refreshTokenGrantRequest(as, client, clientAuthentication(registration, as), refreshToken, {
+      ...requestOptions(url, ctx),
+      additionalParameters: { resource: grant.resource },
+    }),
+  );
+  try {
+    return fromResponse(await oauth.processRefreshTokenResponse(as, client, response), previous, grant.now());
+  } catch (error) {
+    throw new AuthorizationError(
+      'token',
+      `token endpoint ${as.token_endpoint ?? ''} refused the refresh (${describeOAuthError(error)})`,
+    );
+  }
+}
+
+async function tokenRequest(
+  grant: TokenGrant,
+  ctx: HttpContext,
+  send: (url: URL) => Promise<Response>,
+): Promise<Response> {
+  const endpoint = grant.as.token_endpoint;
+  if (!endpoint)
+    throw new AuthorizationError(
+      'discovery',
+      `authorization server ${grant.as.issuer} has no token_endpoint`,
+    );
+  const url = secureUrl(endpoint, 'token_endpoint');
+  let response: Response;
+  try {
+    response = await send(url);
+  } catch (error) {
+    throw abortedOr(
+      error,
+      ctx.signal,
+      () => new AuthorizationError('token', `token request to ${url.href} failed`, { cause: error }),
+    );
+  }
+  if (isRedirect(response)) {
+    throw new AuthorizationError(
+      'redirect',
+      `token endpoint ${url.href} answered a redirect, which is not followed`,
+    );
+  }
+  return response;
+}
+
+function fromResponse(
+  response: oauth.TokenEndpointResponse,
+  previous: StoredTokens | undefined,
+  now: number,
+): StoredTokens {
+  const refresh = response.refresh_token ?? previous?.refresh_token;
+  return {
+    access_token: response.access_token,
+    token_type: response.token_type,
+    ...(refresh !== undefined && { refresh_token: refresh }),
+    ...(typeof response.expires_in === 'number' && { expires_at: now + response.expires_in * 1000 }),
+    ...((response.scope ?? previous?.scope) !== undefined && { scope: response.scope ?? previous?.scope }),
+  };
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { AuthorizationError, EXPIRY_MARGIN_MS, MemoryTokenStore } from '../../src/client/auth/index.js';
+import { useProcessGuard } from '../helpers/guard.js';
+import { CLIENT_SECRET } from './support/mock-oauth.js';
+import { closeMocksAfterEach, mock, provider, refuse, rejection } from './support/provider-kit.js';
+
+useProcessGuard();
+closeMocksAfterEach();
+
+const bearer = (header: string | undefined): string => header!.slice('Bearer '.length);
+
+describe('expiry and refresh', () => {
+  it('uses the token until it expires, then refreshes; a rotated refresh token is never sent again', async () => {
+    const m = await mock({ expiresIn: 3600 });
+    let now = 1_000_000;
+    const p = provider({ now: () => now });
+    const signal = new AbortController().signal;
+    await refuse(p, m, signal);
+    const first = bearer(await p.authorization(m.serverUrl, signal));
+    now += 3600_000 - EXPIRY_MARGIN_MS - 1;
+    expect(bearer(await p.authorization(m.serverUrl, signal))).toBe(first);
+    expect(m.tokenRequests()).toHaveLength(1);
+
+    now += 2;
+    const second = bearer(await p.authorization(m.serverUrl, signal));
+    expect(second).not.toBe(first);
+    now += 3600_000;
+    const third = bearer(await p.authorization(m.serverUrl, signal));
+    expect(third).not.toBe(second);
+
+    const grants = m.tokenRequests().map((r) => r.form.get('grant_type'));
+    expect(grants).toEqual(['authorization_code', 'refresh_token', 'refresh_token']);
+    const presented = m
+      .tokenRequests()
+      .slice(1)
+      .map((r) => r.form.get('refresh_token'));
+    expect(new Set(presented).size).toBe(2);
+    expect(m.reusedRefreshTokens).toEqual([]);
+    expect(m.tokenRequests()[1]!.form.get('resource')).toBe(m.serverUrl.href);
+    expect(m.authorizeRequests()).toHaveLength(1);
+  });
+
+  it('on 401 with a token it refreshes first, without a new authorization', async () => {
+    const m = await mock();
+    const p = provider();
+    await refuse(p, m);
+    expect(await refuse(p, m)).toBe(true);
+    expect(m.tokenRequests().map((r) => r.form.get('grant_type'))).toEqual([
+      'authorization_code',
+      'refresh_token',
+    ]);
+    expect(m.authorizeRequests()).toHaveLength(1);
+  });
+
+  it('a refused refresh leads to a full authorization', async () => {
+    const m = await mock();
+    const p = provider();
+    await refuse(p, m);
+    m.refreshTokens.clear();
+    expect(await refuse(p, m)).toBe(true);
+    expect(m.authorizeRequests()).toHaveLength(2);
+    expect(m.tokenRequests().map((r) => r.form.get('grant_type'))).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'authorization_code',
+    ]);
+  });
+
+  it('tokens in the store are used after discovery, without any flow', async () => {
+    const m = await mock();
+    const store = new MemoryTokenStore();
+    await refuse(provider({ store }), m);
+    const later = provider({ store });
+    const signal = new AbortController().signal;
+    expect(await refuse(later, m, signal)).toBe(true);
+    expect(await later.authorization(m.serverUrl, signal)).toMatch(/^Bearer at-/);
+    expect(m.tokenRequests()).toHaveLength(1);
+    expect(m.registerRequests()).toHaveLength(1);
+  });
+});
+
+describe('token endpoint client authentication', () => {
+  it.each([
+    ['client_secret_basic', true, false],
+    ['client_secret_post', false, true],
+    ['none', false, false],
+  ] as const)('%s', async (method, basic, post) => {
+    const m = await mock({ registration: { token_endpoint_auth_method: method } });
+    expect(await refuse(provider(), m)).toBe(true);
+    const [token] = m.tokenRequests();
+    expect(token!.headers.authorization?.startsWith('Basic ') ?? false).toBe(basic);
+    expect(token!.form.has('client_secret')).toBe(post);
+  });
+
+  it('pre-registered credentials without a method: client_secret_post when that is all the server lists', async () => {
+    const m = await mock({ metadata: { token_endpoint_auth_methods_supported: ['client_secret_post'] } });
+    const p = provider({ credentials: () => ({ client_id: 'pre', client_secret: 'pre-secret' }) });
+    await rejection(refuse(p, m)); // the mock does not know `pre`: invalid_client
+    const [token] = m.tokenRequests();
+    expect(token!.form.get('client_secret')).toBe('pre-secret');
+    expect(token!.headers.authorization).toBeUndefined();
+    expect(m.registerRequests()).toHaveLength(0);
+  });
+});
+
+describe('no secret in error messages', () => {
+  it('token, callback and refresh failures name endpoints and checks, never codes, tokens or secrets', async () => {
+    const m = await mock({ registration: { token_endpoint_auth_method: 'client_secret_basic' } });
+    const messages: string[] = [];
+    const collect = (e: Error): void => {
+      let error: unknown = e;
+      while (error instanceof Error) {
+        messages.push(`${error.name}: ${error.message}`, String(error));
+        error = error.cause;
+      }
+    };
+    // The token endpoint refuses the code.
+    m.stub.routes.set('POST /token', () => ({
+      status: 400,
+      json: { error: 'invalid_grant', error_description: 'nope' },
+    }));
+    collect(await rejection(refuse(provider(), m)));
+    // Callback with a wrong iss (the callback URL holds the code).
+    m.config.iss = 'wrong';
+    collect(await rejection(refuse(provider(), m)));
+    const codes = m.authorizeRequests().length;
+    expect(codes).toBe(2);
+    const secrets = [CLIENT_SECRET, 'code-', 'at-', 'rt-'];
+    const verifiers = m.authorizeRequests().map((r) => r.query.get('code_challenge')!);
+    const states = m.authorizeRequests().map((r) => r.query.get('state')!);
+    for (const message of messages) {
+      for (const secret of [...secrets, ...verifiers, ...states]) expect(message).not.toContain(secret);
+    }
+    expect(messages.join('\n')).toMatch(/invalid_grant/);
+    expect(messages.join('\n')).toMatch(/iss/);
+  });
+
+  it('an error from a flow is an AuthorizationError with a reason', async () => {
+    const m = await mock({ iss: 'wrong' });
+    const error = await rejection(refuse(provider(), m));
+    expect(error).toBeInstanceOf(AuthorizationError);
+    expect(error.name).toBe('AuthorizationError');
+  });
+});
