@@ -5,7 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from '../errors.js';
-import { isRedirect, requestOptions, type FetchLike } from '../http.js';
+import { isRedirect, requestOptions, type FetchLike, type OAuthRequestOptions } from '../http.js';
 import { TokenEndpointError } from './errors.js';
 
 /**
@@ -78,14 +78,13 @@ export async function requestToken(
   const onAbort = (): void => timeout.abort(signal.reason);
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
-  // requestOptions serves GET and POST alike; only its customFetch signature is wider than this call's.
-  let options: Omit<oauth.TokenEndpointRequestOptions, 'additionalParameters'>;
+  let options: OAuthRequestOptions;
   try {
     // Refuses http: off loopback (insecure-url) before anything is sent.
     options = requestOptions(new URL(endpoint), {
       signal: timeout.signal,
       ...(http.fetch && { fetch: http.fetch }),
-    }) as Omit<oauth.TokenEndpointRequestOptions, 'additionalParameters'>;
+    });
   } catch (error) {
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
