@@ -288,3 +288,14 @@ describe('metadata that lies', () => {
     expect(error.reason).toBe('aborted');
   });
 });
+
+describe('2025-03-26 metadata at the origin', () => {
+  it('records the issuer the document names (no issuer was announced), and the endpoints it lists', async () => {
+    const s = await stub();
+    s.routes.set('/.well-known/oauth-authorization-server', json(asMetadata(`${s.origin}/oauth`)));
+    const found = await discoverAuthorization(`${s.origin}/mcp`);
+    expect(found.source).toBe('legacy-metadata');
+    expect(found.issuer).toBe(`${s.origin}/oauth`);
+    expect(found.authorizationServer.token_endpoint).toBe(`${s.origin}/oauth/token`);
+  });
+});

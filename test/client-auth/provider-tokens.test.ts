@@ -142,3 +142,35 @@ describe('no secret in error messages', () => {
     expect(error.name).toBe('AuthorizationError');
   });
 });
+
+describe('client_secret_basic encoding', () => {
+  it('leaves unreserved characters as they are and encodes the separator', async () => {
+    const m = await mock({ metadata: { token_endpoint_auth_methods_supported: ['client_secret_basic'] } });
+    const p = provider({
+      credentials: () => ({ client_id: 'pre-registered_client.1~', client_secret: 'a:b c' }),
+    });
+    await rejection(refuse(p, m)); // the mock does not know the client
+    const header = m.tokenRequests()[0]!.headers.authorization!;
+    expect(Buffer.from(header.slice('Basic '.length), 'base64').toString()).toBe(
+      'pre-registered_client.1~:a%3Ab%20c',
+    );
+  });
+});
+
+describe('redirects on registration and token requests are not followed', () => {
+  it.each(['POST /register', 'POST /token'])(
+    '%s answering 307 to another host is a redirect error',
+    async (route) => {
+      const m = await mock();
+      const elsewhere = await mock();
+      m.stub.routes.set(route, () => ({
+        status: 307,
+        headers: { location: `${elsewhere.issuer}${route.slice(5)}` },
+      }));
+      const error = (await rejection(refuse(provider(), m))) as AuthorizationError;
+      expect(error).toBeInstanceOf(AuthorizationError);
+      expect(error.reason).toBe('redirect');
+      expect(elsewhere.stub.requests).toHaveLength(0);
+    },
+  );
+});

@@ -2,6 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.js';
 import { getMetadata, isRedirect, type HttpContext } from './http.js';
 import { secureUrl } from './urls.js';
+import { isJsonObject } from '../../core/jsonrpc.js';
 
 /**
  * The authorization server metadata URLs for `issuer`, in the MCP spec's order (RFC 8414 §3.1
@@ -55,6 +56,8 @@ export async function discoverAuthorizationServer(
 /**
  * Like {@link discoverAuthorizationServer}, but resolves `metadata: undefined` (with the URLs
  * tried) when no candidate answers 200: the 2025-03-26 fallback goes on to default endpoints.
+ * With `legacy` (metadata at a 2025-03-26 server's origin, where no issuer was announced), the
+ * document's own `issuer` is the one recorded and checked.
  *
  * @example
  * const { metadata } = await findAuthorizationServer('https://mcp.example.com', {});
@@ -62,6 +65,7 @@ export async function discoverAuthorizationServer(
 export async function findAuthorizationServer(
   issuer: string,
   ctx: HttpContext,
+  legacy = false,
 ): Promise<{ metadata: oauth.AuthorizationServer | undefined; tried: readonly string[] }> {
   const issuerUrl = secureUrl(issuer, 'authorization server issuer');
   const tried: string[] = [];
@@ -73,8 +77,15 @@ export async function findAuthorizationServer(
       continue;
     }
     let metadata: oauth.AuthorizationServer;
+    // 2025-03-26 servers publish metadata at their own origin with whatever issuer their
+    // authorization server has: no issuer was announced to compare with, so the document's own is
+    // recorded (and the callback's `iss` is still checked against it).
+    const expected = legacy ? await ownIssuer(response) : issuer;
     try {
-      metadata = await oauth.processDiscoveryResponse(issuerUrl, response);
+      metadata = await oauth.processDiscoveryResponse(
+        expected === issuer ? issuerUrl : new URL(expected),
+        response,
+      );
     } catch (error) {
       if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
         throw issuerMismatch(url, issuer, error);
@@ -84,10 +95,26 @@ export async function findAuthorizationServer(
       });
     }
     // The library compares normalized URLs; the spec wants the identical string.
-    if (metadata.issuer !== issuer) throw issuerMismatch(url, issuer);
+    if (metadata.issuer !== expected) throw issuerMismatch(url, expected);
     return { metadata, tried };
   }
   return { metadata: undefined, tried };
+}
+
+/** The `issuer` a metadata document names (or '' when it names none: validation then fails). */
+async function ownIssuer(response: Response): Promise<string> {
+  const doc: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
+  const value = isJsonObject(doc) ? doc.issuer : undefined;
+  if (typeof value !== 'string') return '';
+  try {
+    new URL(value);
+    return value;
+  } catch {
+    return '';
+  }
 }
 
 function issuerMismatch(url: URL, issuer: string, cause?: unknown): AuthorizationError {

@@ -8,7 +8,7 @@ import type { ClientRegistration } from './registration.js';
  * `client_secret_post`, else `none` (a public client).
  *
  * @example
- * const auth = clientAuthentication({ client_id: 'abc', client_secret: 's' }, as); // ClientSecretBasic
+ * const auth = clientAuthentication({ client_id: 'abc', client_secret: 's' }, as); // client_secret_basic
  */
 export function clientAuthentication(
   registration: ClientRegistration,
@@ -27,9 +27,7 @@ export function clientAuthentication(
           `token endpoint auth method ${method} needs a client secret, and the registration has none`,
         );
       }
-      return method === 'client_secret_basic'
-        ? oauth.ClientSecretBasic(secret)
-        : oauth.ClientSecretPost(secret);
+      return method === 'client_secret_basic' ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
     default:
       throw new AuthorizationError(
         'registration',
@@ -43,4 +41,20 @@ function secretMethod(as: oauth.AuthorizationServer): 'client_secret_basic' | 'c
   // RFC 8414 §2: the default, when the server lists nothing, is client_secret_basic.
   if (!supported || supported.includes('client_secret_basic')) return 'client_secret_basic';
   return supported.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
+}
+
+/**
+ * RFC 6749 §2.3.1 Basic authentication. oauth4webapi's own percent-encodes even `-`, `_`, `.` and
+ * `~` in the client ID and secret; servers that do not decode the credentials (common, and the MCP
+ * conformance suite's) then see another client ID. `encodeURIComponent` leaves those characters
+ * as they are and still encodes `:`, `%`, space and non-ASCII, which is what keeps the header
+ * unambiguous.
+ */
+function clientSecretBasic(secret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    headers.set(
+      'authorization',
+      `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`)}`,
+    );
+  };
 }

@@ -132,7 +132,7 @@ async function legacyDiscovery(
 ): Promise<DiscoveredAuthorization> {
   const issuer = server.origin;
   const resource = server.href;
-  const { metadata: found } = await findAuthorizationServer(issuer, ctx);
+  const { metadata: found } = await findAuthorizationServer(issuer, ctx, true);
   if (found) {
     return {
       serverUrl: server,
@@ -140,7 +140,7 @@ async function legacyDiscovery(
       resourceMetadata: undefined,
       resourceMetadataUrl: undefined,
       authorizationServer: found,
-      issuer,
+      issuer: found.issuer,
       source: 'legacy-metadata',
     };
   }

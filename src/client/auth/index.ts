@@ -26,11 +26,8 @@ export {
   type HttpContext,
 } from './http.js';
 export { isLoopback, secureUrl } from './urls.js';
-export {
-  OAuthClientProvider,
-  MAX_AUTHORIZATION_ATTEMPTS,
-  type OAuthClientProviderOptions,
-} from './provider.js';
+export { OAuthClientProvider } from './provider.js';
+export { MAX_AUTHORIZATION_ATTEMPTS, type OAuthClientProviderOptions } from './provider-options.js';
 export { headlessRedirect, type HeadlessRedirectOptions } from './headless-redirect.js';
 export { MemoryTokenStore, registrationKey, tokensKey } from './store.js';
 export {

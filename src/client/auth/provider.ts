@@ -3,53 +3,18 @@
  * authorization server when the server refuses, registers, runs the authorization code flow,
  * refreshes, and steps up on `insufficient_scope`.
  */
-import type { AuthChallenge, AuthorizationRedirect, HttpAuthProvider, TokenStore } from '../../core/auth.js';
+import type { AuthChallenge, HttpAuthProvider, TokenStore } from '../../core/auth.js';
 import { authorizeWithCode } from './authorize.js';
 import { discoverAuthorization, type DiscoveredAuthorization } from './discovery.js';
 import { AuthorizationError } from './errors.js';
 import type { FetchLike } from './http.js';
-import {
-  forgetRegistration,
-  obtainRegistration,
-  type ClientMetadata,
-  type ClientRegistration,
-  type PreRegisteredCredentials,
-} from './registration.js';
+import { MAX_AUTHORIZATION_ATTEMPTS, type OAuthClientProviderOptions } from './provider-options.js';
+import { forgetRegistration, obtainRegistration, type ClientRegistration } from './registration.js';
 import { selectScopes } from './scope.js';
 import { MemoryTokenStore, readJson, tokensKey } from './store.js';
 import { isExpired, refreshTokens, type StoredTokens } from './tokens.js';
+import { raceAbort } from './single-flight.js';
 import { parseBearerChallenge } from './www-authenticate.js';
-
-/** Authorization flows for one request before it fails with `step-up-limit` (the spec's bound). */
-export const MAX_AUTHORIZATION_ATTEMPTS = 3;
-
-/**
- * Options of {@link OAuthClientProvider}.
- *
- * @example
- * const options: OAuthClientProviderOptions = {
- *   clientMetadata: { client_name: 'My agent', redirect_uris: ['http://127.0.0.1:8976/callback'] },
- *   redirect: headlessRedirect({ redirectUri: 'http://127.0.0.1:8976/callback' }),
- * };
- */
-export interface OAuthClientProviderOptions {
-  /** Registration metadata; `redirect_uris[0]` is the redirect URI of every flow. */
-  readonly clientMetadata: ClientMetadata;
-  /** This client's metadata document URL (CIMD), used as `client_id` where the server supports it. */
-  readonly clientMetadataUrl?: string;
-  /** Pre-registered credentials, per issuer: used before anything else. */
-  readonly credentials?: PreRegisteredCredentials;
-  /** The user-agent step (a browser and loopback listener, or {@link headlessRedirect}). */
-  readonly redirect: AuthorizationRedirect;
-  /** Where registrations and tokens are kept (default: in memory). */
-  readonly store?: TokenStore;
-  /** Space-separated scopes to request instead of the spec's selection. */
-  readonly scope?: string;
-  /** Replaces the global fetch for every OAuth request. */
-  readonly fetch?: FetchLike;
-  /** The clock (milliseconds), for token expiry. Default `Date.now`. */
-  readonly now?: () => number;
-}
 
 /** What the provider knows about one MCP server. */
 interface ServerState {
@@ -293,18 +258,4 @@ export class OAuthClientProvider implements HttpAuthProvider {
 function rethrowAbort(error: unknown): false {
   if (error instanceof AuthorizationError && error.reason === 'aborted') throw error;
   return false;
-}
-
-/** `promise`, or an `aborted` AuthorizationError as soon as `signal` aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted)
-    return Promise.reject(
-      new AuthorizationError('aborted', 'authorization aborted', { cause: signal.reason }),
-    );
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void =>
-      reject(new AuthorizationError('aborted', 'authorization aborted', { cause: signal.reason }));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -25,7 +25,12 @@ export interface StoredTokens {
   readonly scope?: string;
 }
 
-/** Seconds before `expires_at` at which a token counts as expired (clock skew, request time). */
+/**
+ * Milliseconds before `expires_at` at which a token counts as expired (clock skew, request time).
+ *
+ * @example
+ * const usable = tokens.expires_at === undefined || tokens.expires_at - EXPIRY_MARGIN_MS > Date.now();
+ */
 export const EXPIRY_MARGIN_MS = 30_000;
 
 /**
