@@ -136,6 +136,20 @@ describe('private_key_jwt', () => {
     expect(jtis.size).toBe(2);
   });
 
+  test('a WebCrypto private key is used as it is', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES384');
+    as = await startMockServer(() => tokenAnswer('tok-jwt'));
+    const auth = clientCredentialsAuth({
+      credentials: { clientId: 'svc-key', privateKey },
+      discover: fixed(resourceAt(as)),
+    });
+    await auth.challenge(refusal(401), signal);
+    const assertion = as.requests[0]!.form.client_assertion!;
+    expect(decodeProtectedHeader(assertion).alg).toBe('ES384');
+    const { payload } = await jwtVerify(assertion, publicKey, { audience: as.url, issuer: 'svc-key' });
+    expect(payload.sub).toBe('svc-key');
+  });
+
   test('a private key that is not PKCS#8 gets a typed error that does not quote it', async () => {
     as = await startMockServer(() => tokenAnswer('tok'));
     const bogus = '-----BEGIN PRIVATE KEY-----\nbm90LWEta2V5LXNlY3JldA==\n-----END PRIVATE KEY-----';
