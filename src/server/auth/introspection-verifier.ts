@@ -2,6 +2,7 @@
  * Opaque (or any) access tokens checked by the authorization server: RFC 7662 introspection.
  */
 import type { AuthInfo } from '../../core/auth.js';
+import { oauthBasicAuthorization } from '../../core/oauth-basic.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
 import { IntrospectionCache } from './introspection-cache.js';
@@ -61,9 +62,7 @@ export class IntrospectionVerifier implements TokenVerifier {
     if (typeof options.audience !== 'string' || options.audience === '') {
       throw new TypeError("IntrospectionVerifier: audience (this server's resource URL) is required");
     }
-    // RFC 6749 §2.3.1: each part form-encoded before Base64.
-    const form = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
-    this.authorization = `Basic ${btoa(`${form(options.clientId)}:${form(options.clientSecret)}`)}`;
+    this.authorization = oauthBasicAuthorization(options.clientId, options.clientSecret);
     this.cache =
       options.cache &&
       new IntrospectionCache(options.cache.ttlMs ?? 30_000, options.cache.maxEntries ?? 1_000);
