@@ -105,8 +105,29 @@ export class ResourceGuard {
       logger.error(`Token verifier failed: ${masked(text, token)}`);
       return { refusal: { status: 500, message: 'Internal server error' } };
     }
-    const refusal = this.scopeRefusal(auth, this.requiredScopes);
-    return refusal ? { refusal } : { auth };
+    const identified = this.identified(auth, logger);
+    if ('refusal' in identified) return identified;
+    const refusal = this.scopeRefusal(identified.auth, this.requiredScopes);
+    return refusal ? { refusal } : identified;
+  }
+
+  /**
+   * Sessions, requestState and subscription quotas are bound to the caller's issuer-qualified
+   * principal (`principalOf`), so a verified token must name someone: a subject or a client. The
+   * issuer the verifier did not report is the only listed authorization server; with several
+   * listed it cannot be known, which is a configuration fault (500), not the token's.
+   */
+  private identified(auth: AuthInfo, logger: Logger): AuthCheck {
+    if (auth.subject === undefined && auth.clientId === undefined) {
+      return { refusal: this.challenge(401, 'invalid_token', 'The token names no subject or client') };
+    }
+    if (auth.issuer !== undefined) return { auth };
+    const servers = this.options.authorizationServers;
+    if (servers.length === 1) return { auth: freezeAuthInfo({ ...auth, issuer: servers[0]! }) };
+    logger.error(
+      'Token verifier named no issuer while several authorization servers are listed: the caller cannot be told apart',
+    );
+    return { refusal: { status: 500, message: 'Internal server error' } };
   }
 
   /**
