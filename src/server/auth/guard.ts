@@ -55,6 +55,14 @@ export class ResourceGuard {
     if (typeof options.verifier?.verify !== 'function') {
       throw new TypeError('auth.verifier must be a TokenVerifier');
     }
+    // Clients ask for tokens for `resource` (RFC 8707): a verifier checking another audience
+    // would refuse every one of them, so fail at start rather than at the first client.
+    const audience = (options.verifier as { readonly audience?: unknown }).audience;
+    if (typeof audience === 'string' && audience !== options.resource) {
+      throw new TypeError(
+        `auth.verifier checks the audience ${JSON.stringify(audience)}, but auth.resource is ${JSON.stringify(options.resource)}: they must be the same URL`,
+      );
+    }
     const supported = options.scopesSupported && checkScopes(options.scopesSupported, 'auth.scopesSupported');
     this.requiredScopes = options.requiredScopes
       ? checkScopes(options.requiredScopes, 'auth.requiredScopes')
@@ -81,9 +89,9 @@ export class ResourceGuard {
       case 'none':
         return { refusal: this.unauthorized };
       case 'other-scheme':
-        // Credentials of another kind: still 401 with the full challenge, so the client can
-        // discover how to get a Bearer token.
-        return { refusal: this.challenge(401, 'invalid_request', 'The Authorization scheme must be Bearer') };
+        // Credentials of another kind are no bearer credentials: the plain challenge, with no
+        // error code (RFC 6750 §3.1), so the client can discover how to get a Bearer token.
+        return { refusal: this.unauthorized };
       case 'malformed':
         return { refusal: this.challenge(400, 'invalid_request', parsed.reason) };
     }

@@ -63,6 +63,11 @@ export class IntrospectionVerifier implements TokenVerifier {
   private readonly authorization: string;
   private readonly cache: IntrospectionCache | undefined;
 
+  /** The audience tokens must name: this server's resource URL (checked against `auth.resource`). */
+  get audience(): string {
+    return this.options.audience;
+  }
+
   constructor(private readonly options: IntrospectionVerifierOptions) {
     this.endpoint = new URL(options.endpoint);
     if (!options.clientId || typeof options.clientSecret !== 'string') {
