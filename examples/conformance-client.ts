@@ -9,6 +9,7 @@ import { McpClient, type McpClientOptions } from '../src/client/index.js';
 // timed, so this process loads no server code it does not need.
 import { StreamableHttpClientTransport } from '../src/transports/http/client/index.js';
 import { conformanceAuth } from './conformance-auth.js';
+import { machineConformanceAuth } from './conformance-auth-machine.js';
 
 interface Scenario {
   options?: McpClientOptions;
@@ -161,7 +162,8 @@ async function main(): Promise<number> {
     return 2;
   }
   const oauth = scenario.startsWith('auth/');
-  const auth = conformanceAuth(scenario, scenarioContext());
+  const auth =
+    machineConformanceAuth(scenario, scenarioContext()) ?? conformanceAuth(scenario, scenarioContext());
   const entry = scenarios[scenario];
   if (!entry && !oauth) log(`scenario ${scenario} is not known; running the generic client`);
   const { options, run } = entry ?? (auth ? authorized : fallback);
