@@ -8,6 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import { serveHttp } from '../../src/adapters/node/index.js';
 import { McpClient, type McpClientOptions } from '../../src/client/index.js';
+import { AuthorizationError } from '../../src/client/auth/errors.js';
 import { EraDetectionError } from '../../src/client/errors.js';
 import { cachedEra, rememberEra } from '../../src/client/modern/era.js';
 import { ErrorCode, RequestAbortedError } from '../../src/core/errors.js';
@@ -285,5 +286,37 @@ describe('stdio-like transports (no serverKey)', () => {
     const error = await failed(within(c.connect(server.transport)));
     expect(error).toBeInstanceOf(EraDetectionError);
     expect(server.seen).toEqual(['server/discover']);
+  });
+});
+
+describe('issue 11: authorization refusals are no era signal', () => {
+  test.each([401, 403])(
+    'HTTP %i to the probe without an auth provider: EraDetectionError, no initialize',
+    async (status) => {
+      const { fetch: f, posted } = fakeFetch(async () =>
+        json(status, { error: 'invalid_token' }, { 'www-authenticate': 'Bearer error="invalid_token"' }),
+      );
+      const error = await failed(connectOver(f));
+      expect(error).toBeInstanceOf(EraDetectionError);
+      expect(statusIn(error)).toBe(status);
+      if (status === 401) expect((error as Error).message).toContain('requires authorization');
+      expect(posted.map((p) => p.method)).toEqual(['server/discover']);
+      expect(cachedEra(KEY)).toBeUndefined();
+    },
+  );
+
+  test('a failed OAuth flow fails connect with the AuthorizationError itself, and nothing else is sent', async () => {
+    const { fetch: f, posted } = fakeFetch(async () =>
+      json(401, {}, { 'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1:9/prm"' }),
+    );
+    const refused = new AuthorizationError('discovery', 'no protected resource metadata');
+    const c = new McpClient(INFO);
+    track(() => c.close());
+    const auth = { authorization: async () => undefined, challenge: () => Promise.reject(refused) };
+    const transport = new StreamableHttpClientTransport(URL_, { fetch: f, auth, openGetStream: false });
+    const error = await failed(within(c.connect(transport), 10_000, 'connect'));
+    expect(error).toBe(refused);
+    expect(posted.map((p) => p.method)).toEqual(['server/discover']);
+    expect(cachedEra(KEY)).toBeUndefined();
   });
 });

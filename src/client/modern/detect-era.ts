@@ -4,8 +4,9 @@
  * server is recognised by what legacy servers say: any other JSON-RPC error (never keyed on one
  * code), a result that is not a `DiscoverResult`, an HTTP 4xx without a modern body, and, where
  * silence is how a legacy server answers (stdio), no answer within the probe timeout. Anything
- * else (HTTP 5xx, a network error, no answer over HTTP, the connection closing) says nothing
- * about the era: the probe fails with {@link EraDetectionError}.
+ * else (HTTP 5xx, 401/403, a network error, no answer over HTTP, the connection closing) says
+ * nothing about the era: the probe fails with {@link EraDetectionError}, or with the
+ * `AuthorizationError` when the client's OAuth flow is what failed.
  */
 import type { Connection } from '../../core/engine/connection.js';
 import type { RequestOptions } from '../../core/engine/outbound.js';
@@ -14,6 +15,7 @@ import type { JsonObject } from '../../core/jsonrpc.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../core/protocol-version.js';
 import { MODERN_PROTOCOL_VERSIONS, type ModernProtocolVersion } from '../../core/types/modern.js';
 import { HttpTransportError } from '../../transports/http/client/errors.js';
+import { AuthorizationError } from '../auth/errors.js';
 import { EraDetectionError, NoSharedVersionError } from '../errors.js';
 import {
   isRecognisedModernError,
@@ -81,7 +83,16 @@ function isLegacySignal(error: unknown, http: boolean): boolean {
   }
   if (error instanceof RequestTimeoutError) return !http;
   const status = httpStatusOf(error);
-  return status !== undefined && status >= 400 && status < 500;
+  // 401/403 are about the caller's credentials, which both eras check before the method.
+  return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403;
+}
+
+/** The OAuth failure behind a failed probe, if that is what it was (the engine wraps it). */
+function authorizationFailure(error: unknown): AuthorizationError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof AuthorizationError) return e;
+  }
+  return undefined;
 }
 
 /** The root cause of a failure, for the message: "Could not send the request" says little. */
@@ -95,11 +106,13 @@ function failure(error: unknown): EraDetectionError {
   const status = httpStatusOf(error);
   const root = rootCause(error);
   const what =
-    status !== undefined
-      ? `HTTP ${status}`
-      : root instanceof Error
-        ? `${root.name}: ${root.message}`
-        : String(root);
+    status === 401
+      ? `HTTP 401: the server requires authorization; give the HTTP transport an \`auth\` provider (docs/auth-client.md)`
+      : status !== undefined
+        ? `HTTP ${status}`
+        : root instanceof Error
+          ? `${root.name}: ${root.message}`
+          : String(root);
   return new EraDetectionError(
     `Could not tell the server's era: server/discover failed (${what}); nothing was cached, the next connect probes again`,
     { cause: error },
@@ -130,6 +143,8 @@ export async function probeEra(
     } catch (error) {
       if (error instanceof RequestAbortedError) throw error;
       if (!isRecognisedModernError(error)) {
+        const refused = authorizationFailure(error);
+        if (refused) throw refused;
         if (isLegacySignal(error, http)) return { era: 'legacy', reason: error };
         throw failure(error);
       }
