@@ -45,7 +45,7 @@ export interface OAuthRequestOptions {
  * await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, requestOptions(tokenUrl, ctx));
  */
 export function requestOptions(url: URL, ctx: HttpContext): OAuthRequestOptions {
-  secureUrl(url, url.pathname);
+  secureUrl(url, 'OAuth endpoint');
   const options: OAuthRequestOptions = {
     [oauth.allowInsecureRequests]: isLoopback(url),
   };
