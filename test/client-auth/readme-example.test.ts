@@ -15,7 +15,7 @@ import { McpServer } from '../../src/server/mcp-server.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.js';
-import { connectClient } from './fixtures/connect-client.js';
+import { connectClient } from '../docs/snippets/auth-client.js';
 
 useProcessGuard();
 
