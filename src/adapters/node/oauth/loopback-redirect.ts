@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import type { AuthorizationRedirect } from '../../../core/auth.js';
 import { LocalError, RequestAbortedError, RequestTimeoutError } from '../../../core/errors.js';
+import { page, plain } from './callback-responses.js';
 import { openBrowser as platformOpenBrowser } from './open-browser.js';
 
 /**
@@ -236,28 +237,4 @@ function soleValue(params: URLSearchParams, name: string): string | undefined {
 /** Exact match (the state is not a secret worth a constant-time compare: it is in the browser's URL). */
 function carriesState(callback: URL, expected: string | undefined): boolean {
   return expected !== undefined && soleValue(callback.searchParams, 'state') === expected;
-}
-
-function plain(res: ServerResponse, status: number, text: string): void {
-  res
-    .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
-    .end(text);
-}
-
-/** The page the browser shows. It echoes nothing from the request, and loads nothing. */
-function page(res: ServerResponse, title: string, failed: boolean): void {
-  const detail = failed
-    ? 'The authorization server refused the request. Return to the application for details.'
-    : 'You can close this tab and return to the application.';
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${detail}</p></body></html>`;
-  res
-    .writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      // The callback URL carries the authorization code: no referrer, no subresource, no framing.
-      'referrer-policy': 'no-referrer',
-      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-      'x-content-type-options': 'nosniff',
-    })
-    .end(body);
 }
