@@ -3,6 +3,7 @@ import {
   ATTEMPT_WINDOW_MS,
   AuthorizationError,
   EXPIRY_MARGIN_MS,
+  MAX_OAUTH_RESPONSE_BYTES,
   MemoryTokenStore,
 } from '../../src/client/auth/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
@@ -249,6 +250,23 @@ describe('plain http endpoints off loopback', () => {
       const error = (await rejection(refuse(p, m))) as AuthorizationError;
       expect(error.reason).toBe('insecure-url');
       expect(seen.filter((u) => u.includes('auth.example.com'))).toEqual([]);
+    },
+  );
+});
+
+describe('oversized responses', () => {
+  it.each(['/.well-known/oauth-authorization-server', 'POST /token', 'POST /register'])(
+    '%s answering more than MAX_OAUTH_RESPONSE_BYTES is too-large',
+    async (route) => {
+      const m = await mock();
+      m.stub.routes.set(route, () => ({
+        status: route.startsWith('POST /register') ? 201 : 200,
+        headers: { 'content-type': 'application/json' },
+        text: `{"x":"${'a'.repeat(MAX_OAUTH_RESPONSE_BYTES)}"}`,
+      }));
+      const error = (await rejection(refuse(provider(), m))) as AuthorizationError;
+      expect(error.reason).toBe('too-large');
+      expect(error.message).toContain(m.issuer);
     },
   );
 });

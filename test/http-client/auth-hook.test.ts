@@ -194,3 +194,32 @@ test('without a provider a 401 is not retried and no Authorization header is sen
   expect(seen).toHaveLength(1);
   expect(seen[0]).toEqual({ method: 'POST', authorization: null, refused: true });
 });
+
+test('a refusal from another origin after a redirect is not handed to the provider (review: its challenge must not steer discovery)', async () => {
+  const { createServer } = await import('node:http');
+  const other = createServer((_req, res) => {
+    res.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1:1/evil"' });
+    res.end();
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const otherPort = (other.address() as { port: number }).port;
+  const redirector = createServer((_req, res) => {
+    res.writeHead(307, { location: `http://127.0.0.1:${otherPort}/mcp` });
+    res.end();
+  });
+  await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+  const port = (redirector.address() as { port: number }).port;
+  try {
+    const auth = provider({ value: 't1' }, () => true);
+    const error = await outcome(
+      connectClient(`http://127.0.0.1:${port}/mcp`, { auth, openGetStream: false }),
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(auth.challenges).toHaveLength(0);
+  } finally {
+    other.closeAllConnections();
+    redirector.closeAllConnections();
+    await new Promise((resolve) => other.close(resolve));
+    await new Promise((resolve) => redirector.close(resolve));
+  }
+});

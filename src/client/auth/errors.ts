@@ -30,6 +30,8 @@ export type AuthorizationFailure =
   | 'redirect'
   /** The user-agent step (`AuthorizationRedirect`) failed. */
   | 'redirect-failed'
+  /** A metadata, registration or token response larger than the client reads. */
+  | 'too-large'
   /** The caller's signal aborted the flow. */
   | 'aborted';
 

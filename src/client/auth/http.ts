@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.js';
 import { isLoopback, secureUrl } from './urls.js';
+import { boundedFetch } from './bounded-fetch.js';
 
 /**
  * The `fetch` an OAuth client uses (the global one unless an option replaces it).
@@ -9,6 +10,9 @@ import { isLoopback, secureUrl } from './urls.js';
  * const fetchFn: FetchLike = (url, init) => fetch(url, init);
  */
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** The global fetch, looked up at call time (tests and polyfills may replace it). */
+const globalFetch: FetchLike = (input, init) => fetch(input, init);
 
 /**
  * What every OAuth request needs: the fetch to use and the caller's abort signal.
@@ -41,11 +45,11 @@ export interface OAuthRequestOptions {
  * await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, requestOptions(tokenUrl, ctx));
  */
 export function requestOptions(url: URL, ctx: HttpContext): OAuthRequestOptions {
-  secureUrl(url, url.pathname);
+  secureUrl(url, 'OAuth endpoint');
   const options: OAuthRequestOptions = {
     [oauth.allowInsecureRequests]: isLoopback(url),
   };
-  if (ctx.fetch) options[oauth.customFetch] = ctx.fetch;
+  options[oauth.customFetch] = boundedFetch(ctx.fetch ?? globalFetch);
   if (ctx.signal) options.signal = ctx.signal;
   return options;
 }
@@ -69,7 +73,7 @@ export function isRedirect(response: Response): boolean {
  */
 export async function getMetadata(url: URL, ctx: HttpContext): Promise<Response> {
   secureUrl(url, 'metadata URL');
-  const fetchFn = ctx.fetch ?? ((input, init) => fetch(input, init));
+  const fetchFn = boundedFetch(ctx.fetch ?? globalFetch);
   try {
     return await fetchFn(url.href, {
       method: 'GET',

@@ -46,3 +46,4 @@ export { clientAuthentication } from './client-auth.js';
 export { assertPkceS256 } from './authorize.js';
 export { selectScopes } from './scope.js';
 export { EXPIRY_MARGIN_MS, isExpired, refreshTokens, type StoredTokens, type TokenGrant } from './tokens.js';
+export { boundedFetch, MAX_OAUTH_RESPONSE_BYTES } from './bounded-fetch.js';

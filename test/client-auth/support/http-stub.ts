@@ -58,7 +58,9 @@ export async function startHttpStub(routes: Record<string, StubRoute> = {}): Pro
       };
       requests.push(request);
       const route = table.get(`${request.method} ${request.path}`) ?? table.get(request.path);
-      Promise.resolve(route ? route(request) : { status: 404, json: { error: 'not_found' } })
+      new Promise<StubAnswer>((resolve) =>
+        resolve(route ? route(request) : { status: 404, json: { error: 'not_found' } }),
+      )
         .then((answer) => {
           const headers: Record<string, string> = { ...answer.headers };
           let payload = answer.text ?? '';

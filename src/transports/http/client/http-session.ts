@@ -147,6 +147,9 @@ export class HttpSession {
       const response = await fetchFn(this.url, { ...this.options.requestInit, ...init, headers, signal });
       const status = response.status;
       if ((status !== 401 && status !== 403) || retries === MAX_AUTH_RETRIES) return response;
+      // Another origin's refusal after a redirect is not this server's challenge: its
+      // `resource_metadata` must not steer discovery (nor our credentials) anywhere.
+      if (response.redirected && new URL(response.url).origin !== this.url.origin) return response;
       const wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined;
       // Read the refusal (bounded: it is for diagnostics) and free the connection first: the
       // provider may run a whole authorization flow before answering.
