@@ -116,12 +116,36 @@ test('an "active" answer with a past exp: 401 invalid_token', async () => {
   await expect(verifier().verify('opaque-4')).rejects.toThrow(InvalidTokenError);
 });
 
-test('with issuer set, an answer naming another iss is refused; without iss it is accepted', async () => {
-  answers.set('opaque-10', { active: true, sub: 'alice', iss: 'https://evil.test', exp: inFive() });
-  answers.set('opaque-11', { active: true, sub: 'alice', exp: inFive() });
+test('with issuer set, an answer naming another iss is refused; without iss it is accepted as from that issuer', async () => {
+  answers.set('opaque-10', {
+    active: true,
+    sub: 'alice',
+    iss: 'https://evil.test',
+    aud: RESOURCE,
+    exp: inFive(),
+  });
+  answers.set('opaque-11', { active: true, sub: 'alice', aud: RESOURCE, exp: inFive() });
   const strict = verifier({ issuer: as.issuer });
   await expect(strict.verify('opaque-10')).rejects.toThrow(/another issuer/);
-  expect((await strict.verify('opaque-11')).subject).toBe('alice');
+  expect(await strict.verify('opaque-11')).toMatchObject({ subject: 'alice', issuer: as.issuer });
+});
+
+test('an active token with no aud: 401 invalid_token by default (it may be for another resource)', async () => {
+  answers.set('opaque-12', { active: true, sub: 'alice', exp: inFive() });
+  await expect(verifier().verify('opaque-12')).rejects.toThrow('The token names no audience (aud)');
+  const answer = await initialize('opaque-12');
+  expect(answer.status).toBe(401);
+  expect(answer.challenge).toContain(
+    'error="invalid_token", error_description="The token names no audience (aud)"',
+  );
+});
+
+test('requireAudience: false accepts an answer without aud, still refuses one naming another audience', async () => {
+  answers.set('opaque-13', { active: true, sub: 'alice', exp: inFive() });
+  answers.set('opaque-14', { active: true, sub: 'alice', aud: 'https://other.test/mcp', exp: inFive() });
+  const lax = verifier({ requireAudience: false });
+  expect((await lax.verify('opaque-13')).subject).toBe('alice');
+  await expect(lax.verify('opaque-14')).rejects.toThrow(/another audience/);
 });
 
 test('the endpoint down: 503, logged without the token', async () => {
@@ -149,7 +173,7 @@ test('the endpoint unreachable (closed port): TokenVerifierUnavailableError', as
 });
 
 test('the cache: a second check of an active token makes no call; an inactive one is never cached', async () => {
-  answers.set('opaque-8', { active: true, sub: 'alice', exp: inFive() });
+  answers.set('opaque-8', { active: true, sub: 'alice', aud: RESOURCE, exp: inFive() });
   const cached = verifier({ cache: { ttlMs: 60_000 } });
   const before = calls;
   await cached.verify('opaque-8');
@@ -163,7 +187,8 @@ test('the cache: a second check of an active token makes no call; an inactive on
 test('the cache holds at most maxEntries (oldest evicted first)', async () => {
   const cached = verifier({ cache: { ttlMs: 600_000, maxEntries: 2 } });
   const before = calls;
-  for (const token of ['a1', 'a2', 'a3']) answers.set(token, { active: true, sub: token, exp: inFive() });
+  for (const token of ['a1', 'a2', 'a3'])
+    answers.set(token, { active: true, sub: token, aud: RESOURCE, exp: inFive() });
   await cached.verify('a1');
   await cached.verify('a2');
   await cached.verify('a3'); // evicts a1

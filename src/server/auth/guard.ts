@@ -7,7 +7,7 @@ import type { AuthInfo } from '../../core/auth.js';
 import type { Logger } from '../../core/engine/connection.js';
 import { bearerChallenge, parseAuthorization } from './challenge.js';
 import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
-import { protectedResourceMetadataUrls } from './metadata.js';
+import { protectedResourceMetadataLocations } from './metadata.js';
 import { checkResource, checkScopes, type ResourceServerOptions } from './options.js';
 import { freezeAuthInfo } from './auth-info.js';
 
@@ -59,7 +59,7 @@ export class ResourceGuard {
     this.requiredScopes = options.requiredScopes
       ? checkScopes(options.requiredScopes, 'auth.requiredScopes')
       : [];
-    this.metadataUrl = protectedResourceMetadataUrls(options.resource).pathBased;
+    this.metadataUrl = protectedResourceMetadataLocations(options.resource).pathBased;
     const scopes = this.requiredScopes.length > 0 ? this.requiredScopes : supported;
     this.unauthorized = Object.freeze({
       status: 401,

@@ -10,7 +10,7 @@ export { IntrospectionVerifier, type IntrospectionVerifierOptions } from './intr
 export {
   protectedResourceMetadata,
   protectedResourceMetadataHandler,
-  protectedResourceMetadataUrls,
+  protectedResourceMetadataLocations,
 } from './metadata.js';
 export { MAX_AUTHORIZATION_BYTES } from './challenge.js';
 export { isAuthInfo } from './auth-info.js';

@@ -2,6 +2,7 @@
  * Opaque (or any) access tokens checked by the authorization server: RFC 7662 introspection.
  */
 import type { AuthInfo } from '../../core/auth.js';
+import { oauthBasicAuthorization } from '../../core/oauth-basic.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
 import { IntrospectionCache } from './introspection-cache.js';
@@ -22,9 +23,18 @@ export interface IntrospectionVerifierOptions {
   /** This resource server's client credentials at the authorization server (sent with HTTP Basic). */
   clientId: string;
   clientSecret: string;
-  /** This server's resource URL: when the response has `aud`, it must contain it. */
+  /** This server's resource URL: the response's `aud` must contain it. */
   audience: string;
-  /** When set and the response has `iss`, it must be exactly this. */
+  /**
+   * Refuse an answer without `aud` (default true). `false` accepts one, which is weaker: a token
+   * the same authorization server issued for another resource then passes here too. Only for an
+   * authorization server that never returns `aud` and issues tokens for this resource alone.
+   */
+  requireAudience?: boolean;
+  /**
+   * When set and the response has `iss`, it must be exactly this; an answer without `iss` is
+   * taken as from this issuer (`AuthInfo.issuer`).
+   */
   issuer?: string;
   /**
    * Remember active tokens for a while (never past their `exp`), so each request does not cost an
@@ -37,7 +47,7 @@ export interface IntrospectionVerifierOptions {
 
 /**
  * Verifies tokens by asking the authorization server (RFC 7662): `active` must be true, `aud`
- * (when present) must include this resource, `exp` (when present) must be in the future. An
+ * must include this resource (unless `requireAudience: false`), `exp` (when present) must be in the future. An
  * endpoint that is down or refuses our credentials is `TokenVerifierUnavailableError` (503).
  *
  * @example
@@ -61,9 +71,7 @@ export class IntrospectionVerifier implements TokenVerifier {
     if (typeof options.audience !== 'string' || options.audience === '') {
       throw new TypeError("IntrospectionVerifier: audience (this server's resource URL) is required");
     }
-    // RFC 6749 §2.3.1: each part form-encoded before Base64.
-    const form = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
-    this.authorization = `Basic ${btoa(`${form(options.clientId)}:${form(options.clientSecret)}`)}`;
+    this.authorization = oauthBasicAuthorization(options.clientId, options.clientSecret);
     this.cache =
       options.cache &&
       new IntrospectionCache(options.cache.ttlMs ?? 30_000, options.cache.maxEntries ?? 1_000);
@@ -74,7 +82,11 @@ export class IntrospectionVerifier implements TokenVerifier {
     if (cached) return cached;
     const claims = await this.introspect(token, signal);
     if (claims.active !== true) throw new InvalidTokenError('The token is not active');
-    if (claims.aud !== undefined) {
+    if (claims.aud === undefined) {
+      if (this.options.requireAudience !== false) {
+        throw new InvalidTokenError('The token names no audience (aud)');
+      }
+    } else {
       const audiences =
         typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
       if (!audiences.includes(this.options.audience)) {
@@ -89,7 +101,7 @@ export class IntrospectionVerifier implements TokenVerifier {
       throw new InvalidTokenError('The token has expired');
     if (typeof claims.nbf === 'number' && claims.nbf > now)
       throw new InvalidTokenError('The token is not valid yet (nbf)');
-    const auth = authInfoOf(claims);
+    const auth = authInfoOf(claims, this.options.issuer);
     await this.cache?.set(token, auth);
     return auth;
   }
@@ -125,11 +137,12 @@ export class IntrospectionVerifier implements TokenVerifier {
   }
 }
 
-function authInfoOf(claims: Record<string, unknown>): AuthInfo {
+function authInfoOf(claims: Record<string, unknown>, issuer: string | undefined): AuthInfo {
   const auth: { -readonly [K in keyof AuthInfo]: AuthInfo[K] } = { scopes: scopesOf(claims), claims };
   if (typeof claims.sub === 'string') auth.subject = claims.sub;
   if (typeof claims.client_id === 'string') auth.clientId = claims.client_id;
   if (typeof claims.iss === 'string') auth.issuer = claims.iss;
+  else if (issuer !== undefined) auth.issuer = issuer;
   if (typeof claims.aud === 'string') auth.audience = [claims.aud];
   else if (Array.isArray(claims.aud))
     auth.audience = claims.aud.filter((a): a is string => typeof a === 'string');

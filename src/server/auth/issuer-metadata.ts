@@ -1,25 +1,10 @@
 /**
- * Finding an issuer's JWKS URL from its metadata (RFC 8414, then OpenID Connect discovery).
+ * Finding an issuer's JWKS URL from its metadata, at the URLs the MCP spec has clients try
+ * (RFC 8414 and OpenID Connect discovery, see `authorizationServerMetadataUrls`).
  */
+import { authorizationServerMetadataUrls } from '../../core/oauth-metadata-urls.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { TokenVerifierUnavailableError } from './errors.js';
-
-/**
- * The metadata URLs of `issuer`, in the order tried: RFC 8414 (well-known prefix before the
- * issuer's path), then OpenID Connect discovery (suffix after it).
- *
- * @example
- * issuerMetadataUrls('https://auth.example.com/tenant1');
- * // ['https://auth.example.com/.well-known/oauth-authorization-server/tenant1', 'https://auth.example.com/tenant1/.well-known/openid-configuration']
- */
-export function issuerMetadataUrls(issuer: string): string[] {
-  const url = new URL(issuer);
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
-  return [
-    `${url.origin}/.well-known/oauth-authorization-server${path}`,
-    `${url.origin}${path}/.well-known/openid-configuration`,
-  ];
-}
 
 /**
  * The `jwks_uri` of `issuer`, from the first metadata document found whose `issuer` is exactly
@@ -30,7 +15,7 @@ export function issuerMetadataUrls(issuer: string): string[] {
  * const jwks = await discoverJwksUri('https://auth.example.com', 5_000);
  */
 export async function discoverJwksUri(issuer: string, timeoutMs: number): Promise<string> {
-  for (const url of issuerMetadataUrls(issuer)) {
+  for (const url of authorizationServerMetadataUrls(issuer)) {
     let document: unknown;
     try {
       const response = await boundedFetch(

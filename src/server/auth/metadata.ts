@@ -34,10 +34,10 @@ export function protectedResourceMetadata(options: ResourceServerOptions): Recor
  * URL when the resource has no path.
  *
  * @example
- * protectedResourceMetadataUrls('https://mcp.example.com/mcp');
+ * protectedResourceMetadataLocations('https://mcp.example.com/mcp');
  * // { pathBased: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp', root: 'https://mcp.example.com/.well-known/oauth-protected-resource' }
  */
-export function protectedResourceMetadataUrls(resource: string): { pathBased: string; root: string } {
+export function protectedResourceMetadataLocations(resource: string): { pathBased: string; root: string } {
   const url = checkResource(resource);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
   return { pathBased: `${url.origin}${WELL_KNOWN}${path}`, root: `${url.origin}${WELL_KNOWN}` };
@@ -84,7 +84,7 @@ const CORS = {
  * serve('GET', '/mcp'); // undefined
  */
 export function metadataResponder(options: ResourceServerOptions): MetadataResponder {
-  const urls = protectedResourceMetadataUrls(options.resource);
+  const urls = protectedResourceMetadataLocations(options.resource);
   const paths = new Set([new URL(urls.pathBased).pathname, new URL(urls.root).pathname]);
   const body = JSON.stringify(protectedResourceMetadata(options));
   const ok = Object.freeze({
