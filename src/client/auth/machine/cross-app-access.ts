@@ -8,11 +8,8 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { HttpAuthProvider } from '../../../core/auth.js';
-import {
-  clientAuthentication,
-  clientSecretBasic,
-  type MachineClientCredentials,
-} from './client-authentication.js';
+import { clientSecretBasic } from '../client-auth.js';
+import { clientAuthentication, type MachineClientCredentials } from './client-authentication.js';
 import { defaultDiscovery } from './default-discovery.js';
 import { AuthorizationError } from '../errors.js';
 import { identityProviderMetadata, type IdentityProvider } from './identity-provider.js';
