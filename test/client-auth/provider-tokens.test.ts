@@ -198,6 +198,13 @@ describe('no secret in error messages', () => {
 });
 
 describe('client_secret_basic encoding', () => {
+  it('a secret with a server that lists neither secret method goes as Basic (RFC 6749 §2.3.1)', async () => {
+    const m = await mock({ metadata: { token_endpoint_auth_methods_supported: ['none'] } });
+    const p = provider({ credentials: () => ({ client_id: 'issued', client_secret: 'pw' }) });
+    await rejection(refuse(p, m)); // the mock does not know the client
+    expect(m.tokenRequests()[0]!.headers.authorization).toBe(`Basic ${btoa('issued:pw')}`);
+  });
+
   it("form-encodes both parts (RFC 6749 §2.3.1): `-._*` stay, space is `+`, `~!'()` and `:` are escaped", async () => {
     const m = await mock({ metadata: { token_endpoint_auth_methods_supported: ['client_secret_basic'] } });
     const p = provider({

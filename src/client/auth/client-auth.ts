@@ -11,8 +11,11 @@ import type { ClientRegistration } from './registration.js';
 /**
  * The client secret method to use at `as`: `client_secret_basic` when the server lists it or lists
  * nothing (RFC 8414 §2's default), else `client_secret_post` when it lists that, else undefined
- * (the server takes neither). The code flow and the machine grants then fail with `registration`;
- * dynamic registration asks for a public client (`none`) first whenever the server allows it.
+ * (the server takes neither). Then the code flow, holding a secret the server issued (RFC 6749
+ * §2.3.1: a server that issues client passwords must accept Basic), uses `client_secret_basic`;
+ * the machine grants, holding pre-registered credentials, fail with `registration` before the
+ * secret is sent ({@link requireSecretAuthMethod}). Dynamic registration asks for a public client
+ * (`none`) whenever the server allows it, else for this method.
  *
  * @example
  * secretAuthMethod({ issuer, token_endpoint_auth_methods_supported: ['client_secret_post'] }); // 'client_secret_post'
@@ -46,7 +49,8 @@ export function requireSecretAuthMethod(
 
 /**
  * The token endpoint authentication for `registration` with `as`: the registration's own method
- * when it has one, else (with a secret) {@link requireSecretAuthMethod}, else `none` (a public client).
+ * when it has one, else (with a secret) {@link secretAuthMethod} falling back to
+ * `client_secret_basic`, else `none` (a public client).
  *
  * @example
  * const auth = clientAuthentication({ client_id: 'abc', client_secret: 's' }, as); // client_secret_basic
@@ -56,7 +60,9 @@ export function clientAuthentication(
   as: oauth.AuthorizationServer,
 ): oauth.ClientAuth {
   const secret = registration.client_secret;
-  const method = registration.token_endpoint_auth_method ?? (secret ? requireSecretAuthMethod(as) : 'none');
+  const method =
+    registration.token_endpoint_auth_method ??
+    (secret ? (secretAuthMethod(as) ?? 'client_secret_basic') : 'none');
   switch (method) {
     case 'none':
       return oauth.None();
