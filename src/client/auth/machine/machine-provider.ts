@@ -17,10 +17,21 @@ import { unionScopes } from './scopes.js';
 import type { IssuedToken } from './token-endpoint.js';
 import type { ProtectedResource } from './protected-resource.js';
 
-/** Step-up attempts for one request after a 403 `insufficient_scope` before it fails. */
+/**
+ * Step-up attempts for one request (within `ATTEMPT_WINDOW_MS`) after a 403 `insufficient_scope`
+ * before it fails with `step-up-limit`.
+ *
+ * @example
+ * if (error instanceof AuthorizationError && error.reason === 'step-up-limit') console.log(`gave up after ${MAX_STEP_UPS}`);
+ */
 export const MAX_STEP_UPS = 3;
 
-/** Default bound on one shared token step (discovery, IdP exchange and token request together). */
+/**
+ * Default bound on one shared token step (discovery, IdP exchange and token request together).
+ *
+ * @example
+ * clientCredentialsAuth({ issuer, credentials, flowTimeoutMs: DEFAULT_FLOW_TIMEOUT_MS / 2 });
+ */
 export const DEFAULT_FLOW_TIMEOUT_MS = 60_000;
 
 /**
