@@ -7,51 +7,9 @@ import { expect, test } from 'vitest';
 import { loopbackRedirect } from '../../src/adapters/node/index.js';
 import { LocalError, RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
+import { AUTHORIZE, portOf, raw, recorder, released } from './loopback-support.js';
 
 useProcessGuard();
-
-const AUTHORIZE = new URL('https://as.example/authorize?client_id=c&state=s1&code_challenge=x');
-
-/** A browser hook that records what it was asked to open. */
-function recorder() {
-  const opened: URL[] = [];
-  return { opened, openBrowser: (url: URL) => void opened.push(url) };
-}
-
-/** Resolves true if a TCP connection to `port` is refused (the listener is gone). */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
-
-const portOf = (uri: string): number => Number(new URL(uri).port);
-
-/** Poll (at most 200 times, 10 ms apart) until the listener on `uri` refuses connections. */
-async function released(uri: string): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
-    if (await refused(portOf(uri))) return true;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return false;
-}
-
-/** Send raw bytes on one connection and collect everything until the server closes it. */
-function raw(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (text += chunk));
-    socket.once('close', () => resolve(text));
-    socket.once('error', reject);
-  });
-}
 
 test('the callback resolves the wait with the full URL, the browser hook saw the authorization URL, the listener closes', async () => {
   const browser = recorder();
@@ -78,7 +36,7 @@ test('a connection that never sent a request does not keep the listener open aft
   const silent = connect(portOf(loopback.redirectUri), '127.0.0.1');
   await new Promise((resolve) => silent.once('connect', resolve));
   const silentClosed = new Promise((resolve) => silent.once('close', resolve));
-  await (await fetch(`${loopback.redirectUri}?code=c`)).text();
+  await (await fetch(`${loopback.redirectUri}?code=c&state=s1`)).text();
   await waiting;
   await within(silentClosed, 5_000, 'the silent connection to be closed by the listener');
   await within(loopback.close(), 5_000, 'close');
@@ -140,9 +98,9 @@ test('the resolved URL has the listener origin, whatever Host header the request
   const { pathname } = new URL(loopback.redirectUri);
   await raw(
     portOf(loopback.redirectUri),
-    `GET ${pathname}?code=k HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`,
+    `GET ${pathname}?code=k&state=s1 HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`,
   );
-  expect((await waiting).href).toBe(`${loopback.redirectUri}?code=k`);
+  expect((await waiting).href).toBe(`${loopback.redirectUri}?code=k&state=s1`);
   await loopback.close();
 });
 
@@ -156,8 +114,11 @@ test('a request target that is not a URL gets 400 and does not end the wait', as
   );
   expect(answer).toMatch(/^HTTP\/1\.1 400 /);
   // An absolute-form target on the right path counts, with the listener's origin.
-  await raw(port, `GET http://evil.example/callback?code=y HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
-  expect((await waiting).href).toBe(`${loopback.redirectUri}?code=y`);
+  await raw(
+    port,
+    `GET http://evil.example/callback?code=y&state=s1 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
+  );
+  expect((await waiting).href).toBe(`${loopback.redirectUri}?code=y&state=s1`);
   await loopback.close();
 });
 
@@ -224,7 +185,7 @@ test('a browser hook that fails rejects the wait, unless onBrowserError takes it
   });
   const waiting = tolerant.redirect(AUTHORIZE, new AbortController().signal);
   expect(reported).toEqual([[new Error('sync failure'), AUTHORIZE]]);
-  await (await fetch(`${tolerant.redirectUri}?code=manual`)).text();
+  await (await fetch(`${tolerant.redirectUri}?code=manual&state=s1`)).text();
   expect((await waiting).searchParams.get('code')).toBe('manual');
   await tolerant.close();
 });

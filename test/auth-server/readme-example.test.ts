@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, post } from '../http-server/support/harness.js';
-import { protectServer } from './fixtures/protect-server.js';
+import { protectServer } from '../docs/snippets/auth-server.js';
 import { KeyServer, mint, RESOURCE, signingKey, type SigningKey } from './support.js';
 
 useProcessGuard();

@@ -8,14 +8,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
 import { JwtVerifier } from '../../src/server/auth/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.js';
-import { connectClient } from './fixtures/connect-client.js';
+import { connectClient } from '../docs/snippets/auth-client.js';
+
+// The example opens the system browser; here a scripted one logs in and follows the redirect.
+const browser = vi.hoisted(() => ({ open: async (_url: URL): Promise<void> => undefined }));
+vi.mock('../../src/adapters/node/oauth/open-browser.js', () => ({
+  openBrowser: (url: URL) => browser.open(url),
+}));
 
 useProcessGuard();
 
@@ -61,16 +67,14 @@ it('the example logs in through the browser once, calls the tool, and reuses the
   const port = await freePort();
   const login = oidcLogin({ username: 'ada' });
   let opened = 0;
-  const browser = async (authorizationUrl: URL): Promise<void> => {
+  browser.open = async (authorizationUrl: URL): Promise<void> => {
     opened++;
     const callback = await login(authorizationUrl, new AbortController().signal);
     await (await fetch(callback)).text();
   };
-  expect(await within(connectClient(serving.url, tokenFile, port, browser), 15_000, 'first run')).toBe('ada');
+  expect(await within(connectClient(serving.url, tokenFile, port), 15_000, 'first run')).toBe('ada');
   expect(opened).toBe(1);
-  expect(await within(connectClient(serving.url, tokenFile, port, browser), 15_000, 'second run')).toBe(
-    'ada',
-  );
+  expect(await within(connectClient(serving.url, tokenFile, port), 15_000, 'second run')).toBe('ada');
   expect(opened).toBe(1);
   expect(as.serverErrors).toEqual([]);
 });

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import type { AuthorizationRedirect } from '../../../core/auth.js';
 import { LocalError, RequestAbortedError, RequestTimeoutError } from '../../../core/errors.js';
+import { page, plain } from './callback-responses.js';
 import { openBrowser as platformOpenBrowser } from './open-browser.js';
 
 /**
@@ -42,7 +43,9 @@ export interface LoopbackRedirect {
   /**
    * Opens the browser on the authorization URL and resolves with the full callback URL (its
    * query carries `code`, `state`, `iss` or an `error`: checking them is the OAuth client's job).
-   * One authorization per listener: the listener closes once it settles.
+   * Only a callback whose `state` equals the authorization URL's settles the wait; an
+   * authorization URL without exactly one non-empty `state` is refused at once. One
+   * authorization per listener: the listener closes once it settles.
    */
   readonly redirect: AuthorizationRedirect;
   /** Stop listening (a pending wait rejects); resolves once the port is released. Idempotent. */
@@ -53,11 +56,12 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * Listen on 127.0.0.1 for one authorization callback. The first GET of the redirect path after
- * `redirect` was called is answered with a small "you can close this tab" page and settles the
- * wait; other paths get 404 and do not end it; a later callback is answered and ignored. The wait
- * rejects on abort, on timeout, or when the browser cannot be opened; in every case the listener
- * closes. Anything on this machine can reach a loopback port, so a callback proves nothing by
- * itself: the OAuth client's `state` check (and PKCE) is what rejects a forged one.
+ * `redirect` was called that carries the authorization URL's `state` is answered with a small
+ * "you can close this tab" page and settles the wait. Anything on this machine (or a web page
+ * that guesses the port) can reach a loopback port first, so a callback with another `state`, or
+ * none, gets 400 and does not end the wait; other paths get 404; a later callback is answered and
+ * ignored. The wait rejects on abort, on timeout, or when the browser cannot be opened; in every
+ * case the listener closes. The OAuth client still checks the callback (`state`, `iss`, PKCE).
  *
  * @example
  * const loopback = await loopbackRedirect({ timeoutMs: 120_000 });
@@ -74,6 +78,8 @@ export async function loopbackRedirect(options: LoopbackRedirectOptions = {}): P
 
   let waiting = false;
   let settled = false;
+  /** The `state` of the authorization URL being waited on: the one callback that may settle. */
+  let expectedState: string | undefined;
   let settle!: (outcome: { url: URL } | { error: Error }) => void;
   const outcome = new Promise<URL>((resolve, reject) => {
     settle = (result) => {
@@ -139,6 +145,10 @@ export async function loopbackRedirect(options: LoopbackRedirectOptions = {}): P
       return plain(res, 405, 'Method not allowed');
     }
     if (!waiting && !settled) return plain(res, 409, 'No authorization is in progress');
+    // A forged callback (an error=access_denied first, say) would otherwise fail the real login.
+    if (!carriesState(target, expectedState)) {
+      return plain(res, 400, 'This callback is not for the authorization in progress');
+    }
     const failed = target.searchParams.has('error');
     page(res, failed ? 'Authorization failed' : 'Authorization complete', failed);
     // The origin is the listener's own, whatever Host header the request carried.
@@ -170,6 +180,16 @@ export async function loopbackRedirect(options: LoopbackRedirectOptions = {}): P
       settle({
         error: new LocalError(
           `Refusing to open a ${authorizationUrl.protocol} authorization URL: only http(s)`,
+        ),
+      });
+      return;
+    }
+    expectedState = soleValue(authorizationUrl.searchParams, 'state');
+    if (expectedState === undefined) {
+      // Without it any callback would do; the message names the problem, never the values.
+      settle({
+        error: new LocalError(
+          'The authorization URL must carry exactly one non-empty state parameter: the loopback listener accepts only the callback that returns it',
         ),
       });
       return;
@@ -208,26 +228,13 @@ export async function loopbackRedirect(options: LoopbackRedirectOptions = {}): P
   return { redirectUri, redirect, close };
 }
 
-function plain(res: ServerResponse, status: number, text: string): void {
-  res
-    .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
-    .end(text);
+/** The one non-empty value of `name`, or undefined when it is missing, empty or repeated. */
+function soleValue(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  return values.length === 1 && values[0] !== '' ? values[0] : undefined;
 }
 
-/** The page the browser shows. It echoes nothing from the request, and loads nothing. */
-function page(res: ServerResponse, title: string, failed: boolean): void {
-  const detail = failed
-    ? 'The authorization server refused the request. Return to the application for details.'
-    : 'You can close this tab and return to the application.';
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${detail}</p></body></html>`;
-  res
-    .writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      // The callback URL carries the authorization code: no referrer, no subresource, no framing.
-      'referrer-policy': 'no-referrer',
-      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-      'x-content-type-options': 'nosniff',
-    })
-    .end(body);
+/** Exact match (the state is not a secret worth a constant-time compare: it is in the browser's URL). */
+function carriesState(callback: URL, expected: string | undefined): boolean {
+  return expected !== undefined && soleValue(callback.searchParams, 'state') === expected;
 }

@@ -2,30 +2,39 @@
  * Opening the user's browser on an authorization URL, with the platform's own opener.
  */
 import { spawn } from 'node:child_process';
+import { win32 } from 'node:path';
 import { LocalError } from '../../../core/errors.js';
 
 /** The program and arguments that open `url` in the default browser on `platform`. */
 export interface BrowserCommand {
   readonly command: string;
   readonly args: readonly string[];
-  /** Windows only: pass `args` to cmd.exe as written (they are quoted here). */
-  readonly windowsVerbatimArguments: boolean;
 }
 
 /**
- * The opener for `platform`: `open` on macOS, `cmd /c start "" "<url>"` on Windows, `xdg-open`
- * elsewhere. Only http(s) URLs: anything else (a `file:` or custom scheme URL from a lying
- * server) could run a program.
+ * The opener for `platform`: `open` on macOS, `rundll32 url.dll,FileProtocolHandler <url>` on
+ * Windows, `xdg-open` elsewhere. Only http(s) URLs: anything else (a `file:` or custom scheme URL
+ * from a lying server) could run a program. `systemRoot` (Windows only) locates rundll32.
  */
-export function browserCommand(url: URL, platform: string = process.platform): BrowserCommand {
+export function browserCommand(
+  url: URL,
+  platform: string = process.platform,
+  systemRoot: string | undefined = process.env['SystemRoot'],
+): BrowserCommand {
   assertWebUrl(url);
-  if (platform === 'darwin') return { command: 'open', args: [url.href], windowsVerbatimArguments: false };
+  if (platform === 'darwin') return { command: 'open', args: [url.href] };
   if (platform === 'win32') {
-    // cmd.exe reads `&` (every query has one) as a command separator unless the URL is quoted,
-    // and Node's own quoting does not quote it; a parsed URL's href has no `"` (it is encoded).
-    return { command: 'cmd', args: ['/c', 'start', '""', `"${url.href}"`], windowsVerbatimArguments: true };
+    // Not cmd.exe: it expands %VAR% even inside quotes, and splits at & unless quoted. rundll32
+    // passes the rest of its command line to the handler untouched, and Node adds no quotes to
+    // an href (it holds no space, tab or quote). A full path, because a bare name is looked up
+    // in the working directory before PATH.
+    const root = systemRoot && win32.isAbsolute(systemRoot) ? systemRoot : 'C:\\Windows';
+    return {
+      command: win32.join(root, 'System32', 'rundll32.exe'),
+      args: ['url.dll,FileProtocolHandler', url.href],
+    };
   }
-  return { command: 'xdg-open', args: [url.href], windowsVerbatimArguments: false };
+  return { command: 'xdg-open', args: [url.href] };
 }
 
 /**
@@ -39,16 +48,12 @@ export function browserCommand(url: URL, platform: string = process.platform): B
  * );
  */
 export async function openBrowser(url: URL): Promise<void> {
-  const { command, args, windowsVerbatimArguments } = browserCommand(url);
-  await spawnDetached(command, args, windowsVerbatimArguments);
+  const { command, args } = browserCommand(url);
+  await spawnDetached(command, args);
 }
 
 /** Start `command` detached with no stdio; resolve when it started, reject if it could not. */
-export function spawnDetached(
-  command: string,
-  args: readonly string[],
-  windowsVerbatimArguments = false,
-): Promise<void> {
+export function spawnDetached(command: string, args: readonly string[]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let child: ReturnType<typeof spawn>;
     try {
@@ -56,8 +61,7 @@ export function spawnDetached(
         detached: true,
         stdio: 'ignore',
         shell: false,
-        windowsHide: true, // no console window flashing up for cmd.exe
-        windowsVerbatimArguments,
+        windowsHide: true, // no window flashing up on Windows
       });
     } catch (error) {
       reject(startFailure(command, error));

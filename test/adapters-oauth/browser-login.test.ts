@@ -1,0 +1,72 @@
+/**
+ * browserLogin: one loopback listener per login on the registered port, released when the login
+ * ends (done, aborted), so two logins in a row (a first login, then a step-up) both work and an
+ * idle client holds no port.
+ */
+import { createServer } from 'node:net';
+import { expect, test } from 'vitest';
+import { browserLogin } from '../../src/adapters/node/index.js';
+import { RequestAbortedError } from '../../src/core/errors.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { AUTHORIZE, refused } from './loopback-support.js';
+
+useProcessGuard();
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+test('two logins in a row on the registered port; the port is free before, between and after', async () => {
+  const port = await freePort();
+  const opened: URL[] = [];
+  // The "browser": the authorization server redirects straight back with a code and the state.
+  const openBrowser = async (url: URL): Promise<void> => {
+    opened.push(url);
+    const callback = new URL(login.redirectUri);
+    callback.searchParams.set('code', `c${opened.length}`);
+    callback.searchParams.set('state', url.searchParams.get('state')!);
+    await (await fetch(callback)).text();
+  };
+  const login = browserLogin({ port, openBrowser });
+  expect(login.redirectUri).toBe(`http://127.0.0.1:${port}/callback`);
+  expect(await refused(port)).toBe(true);
+
+  const first = await within(login(AUTHORIZE, new AbortController().signal), 5_000, 'first login');
+  expect(first.searchParams.get('code')).toBe('c1');
+  expect(await refused(port)).toBe(true);
+
+  const stepUp = new URL(AUTHORIZE);
+  stepUp.searchParams.set('state', 's2');
+  const second = await within(login(stepUp, new AbortController().signal), 5_000, 'step-up');
+  expect(second.searchParams.get('code')).toBe('c2');
+  expect(second.searchParams.get('state')).toBe('s2');
+  expect(opened).toHaveLength(2);
+  expect(await refused(port)).toBe(true);
+});
+
+test('an aborted login rejects and releases the port', async () => {
+  const port = await freePort();
+  const controller = new AbortController();
+  const login = browserLogin({ port, openBrowser: () => controller.abort() });
+  const error = await within(
+    login(AUTHORIZE, controller.signal).then(
+      () => undefined,
+      (e: unknown) => e,
+    ),
+    5_000,
+    'aborted login',
+  );
+  expect(error).toBeInstanceOf(RequestAbortedError);
+  expect(await refused(port)).toBe(true);
+});
+
+test.each([0, -1, 70_000, 1.5, Number.NaN])(
+  'port %s is refused at once (a redirect URI needs a fixed port)',
+  (port) => {
+    expect(() => browserLogin({ port })).toThrow(RangeError);
+  },
+);
