@@ -19,6 +19,7 @@ import { DEFAULT_PAGE_SIZE } from './pagination.js';
 import { PromptRegistry } from './prompt-registry.js';
 import type { PromptArgsInput, PromptConfig, PromptHandler, RegisteredPrompt } from './prompt-types.js';
 import { ResourceRegistry } from './resource-registry.js';
+import { requiredScopesOf } from './required-scopes.js';
 import type {
   RegisteredResource,
   RegisteredTemplate,
@@ -185,19 +186,20 @@ export class McpServer implements Connectable, ContextServices {
 
   /**
    * The OAuth scopes a request needs: those its tool, resource or prompt was registered with
-   * (`scopes`). A protected HTTP endpoint asks this after reading the body (see docs/auth.md).
+   * (`scopes`), for every method that names one (see `requiredScopesOf`: also completions and
+   * subscriptions). A protected HTTP endpoint asks this after reading the body (see docs/auth.md).
    *
    * @example
    * server.tool('upload', { description: 'Upload', scopes: ['files:write'] }, () => 'ok');
    * server.requiredScopes('tools/call', { name: 'upload' }); // ['files:write']
    */
   requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
-    const key = method === 'resources/read' ? params?.uri : params?.name;
-    if (typeof key !== 'string') return undefined;
-    if (method === 'tools/call') return this.tools.scopes(key);
-    if (method === 'resources/read') return this.resources.scopes(key);
-    if (method === 'prompts/get') return this.prompts.scopes(key);
-    return undefined;
+    return requiredScopesOf(method, params, {
+      tool: (name) => this.tools.scopes(name),
+      prompt: (name) => this.prompts.scopes(name),
+      uri: (uri) => this.resources.scopes(uri),
+      template: (uriTemplate) => this.resources.templateByUri(uriTemplate)?.scopes,
+    });
   }
 
   /** The capabilities sent in `initialize` (derived from what is registered). */

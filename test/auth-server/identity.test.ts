@@ -125,7 +125,12 @@ test('the verified identity wins over a host-passed authInfo', async () => {
     }),
     { authInfo: { subject: 'mallory', scopes: ['admin'] } },
   );
-  expect(JSON.parse(textOf(await response.json()))).toEqual({ subject: 'alice', scopes: ['mcp'] });
+  // The static verifier names no issuer: the only listed authorization server is filled in.
+  expect(JSON.parse(textOf(await response.json()))).toEqual({
+    subject: 'alice',
+    scopes: ['mcp'],
+    issuer: 'https://as.test',
+  });
   await handler.close();
 });
 

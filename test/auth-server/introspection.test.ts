@@ -172,9 +172,9 @@ test('the endpoint unreachable (closed port): TokenVerifierUnavailableError', as
   await expect(gone.verify('opaque-7')).rejects.toThrow(TokenVerifierUnavailableError);
 });
 
-test('the cache: a second check of an active token makes no call; an inactive one is never cached', async () => {
+test('the cache: a second check of an active token makes no call; with refusalCache off an inactive one is never cached', async () => {
   answers.set('opaque-8', { active: true, sub: 'alice', aud: RESOURCE, exp: inFive() });
-  const cached = verifier({ cache: { ttlMs: 60_000 } });
+  const cached = verifier({ cache: { ttlMs: 60_000 }, refusalCache: false });
   const before = calls;
   await cached.verify('opaque-8');
   await cached.verify('opaque-8');
@@ -206,16 +206,16 @@ test("a cache entry lasts ttlMs, and never past the token's exp", async () => {
   try {
     const cache = new IntrospectionCache(60_000, 10);
     const nowSeconds = Math.floor(start / 1000);
-    await cache.set('short-lived', { subject: 's', scopes: [], expiresAt: nowSeconds + 10 });
-    await cache.set('long-lived', { subject: 'l', scopes: [], expiresAt: nowSeconds + 3_600 });
-    await cache.set('already-expired', { subject: 'e', scopes: [], expiresAt: nowSeconds - 1 });
+    cache.set('short-lived', { subject: 's', scopes: [], expiresAt: nowSeconds + 10 });
+    cache.set('long-lived', { subject: 'l', scopes: [], expiresAt: nowSeconds + 3_600 });
+    cache.set('already-expired', { subject: 'e', scopes: [], expiresAt: nowSeconds - 1 });
     expect(cache.size).toBe(2);
-    expect((await cache.get('short-lived'))?.subject).toBe('s');
+    expect(cache.get('short-lived')?.subject).toBe('s');
     vi.setSystemTime(start + 11_000);
-    expect(await cache.get('short-lived')).toBeUndefined();
-    expect((await cache.get('long-lived'))?.subject).toBe('l');
+    expect(cache.get('short-lived')).toBeUndefined();
+    expect(cache.get('long-lived')?.subject).toBe('l');
     vi.setSystemTime(start + 61_000);
-    expect(await cache.get('long-lived')).toBeUndefined();
+    expect(cache.get('long-lived')).toBeUndefined();
   } finally {
     vi.useRealTimers();
   }

@@ -184,12 +184,26 @@ test('a huge Authorization header (9 KiB): 400 invalid_request, nothing verified
   expect(verified).toBe(0);
 });
 
-test('a non-Bearer scheme (Basic): 401 invalid_request with the metadata URL, so the client can discover OAuth', async () => {
+test('a non-Bearer scheme (Basic): 401 with the plain challenge, no error code (RFC 6750 §3.1), so the client can discover OAuth', async () => {
   const url = await start();
   const answer = await initialize(url, `Basic ${btoa('user:pass')}`);
   expect(answer.status).toBe(401);
-  expect(answer.challenge).toBe(
-    `Bearer error="invalid_request", error_description="The Authorization scheme must be Bearer", resource_metadata="${PRM_URL}"`,
+  expect(answer.challenge).toBe(`Bearer resource_metadata="${PRM_URL}", scope="mcp"`);
+});
+
+test('several spaces between Bearer and the token (RFC 7235 1*SP): accepted', async () => {
+  const url = await start();
+  expect((await initialize(url, `Bearer   ${await mint(keys.issuer, key)}`)).status).toBe(200);
+});
+
+test('a JwtVerifier whose audience is not auth.resource is refused at start, naming both', async () => {
+  const verifier = new JwtVerifier({
+    issuer: keys.issuer,
+    audience: 'https://other.test/mcp',
+    jwksUri: keys.jwksUri,
+  });
+  await expect(serveProtected(jwtAuth(keys, {}, verifier))).rejects.toThrow(
+    `auth.verifier checks the audience "https://other.test/mcp", but auth.resource is "${RESOURCE}"`,
   );
 });
 

@@ -106,11 +106,13 @@ test('a verifier resolving with something that is not an AuthInfo: 500, nothing 
   expect(serving.handler.sessionCount).toBe(0);
 });
 
-test('parseAuthorization: scheme case-insensitive, exactly one space, b64token only, 8 KiB at most', () => {
+test('parseAuthorization: scheme case-insensitive, one or more spaces, b64token only, 8 KiB at most', () => {
   expect(parseAuthorization(null)).toEqual({ kind: 'none' });
   expect(parseAuthorization('Bearer abc.DEF-_~+/=')).toEqual({ kind: 'bearer', token: 'abc.DEF-_~+/=' });
   expect(parseAuthorization('bearer abc')).toEqual({ kind: 'bearer', token: 'abc' });
   expect(parseAuthorization('BEARER abc')).toEqual({ kind: 'bearer', token: 'abc' });
+  expect(parseAuthorization('Bearer  abc')).toEqual({ kind: 'bearer', token: 'abc' });
+  expect(parseAuthorization('Bearer    abc')).toEqual({ kind: 'bearer', token: 'abc' });
   expect(parseAuthorization('Basic abc')).toEqual({ kind: 'other-scheme' });
   expect(parseAuthorization('DPoP abc')).toEqual({ kind: 'other-scheme' });
   for (const bad of [
@@ -118,7 +120,8 @@ test('parseAuthorization: scheme case-insensitive, exactly one space, b64token o
     ' abc',
     'Bearer',
     'Bearer ',
-    'Bearer  abc',
+    'Bearer   ',
+    'Bearer abc ',
     'Bearer a b',
     'Bearer a=b',
     'Bearer a\tb',

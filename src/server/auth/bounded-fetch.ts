@@ -1,13 +1,24 @@
 /**
  * One outbound HTTP call of a verifier (JWKS, issuer metadata, introspection), bounded in time
- * from the request to the last body byte, with its timer cleared as soon as it is done.
+ * from the request to the last body byte and in the bytes read, with its timer cleared as soon
+ * as it is done.
  */
 import { TokenVerifierUnavailableError } from './errors.js';
 
 /**
- * `fetch`, with the whole body read within `timeoutMs` (the returned Response holds it in
- * memory). A network failure or timeout rejects with `TokenVerifierUnavailableError` naming the
- * endpoint's origin only. Redirects are not followed.
+ * Most bytes read from one verifier response (256 KiB): a JWKS, a metadata document or an
+ * introspection answer is a few KiB; a larger body is not read into memory.
+ *
+ * @example
+ * await boundedFetch(url, init, 5_000, undefined, MAX_VERIFIER_RESPONSE_BYTES);
+ */
+export const MAX_VERIFIER_RESPONSE_BYTES = 256 * 1024;
+
+/**
+ * `fetch`, with the whole body read within `timeoutMs` and `maxBytes` (the returned Response
+ * holds it in memory). A network failure, a timeout or a body past the cap rejects with
+ * `TokenVerifierUnavailableError` naming the endpoint's origin and path only (answered 503, like
+ * an unreachable verifier). Redirects are not followed.
  *
  * @example
  * const response = await boundedFetch(new URL('https://auth.example.com/jwks'), { method: 'GET' }, 5_000);
@@ -17,20 +28,62 @@ export async function boundedFetch(
   init: RequestInit,
   timeoutMs: number,
   signal?: AbortSignal,
+  maxBytes = MAX_VERIFIER_RESPONSE_BYTES,
 ): Promise<Response> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const stop = (): void => controller.abort();
   signal?.addEventListener('abort', stop, { once: true });
+  const where = `${url.origin}${url.pathname}`;
+  let response: Response;
+  let body: Uint8Array<ArrayBuffer>;
   try {
-    const response = await fetch(url, { ...init, redirect: 'manual', signal: controller.signal });
-    const body = await response.arrayBuffer();
-    return new Response(body, { status: response.status, headers: response.headers });
+    response = await fetch(url, { ...init, redirect: 'manual', signal: controller.signal });
+    body = await readCapped(response, maxBytes, controller);
   } catch (error) {
+    if (error instanceof TooLarge) {
+      throw new TokenVerifierUnavailableError(`${where} answered more than ${maxBytes} bytes`);
+    }
     const why = controller.signal.aborted ? 'did not answer in time' : 'is unreachable';
-    throw new TokenVerifierUnavailableError(`${url.origin}${url.pathname} ${why}`, { cause: error });
+    throw new TokenVerifierUnavailableError(`${where} ${why}`, { cause: error });
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);
   }
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+class TooLarge extends Error {}
+
+/** The body, or TooLarge as soon as more than `maxBytes` arrive (the rest is never read). */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  controller: AbortController,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const tooLarge = async (): Promise<never> => {
+    // Abort first, then cancel: the connection is dropped, not drained.
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    throw new TooLarge();
+  };
+  if (Number(response.headers.get('content-length')) > maxBytes) await tooLarge();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > maxBytes) await tooLarge();
+    chunks.push(value);
+  }
+  const body = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }

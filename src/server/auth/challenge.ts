@@ -28,8 +28,8 @@ export type ParsedAuthorization =
   | { readonly kind: 'malformed'; readonly reason: string };
 
 /**
- * Parse an `Authorization` header value (null: absent). The scheme is case-insensitive; exactly
- * one space separates it from the token, which must be a `b64token`.
+ * Parse an `Authorization` header value (null: absent). The scheme is case-insensitive; one or
+ * more spaces separate it from the token (RFC 7235 `1*SP`), which must be a `b64token`.
  *
  * @example
  * parseAuthorization(null); // { kind: 'none' }
@@ -47,7 +47,7 @@ export function parseAuthorization(header: string | null): ParsedAuthorization {
       ? { kind: 'malformed', reason: 'The Authorization header is empty' }
       : { kind: 'other-scheme' };
   }
-  const token = space < 0 ? '' : header.slice(space + 1);
+  const token = space < 0 ? '' : header.slice(space + 1).replace(/^ +/, '');
   if (!B64TOKEN.test(token)) {
     return { kind: 'malformed', reason: 'The Authorization header must be Bearer and one token' };
   }

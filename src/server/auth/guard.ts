@@ -55,6 +55,14 @@ export class ResourceGuard {
     if (typeof options.verifier?.verify !== 'function') {
       throw new TypeError('auth.verifier must be a TokenVerifier');
     }
+    // Clients ask for tokens for `resource` (RFC 8707): a verifier checking another audience
+    // would refuse every one of them, so fail at start rather than at the first client.
+    const audience = (options.verifier as { readonly audience?: unknown }).audience;
+    if (typeof audience === 'string' && audience !== options.resource) {
+      throw new TypeError(
+        `auth.verifier checks the audience ${JSON.stringify(audience)}, but auth.resource is ${JSON.stringify(options.resource)}: they must be the same URL`,
+      );
+    }
     const supported = options.scopesSupported && checkScopes(options.scopesSupported, 'auth.scopesSupported');
     this.requiredScopes = options.requiredScopes
       ? checkScopes(options.requiredScopes, 'auth.requiredScopes')
@@ -81,9 +89,9 @@ export class ResourceGuard {
       case 'none':
         return { refusal: this.unauthorized };
       case 'other-scheme':
-        // Credentials of another kind: still 401 with the full challenge, so the client can
-        // discover how to get a Bearer token.
-        return { refusal: this.challenge(401, 'invalid_request', 'The Authorization scheme must be Bearer') };
+        // Credentials of another kind are no bearer credentials: the plain challenge, with no
+        // error code (RFC 6750 §3.1), so the client can discover how to get a Bearer token.
+        return { refusal: this.unauthorized };
       case 'malformed':
         return { refusal: this.challenge(400, 'invalid_request', parsed.reason) };
     }
@@ -105,8 +113,29 @@ export class ResourceGuard {
       logger.error(`Token verifier failed: ${masked(text, token)}`);
       return { refusal: { status: 500, message: 'Internal server error' } };
     }
-    const refusal = this.scopeRefusal(auth, this.requiredScopes);
-    return refusal ? { refusal } : { auth };
+    const identified = this.identified(auth, logger);
+    if ('refusal' in identified) return identified;
+    const refusal = this.scopeRefusal(identified.auth, this.requiredScopes);
+    return refusal ? { refusal } : identified;
+  }
+
+  /**
+   * Sessions, requestState and subscription quotas are bound to the caller's issuer-qualified
+   * principal (`principalOf`), so a verified token must name someone: a subject or a client. The
+   * issuer the verifier did not report is the only listed authorization server; with several
+   * listed it cannot be known, which is a configuration fault (500), not the token's.
+   */
+  private identified(auth: AuthInfo, logger: Logger): AuthCheck {
+    if (auth.subject === undefined && auth.clientId === undefined) {
+      return { refusal: this.challenge(401, 'invalid_token', 'The token names no subject or client') };
+    }
+    if (auth.issuer !== undefined) return { auth };
+    const servers = this.options.authorizationServers;
+    if (servers.length === 1) return { auth: freezeAuthInfo({ ...auth, issuer: servers[0]! }) };
+    logger.error(
+      'Token verifier named no issuer while several authorization servers are listed: the caller cannot be told apart',
+    );
+    return { refusal: { status: 500, message: 'Internal server error' } };
   }
 
   /**

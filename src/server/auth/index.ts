@@ -13,4 +13,5 @@ export {
   protectedResourceMetadataLocations,
 } from './metadata.js';
 export { MAX_AUTHORIZATION_BYTES } from './challenge.js';
+export { MAX_VERIFIER_RESPONSE_BYTES } from './bounded-fetch.js';
 export { isAuthInfo } from './auth-info.js';

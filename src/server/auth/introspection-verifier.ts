@@ -5,7 +5,7 @@ import type { AuthInfo } from '../../core/auth.js';
 import { oauthBasicAuthorization } from '../../core/oauth-basic.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
-import { IntrospectionCache } from './introspection-cache.js';
+import { IntrospectionCache, tokenDigest } from './introspection-cache.js';
 import { scopesOf } from './jwt-verifier.js';
 import type { TokenVerifier } from './token-verifier.js';
 
@@ -41,6 +41,14 @@ export interface IntrospectionVerifierOptions {
    * introspection call. A revoked token stays accepted up to `ttlMs`. Default: off.
    */
   cache?: { ttlMs?: number; maxEntries?: number };
+  /**
+   * Remember refused tokens briefly (keyed by a digest of the token), so a client repeating one
+   * bogus token costs one introspection call per `ttlMs`, not one per request. Default
+   * `{ ttlMs: 10_000, maxEntries: 1_000 }`; `false` turns it off. Only refusals of the token
+   * (401) are kept, never an endpoint failure (503); a token not valid yet is kept until its `nbf`
+   * at most.
+   */
+  refusalCache?: { ttlMs?: number; maxEntries?: number } | false;
   /** Time allowed for one introspection call, in ms. Default 5,000. */
   timeoutMs?: number;
 }
@@ -62,6 +70,14 @@ export class IntrospectionVerifier implements TokenVerifier {
   private readonly endpoint: URL;
   private readonly authorization: string;
   private readonly cache: IntrospectionCache | undefined;
+  private readonly refusals: IntrospectionCache<Refusal> | undefined;
+  /** Checks under way, by token digest: concurrent requests with one token share one call. */
+  private readonly inflight = new Map<string, Promise<AuthInfo>>();
+
+  /** The audience tokens must name: this server's resource URL (checked against `auth.resource`). */
+  get audience(): string {
+    return this.options.audience;
+  }
 
   constructor(private readonly options: IntrospectionVerifierOptions) {
     this.endpoint = new URL(options.endpoint);
@@ -75,12 +91,45 @@ export class IntrospectionVerifier implements TokenVerifier {
     this.cache =
       options.cache &&
       new IntrospectionCache(options.cache.ttlMs ?? 30_000, options.cache.maxEntries ?? 1_000);
+    const refusals = options.refusalCache ?? {};
+    this.refusals =
+      refusals === false
+        ? undefined
+        : new IntrospectionCache<Refusal>(refusals.ttlMs ?? 10_000, refusals.maxEntries ?? 1_000);
   }
 
   async verify(token: string, signal?: AbortSignal): Promise<AuthInfo> {
-    const cached = await this.cache?.get(token);
+    const key = await tokenDigest(token);
+    const cached = this.cache?.get(key);
     if (cached) return cached;
+    const refused = this.refusals?.get(key);
+    if (refused) throw new InvalidTokenError(refused.message);
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.check(token, key, signal).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async check(token: string, key: string, signal: AbortSignal | undefined): Promise<AuthInfo> {
     const claims = await this.introspect(token, signal);
+    let auth: AuthInfo;
+    try {
+      auth = this.judge(claims);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) {
+        const expiresAt = typeof claims.nbf === 'number' ? claims.nbf : undefined;
+        this.refusals?.set(key, { message: error.message, expiresAt });
+      }
+      throw error;
+    }
+    this.cache?.set(key, auth);
+    return auth;
+  }
+
+  /** The introspection answer as an AuthInfo, or InvalidTokenError saying what is wrong with it. */
+  private judge(claims: Record<string, unknown>): AuthInfo {
     if (claims.active !== true) throw new InvalidTokenError('The token is not active');
     if (claims.aud === undefined) {
       if (this.options.requireAudience !== false) {
@@ -101,9 +150,7 @@ export class IntrospectionVerifier implements TokenVerifier {
       throw new InvalidTokenError('The token has expired');
     if (typeof claims.nbf === 'number' && claims.nbf > now)
       throw new InvalidTokenError('The token is not valid yet (nbf)');
-    const auth = authInfoOf(claims, this.options.issuer);
-    await this.cache?.set(token, auth);
-    return auth;
+    return authInfoOf(claims, this.options.issuer);
   }
 
   private async introspect(token: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
@@ -148,4 +195,10 @@ function authInfoOf(claims: Record<string, unknown>, issuer: string | undefined)
     auth.audience = claims.aud.filter((a): a is string => typeof a === 'string');
   if (typeof claims.exp === 'number') auth.expiresAt = claims.exp;
   return auth;
+}
+
+/** A remembered refusal: its message, and the token's `nbf` when it may become valid then. */
+interface Refusal {
+  readonly message: string;
+  readonly expiresAt: number | undefined;
 }

@@ -78,6 +78,11 @@ export class JwtVerifier implements TokenVerifier {
   private readonly algorithms: string[];
   private keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
 
+  /** The audience tokens must name: this server's resource URL (checked against `auth.resource`). */
+  get audience(): string {
+    return this.options.audience;
+  }
+
   constructor(private readonly options: JwtVerifierOptions) {
     if (typeof options.issuer !== 'string' || options.issuer === '') {
       throw new TypeError('JwtVerifier: issuer is required');

@@ -78,11 +78,14 @@ export function noInputChannel(method: string): ModernInputChannel {
 /**
  * A stable string naming who sent a request, from what the host's authentication attached
  * (`ctx.info.authInfo`): the string itself, or the first string among `subject`, `sub`, `userId`,
- * `clientId` (also looked up in `extra`). Undefined when there is none: a state is then bound to
- * the request only. The bearer token is never used (it changes when it is refreshed).
+ * `clientId` (also looked up in `extra`). When an issuer is named (`issuer` or `iss`, also in
+ * `extra`), the principal is qualified by it: the same `sub` at two authorization servers is two
+ * callers. Undefined when there is none: a state is then bound to the request only. The bearer
+ * token is never used (it changes when it is refreshed).
  *
  * @example
  * principalOf({ token: 't', clientId: 'app', extra: { sub: 'user-42' } }); // 'sub:user-42'
+ * principalOf({ subject: 'alice', issuer: 'https://as.example', scopes: [] }); // 'iss:"https://as.example" sub:alice'
  * principalOf(undefined); // undefined
  */
 export function principalOf(authInfo: unknown): string | undefined {
@@ -91,10 +94,24 @@ export function principalOf(authInfo: unknown): string | undefined {
   const record = authInfo as { [key: string]: unknown };
   const extra = record.extra;
   const sources = [record, typeof extra === 'object' && extra !== null ? (extra as typeof record) : {}];
+  const issuer = firstString(sources, ['issuer', 'iss']);
+  // JSON-quoted: an issuer cannot be crafted to run into the identity part.
+  const qualifier = issuer === undefined ? '' : `iss:${JSON.stringify(issuer)} `;
   for (const field of ['subject', 'sub', 'userId', 'clientId']) {
+    const value = firstString(sources, [field]);
+    if (value !== undefined) return `${qualifier}${field === 'subject' ? 'sub' : field}:${value}`;
+  }
+  return undefined;
+}
+
+function firstString(
+  sources: readonly { readonly [key: string]: unknown }[],
+  fields: readonly string[],
+): string | undefined {
+  for (const field of fields) {
     for (const source of sources) {
       const value = source[field];
-      if (typeof value === 'string' && value !== '') return `${field === 'subject' ? 'sub' : field}:${value}`;
+      if (typeof value === 'string' && value !== '') return value;
     }
   }
   return undefined;

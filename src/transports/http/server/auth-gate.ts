@@ -65,7 +65,8 @@ export function sessionOwner(auth: AuthInfo | undefined): string | undefined {
 /**
  * A session belongs to the principal whose token created it: with auth on, a request for it with
  * another principal's token is answered like an unknown session (404), so a stolen session id is
- * useless and does not even confirm that the session exists.
+ * useless and does not even confirm that the session exists. A session without an owner belongs
+ * to no authenticated caller (two identity-less tokens must not share one).
  *
  * @example
  * if (!ownedBy(found, auth)) return SESSION_NOT_FOUND;
@@ -74,7 +75,8 @@ export function ownedBy(
   session: { readonly owner: string | undefined },
   auth: AuthInfo | undefined,
 ): boolean {
-  return auth === undefined || session.owner === principalOf(auth);
+  if (auth === undefined) return true;
+  return session.owner !== undefined && session.owner === principalOf(auth);
 }
 
 function refusalReply(refusal: AuthRefusal, id?: RequestId): HttpReply {
