@@ -33,6 +33,21 @@ function field(context: Readonly<Record<string, unknown>>, name: string): string
 }
 
 /**
+ * The issuer binding of a scenario's credentials. The suite's context names no authorization
+ * server (only `client_id` and the secret or key; the IdP's issuer for cross-app access), and it
+ * starts one on a random port per scenario; so the fixture binds the credentials to the first
+ * issuer discovered (trust on first use) and refuses any other afterwards. A real client passes
+ * the issuer its credentials were issued by.
+ *
+ * @example
+ * clientCredentialsAuth({ issuer: firstDiscoveredIssuer(), credentials });
+ */
+export function firstDiscoveredIssuer(): (issuer: string) => boolean {
+  let bound: string | undefined;
+  return (issuer) => (bound ??= issuer) === issuer;
+}
+
+/**
  * The three extension scenarios, by suite name.
  *
  * @example
@@ -43,6 +58,7 @@ export const machineAuthScenarios: Record<string, AuthScenario> = {
   'auth/client-credentials-jwt': {
     auth: (context) =>
       clientCredentialsAuth({
+        issuer: firstDiscoveredIssuer(),
         credentials: {
           clientId: field(context, 'client_id'),
           privateKey: field(context, 'private_key_pem'),
@@ -53,6 +69,7 @@ export const machineAuthScenarios: Record<string, AuthScenario> = {
   'auth/client-credentials-basic': {
     auth: (context) =>
       clientCredentialsAuth({
+        issuer: firstDiscoveredIssuer(),
         credentials: { clientId: field(context, 'client_id'), clientSecret: field(context, 'client_secret') },
       }),
   },
@@ -60,6 +77,7 @@ export const machineAuthScenarios: Record<string, AuthScenario> = {
   'auth/cross-app-access-complete-flow': {
     auth: (context) =>
       crossAppAccessAuth({
+        issuer: firstDiscoveredIssuer(),
         credentials: { clientId: field(context, 'client_id'), clientSecret: field(context, 'client_secret') },
         identityProvider: {
           issuer: field(context, 'idp_issuer'),

@@ -28,6 +28,7 @@ describe('client_secret_basic', () => {
   test('sends grant_type, resource and the challenged scope, and HTTP Basic credentials', async () => {
     as = await startMockServer(() => tokenAnswer('tok-1'));
     const auth = clientCredentialsAuth({
+      issuer: as.url,
       credentials: { clientId: 'svc:one', clientSecret: SECRET },
       discover: fixed(resourceAt(as)),
     });
@@ -52,6 +53,7 @@ describe('client_secret_basic', () => {
   test('scope falls back to the resource metadata scopes_supported', async () => {
     as = await startMockServer(() => tokenAnswer('tok-1'));
     const auth = clientCredentialsAuth({
+      issuer: as.url,
       credentials: { clientId: 'svc', clientSecret: SECRET },
       discover: fixed(resourceAt(as, { scopesSupported: ['a', 'b'] })),
     });
@@ -62,6 +64,7 @@ describe('client_secret_basic', () => {
   test('no scope is sent when neither the challenge nor the metadata names one', async () => {
     as = await startMockServer(() => tokenAnswer('tok-1'));
     const auth = clientCredentialsAuth({
+      issuer: as.url,
       credentials: { clientId: 'svc', clientSecret: SECRET },
       discover: fixed(resourceAt(as)),
     });
@@ -74,6 +77,7 @@ describe('client_secret_post', () => {
   test('is used when the server lists only it: credentials in the body, no Authorization header', async () => {
     as = await startMockServer(() => tokenAnswer('tok-1'));
     const auth = clientCredentialsAuth({
+      issuer: as.url,
       credentials: { clientId: 'svc', clientSecret: SECRET },
       discover: fixed(resourceAt(as, { tokenEndpointAuthMethods: ['client_secret_post'] })),
     });
@@ -91,6 +95,7 @@ describe('client_secret_post', () => {
   test('a server that supports neither secret method gets a typed error, before any request', async () => {
     as = await startMockServer(() => tokenAnswer('tok-1'));
     const auth = clientCredentialsAuth({
+      issuer: as.url,
       credentials: { clientId: 'svc', clientSecret: SECRET },
       discover: fixed(resourceAt(as, { tokenEndpointAuthMethods: ['private_key_jwt'] })),
     });
@@ -108,6 +113,7 @@ describe('private_key_jwt', () => {
     const pem = await exportPKCS8(privateKey);
     as = await startMockServer(() => tokenAnswer('tok-jwt'));
     const auth = clientCredentialsAuth({
+      issuer: as.url,
       credentials: { clientId: 'svc-jwt', privateKey: pem, algorithm: 'ES256', keyId: 'k1' },
       discover: fixed(resourceAt(as)),
     });
@@ -140,6 +146,7 @@ describe('private_key_jwt', () => {
     const { publicKey, privateKey } = await generateKeyPair('ES384');
     as = await startMockServer(() => tokenAnswer('tok-jwt'));
     const auth = clientCredentialsAuth({
+      issuer: as.url,
       credentials: { clientId: 'svc-key', privateKey },
       discover: fixed(resourceAt(as)),
     });
@@ -154,6 +161,7 @@ describe('private_key_jwt', () => {
     as = await startMockServer(() => tokenAnswer('tok'));
     const bogus = '-----BEGIN PRIVATE KEY-----\nbm90LWEta2V5LXNlY3JldA==\n-----END PRIVATE KEY-----';
     const auth = clientCredentialsAuth({
+      issuer: as.url,
       credentials: { clientId: 'svc', privateKey: bogus, algorithm: 'ES256' },
       discover: fixed(resourceAt(as)),
     });

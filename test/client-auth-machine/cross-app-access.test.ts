@@ -54,6 +54,7 @@ function idJagAnswer(extra: Record<string, unknown> = {}): MockAnswer {
 
 function provider(mock: MockServer, idp: { tokenEndpoint?: boolean; clientSecret?: string } = {}) {
   return crossAppAccessAuth({
+    issuer: mock.url,
     credentials: { clientId: 'mcp-client', clientSecret: 'mcp-secret' },
     identityProvider: {
       issuer: `${mock.url}/idp`,

@@ -23,6 +23,7 @@ afterEach(async () => {
 async function failure(answer: MockAnswer): Promise<AuthorizationError> {
   as = await startMockServer(() => answer);
   const auth = clientCredentialsAuth({
+    issuer: as.url,
     credentials: { clientId: 'svc', clientSecret: SECRET },
     discover: async () => resourceAt(as!),
   });
@@ -97,6 +98,7 @@ test('a non-OAuth error status is a token error naming the status', async () => 
 
 test('an http: token endpoint off loopback is refused before anything is sent', async () => {
   const auth = clientCredentialsAuth({
+    issuer: 'http://as.example.com',
     credentials: { clientId: 'svc', clientSecret: SECRET },
     discover: async () => ({
       resource: 'https://mcp.example.com/mcp',
@@ -115,6 +117,7 @@ test('an unreachable token endpoint is a token error', async () => {
   const target = resourceAt(closed);
   await closed.close();
   const auth = clientCredentialsAuth({
+    issuer: target.authorizationServer.issuer,
     credentials: { clientId: 'svc', clientSecret: SECRET },
     discover: async () => target,
   });
@@ -122,7 +125,10 @@ test('an unreachable token endpoint is a token error', async () => {
 });
 
 test('empty credentials are refused when the provider is made', () => {
-  expect(() => clientCredentialsAuth({ credentials: { clientId: '', clientSecret: 's' } })).toThrow(
-    TypeError,
-  );
+  expect(() =>
+    clientCredentialsAuth({
+      issuer: 'https://as.example.com',
+      credentials: { clientId: '', clientSecret: 's' },
+    }),
+  ).toThrow(TypeError);
 });

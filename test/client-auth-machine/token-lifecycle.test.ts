@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { clientCredentialsAuth } from '../../src/client/auth/machine/index.js';
+import { AuthorizationError } from '../../src/client/auth/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { refusal, resourceAt, startMockServer, tokenAnswer, type MockServer } from './mock-as.js';
 
@@ -32,6 +33,7 @@ async function setup(expiresIn: number | undefined = 3600) {
   let discoveries = 0;
   const target = resourceAt(as);
   const auth = clientCredentialsAuth({
+    issuer: target.authorizationServer.issuer,
     credentials: { clientId: 'svc', clientSecret: 'secret' },
     discover: async () => {
       discoveries += 1;
@@ -131,6 +133,19 @@ describe('403 insufficient_scope', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  test("step-ups count per request: other requests' step-ups do not use up its attempts", async () => {
+    const { auth, server } = await setup();
+    await auth.challenge(refusal(401), signal);
+    const challenge = refusal(403, 'Bearer error="insufficient_scope", scope="admin"');
+    // Four different requests, one step-up each, over the provider's life: none is a loop.
+    for (let i = 0; i < 4; i++) {
+      const request = new AbortController().signal;
+      await auth.authorization(url, request);
+      expect(await auth.challenge(challenge, request)).toBe(true);
+    }
+    expect(server.requests).toHaveLength(5);
+  });
+
   test('a 403 that is not insufficient_scope is not retried', async () => {
     const { auth, server } = await setup();
     await auth.challenge(refusal(401), signal);
@@ -150,6 +165,7 @@ describe('abort', () => {
     });
     const target = resourceAt(as);
     const auth = clientCredentialsAuth({
+      issuer: target.authorizationServer.issuer,
       credentials: { clientId: 'svc', clientSecret: 'secret' },
       discover: async () => target,
     });
@@ -163,10 +179,47 @@ describe('abort', () => {
     }
     expect(as.requests).toHaveLength(1);
     controller.abort(new Error('caller gave up'));
-    await expect(second).rejects.toThrow('caller gave up');
+    // The one single flight of the OAuth client: an aborted waiter gets the typed `aborted` error,
+    // with its signal's reason as the cause.
+    const aborted = await second.then(
+      () => undefined,
+      (e: unknown) => e as AuthorizationError,
+    );
+    expect(aborted).toMatchObject({ name: 'AuthorizationError', reason: 'aborted' });
+    expect((aborted!.cause as Error).message).toBe('caller gave up');
     release();
     expect(await first).toBe(true);
     expect(await auth.authorization(url, signal)).toBe('Bearer tok-1');
     expect(as.requests).toHaveLength(1);
+  });
+});
+
+describe('bounded shared work', () => {
+  test('discovery that never answers fails its requests after flowTimeoutMs, and the next request starts afresh', async () => {
+    let calls = 0;
+    let answer = false;
+    as = await startMockServer(() => tokenAnswer('tok-1'));
+    const target = resourceAt(as);
+    const auth = clientCredentialsAuth({
+      issuer: target.authorizationServer.issuer,
+      credentials: { clientId: 'svc', clientSecret: 'secret' },
+      flowTimeoutMs: 50,
+      // The first discovery hangs and ignores its signal (a metadata server that never answers).
+      discover: () => {
+        calls += 1;
+        return answer ? Promise.resolve(target) : new Promise<never>(() => undefined);
+      },
+    });
+    await expect(auth.challenge(refusal(401), signal)).rejects.toMatchObject({
+      name: 'AuthorizationError',
+      reason: 'token',
+    });
+    // Not pinned behind the dead step: a later request goes on at once, without a token...
+    expect(await auth.authorization(url, signal)).toBeUndefined();
+    // ...and its refusal runs a new step.
+    answer = true;
+    expect(await auth.challenge(refusal(401), signal)).toBe(true);
+    expect(await auth.authorization(url, signal)).toBe('Bearer tok-1');
+    expect(calls).toBe(2);
   });
 });

@@ -77,6 +77,7 @@ async function setup() {
     return fetch(input, init);
   };
   const auth = clientCredentialsAuth({
+    issuer: asUrl,
     credentials: { clientId: 'svc', clientSecret: 'svc-secret' },
     fetch: fetchThroughGate,
   });

@@ -298,4 +298,30 @@ describe('2025-03-26 metadata at the origin', () => {
     expect(found.issuer).toBe(`${s.origin}/oauth`);
     expect(found.authorizationServer.token_endpoint).toBe(`${s.origin}/oauth/token`);
   });
+
+  it('refuses a document at the origin that names an issuer of another origin (issuer-mismatch)', async () => {
+    const s = await stub();
+    // evil.example claims to be auth.example.com, with its own endpoints: the credentials
+    // pre-registered (or stored) for auth.example.com must never reach them.
+    s.routes.set(
+      '/.well-known/oauth-authorization-server',
+      json({ ...asMetadata(s.origin), issuer: 'https://auth.example.com' }),
+    );
+    const error = await rejection(discoverAuthorization(`${s.origin}/mcp`));
+    expect(error.reason).toBe('issuer-mismatch');
+    expect(error.message).toContain('https://auth.example.com');
+    expect(s.hits('/.well-known/openid-configuration')).toHaveLength(0);
+  });
+
+  it('refuses an issuer on the same host but another port or scheme', async () => {
+    const s = await stub();
+    const other = new URL(s.origin);
+    other.port = String(Number(other.port) + 1);
+    s.routes.set(
+      '/.well-known/oauth-authorization-server',
+      json({ ...asMetadata(s.origin), issuer: other.origin }),
+    );
+    const error = await rejection(discoverAuthorization(`${s.origin}/mcp`));
+    expect(error.reason).toBe('issuer-mismatch');
+  });
 });

@@ -231,4 +231,34 @@ describe('single flight', () => {
     expect(redirectSignals[0]!.aborted).toBe(true);
     expect(m.tokenRequests()).toHaveLength(0);
   });
+
+  it('a request refused after every waiter aborted starts its own flow, not the abandoned one', async () => {
+    const m = await mock();
+    const redirectSignals: AbortSignal[] = [];
+    let windDown: (() => void) | undefined;
+    const p = provider({
+      redirect: (url, signal) => {
+        redirectSignals.push(signal);
+        if (redirectSignals.length > 1) return headlessRedirect({ redirectUri: REDIRECT_URI })(url, signal);
+        // The first user-agent step is slow to wind down after its abort (closing a listener):
+        // it settles only when the test says so, after the second request has come in.
+        return new Promise<URL>((_resolve, reject) =>
+          signal.addEventListener('abort', () => (windDown = () => reject(new Error('closed'))), {
+            once: true,
+          }),
+        );
+      },
+    });
+    const a = new AbortController();
+    const first = refuse(p, m, a.signal);
+    await vi.waitFor(() => expect(redirectSignals).toHaveLength(1), { timeout: 5_000 });
+    a.abort();
+    expect(((await rejection(first)) as AuthorizationError).reason).toBe('aborted');
+    // The abandoned flow has not settled yet; a request that never aborted comes in now.
+    const second = refuse(p, m);
+    await vi.waitFor(() => expect(redirectSignals).toHaveLength(2), { timeout: 5_000 });
+    windDown!();
+    expect(await second).toBe(true);
+    expect(m.tokenRequests()).toHaveLength(1);
+  });
 });

@@ -46,6 +46,24 @@ describe('expiry and refresh', () => {
     expect(m.authorizeRequests()).toHaveLength(1);
   });
 
+  it('a token living 30 s or less is not expired on arrival: renewed after half its life', async () => {
+    const m = await mock({ expiresIn: 20 });
+    let now = 1_000_000;
+    const p = provider({ now: () => now });
+    const signal = new AbortController().signal;
+    await refuse(p, m, signal);
+    const first = bearer(await p.authorization(m.serverUrl, signal));
+    now += 9_999;
+    expect(bearer(await p.authorization(m.serverUrl, signal))).toBe(first);
+    expect(m.tokenRequests()).toHaveLength(1);
+    now += 1;
+    expect(bearer(await p.authorization(m.serverUrl, signal))).not.toBe(first);
+    expect(m.tokenRequests().map((r) => r.form.get('grant_type'))).toEqual([
+      'authorization_code',
+      'refresh_token',
+    ]);
+  });
+
   it('on 401 with a token it refreshes first, without a new authorization', async () => {
     const m = await mock();
     const p = provider();
@@ -180,15 +198,22 @@ describe('no secret in error messages', () => {
 });
 
 describe('client_secret_basic encoding', () => {
-  it('leaves unreserved characters as they are and encodes the separator', async () => {
+  it('a secret with a server that lists neither secret method goes as Basic (RFC 6749 §2.3.1)', async () => {
+    const m = await mock({ metadata: { token_endpoint_auth_methods_supported: ['none'] } });
+    const p = provider({ credentials: () => ({ client_id: 'issued', client_secret: 'pw' }) });
+    await rejection(refuse(p, m)); // the mock does not know the client
+    expect(m.tokenRequests()[0]!.headers.authorization).toBe(`Basic ${btoa('issued:pw')}`);
+  });
+
+  it("form-encodes both parts (RFC 6749 §2.3.1): `-._*` stay, space is `+`, `~!'()` and `:` are escaped", async () => {
     const m = await mock({ metadata: { token_endpoint_auth_methods_supported: ['client_secret_basic'] } });
     const p = provider({
-      credentials: () => ({ client_id: 'pre-registered_client.1~', client_secret: 'a:b c' }),
+      credentials: () => ({ client_id: 'pre-registered_client.1~*', client_secret: "a:b c!'()" }),
     });
     await rejection(refuse(p, m)); // the mock does not know the client
     const header = m.tokenRequests()[0]!.headers.authorization!;
     expect(Buffer.from(header.slice('Basic '.length), 'base64').toString()).toBe(
-      'pre-registered_client.1~:a%3Ab%20c',
+      'pre-registered_client.1%7E*:a%3Ab+c%21%27%28%29',
     );
   });
 });

@@ -3,12 +3,12 @@ import { AuthorizationError } from './errors.js';
 import { getMetadata, isRedirect, type HttpContext } from './http.js';
 import { secureUrl } from './urls.js';
 import { isJsonObject } from '../../core/jsonrpc.js';
+import { authorizationServerMetadataUrls as metadataUrls } from '../../core/oauth-metadata-urls.js';
 
 /**
  * The authorization server metadata URLs for `issuer`, in the MCP spec's order (RFC 8414 §3.1
- * path insertion first, then OpenID Connect discovery by insertion and by appending). oauth4webapi
- * builds two of the three, so the list is built here once and every candidate goes through the
- * same request and the library's validation.
+ * path insertion first, then OpenID Connect discovery by insertion and by appending), as URLs: the
+ * one list of src/core/oauth-metadata-urls.ts, which the resource server uses too.
  *
  * @example
  * authorizationServerMetadataUrls('https://auth.example.com/tenant1').map(String);
@@ -17,17 +17,7 @@ import { isJsonObject } from '../../core/jsonrpc.js';
  * //  'https://auth.example.com/tenant1/.well-known/openid-configuration']
  */
 export function authorizationServerMetadataUrls(issuer: string): URL[] {
-  const url = new URL(issuer);
-  const path = url.pathname.replace(/\/$/, '');
-  const at = (p: string): URL => new URL(p, url.origin);
-  if (!path) {
-    return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')];
-  }
-  return [
-    at(`/.well-known/oauth-authorization-server${path}`),
-    at(`/.well-known/openid-configuration${path}`),
-    at(`${path}/.well-known/openid-configuration`),
-  ];
+  return metadataUrls(issuer).map((url) => new URL(url));
 }
 
 /**
@@ -57,7 +47,8 @@ export async function discoverAuthorizationServer(
  * Like {@link discoverAuthorizationServer}, but resolves `metadata: undefined` (with the URLs
  * tried) when no candidate answers 200: the 2025-03-26 fallback goes on to default endpoints.
  * With `legacy` (metadata at a 2025-03-26 server's origin, where no issuer was announced), the
- * document's own `issuer` is the one recorded and checked.
+ * document's own `issuer` is the one recorded and checked, and it must have the origin the
+ * document was fetched from (`issuer-mismatch` otherwise).
  *
  * @example
  * const { metadata } = await findAuthorizationServer('https://mcp.example.com', {});
@@ -81,6 +72,12 @@ export async function findAuthorizationServer(
     // authorization server has: no issuer was announced to compare with, so the document's own is
     // recorded (and the callback's `iss` is still checked against it).
     const expected = legacy ? await ownIssuer(response) : issuer;
+    // ...but only one of that origin: a server must not name another origin's issuer (say the
+    // one the client holds a pre-registered secret for) and have its own endpoints trusted with it.
+    if (legacy && expected !== '' && new URL(expected).origin !== issuerUrl.origin) {
+      await response.body?.cancel().catch(() => undefined);
+      throw issuerMismatch(url, issuerUrl.origin, undefined, expected);
+    }
     try {
       metadata = await oauth.processDiscoveryResponse(
         expected === issuer ? issuerUrl : new URL(expected),
@@ -117,10 +114,12 @@ async function ownIssuer(response: Response): Promise<string> {
   }
 }
 
-function issuerMismatch(url: URL, issuer: string, cause?: unknown): AuthorizationError {
+function issuerMismatch(url: URL, issuer: string, cause?: unknown, named?: string): AuthorizationError {
   return new AuthorizationError(
     'issuer-mismatch',
-    `authorization server metadata at ${url.href} does not name the issuer ${issuer} it was fetched for`,
+    named === undefined
+      ? `authorization server metadata at ${url.href} does not name the issuer ${issuer} it was fetched for`
+      : `authorization server metadata at ${url.href} names the issuer ${named}, which is not of the origin ${issuer} it was fetched from`,
     { cause },
   );
 }

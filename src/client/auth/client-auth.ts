@@ -1,11 +1,56 @@
+/**
+ * How the OAuth client authenticates at a token endpoint: the one rule for choosing the method,
+ * shared by the code flow, the machine grants and dynamic registration, and the one
+ * `client_secret_basic` encoder (src/core/oauth-basic.ts, which the resource server uses too).
+ */
 import * as oauth from 'oauth4webapi';
+import { oauthBasicAuthorization } from '../../core/oauth-basic.js';
 import { AuthorizationError } from './errors.js';
 import type { ClientRegistration } from './registration.js';
 
 /**
+ * The client secret method to use at `as`: `client_secret_basic` when the server lists it or lists
+ * nothing (RFC 8414 §2's default), else `client_secret_post` when it lists that, else undefined
+ * (the server takes neither). Then the code flow, holding a secret the server issued (RFC 6749
+ * §2.3.1: a server that issues client passwords must accept Basic), uses `client_secret_basic`;
+ * the machine grants, holding pre-registered credentials, fail with `registration` before the
+ * secret is sent ({@link requireSecretAuthMethod}). Dynamic registration asks for a public client
+ * (`none`) whenever the server allows it, else for this method.
+ *
+ * @example
+ * secretAuthMethod({ issuer, token_endpoint_auth_methods_supported: ['client_secret_post'] }); // 'client_secret_post'
+ */
+export function secretAuthMethod(
+  as: oauth.AuthorizationServer,
+): 'client_secret_basic' | 'client_secret_post' | undefined {
+  const supported = as.token_endpoint_auth_methods_supported;
+  if (!supported || supported.includes('client_secret_basic')) return 'client_secret_basic';
+  return supported.includes('client_secret_post') ? 'client_secret_post' : undefined;
+}
+
+/**
+ * {@link secretAuthMethod}, or a `registration` error naming what the server lists.
+ *
+ * @example
+ * const method = requireSecretAuthMethod(as);
+ */
+export function requireSecretAuthMethod(
+  as: oauth.AuthorizationServer,
+): 'client_secret_basic' | 'client_secret_post' {
+  const method = secretAuthMethod(as);
+  if (method) return method;
+  // Credentials this server cannot take: a registration problem, not a token one.
+  const supported = as.token_endpoint_auth_methods_supported ?? [];
+  throw new AuthorizationError(
+    'registration',
+    `${as.issuer} supports neither client_secret_basic nor client_secret_post (it lists ${supported.join(', ') || 'nothing'})`,
+  );
+}
+
+/**
  * The token endpoint authentication for `registration` with `as`: the registration's own method
- * when it has one, else (with a secret) `client_secret_basic` unless the server only lists
- * `client_secret_post`, else `none` (a public client).
+ * when it has one, else (with a secret) {@link secretAuthMethod} falling back to
+ * `client_secret_basic`, else `none` (a public client).
  *
  * @example
  * const auth = clientAuthentication({ client_id: 'abc', client_secret: 's' }, as); // client_secret_basic
@@ -15,7 +60,9 @@ export function clientAuthentication(
   as: oauth.AuthorizationServer,
 ): oauth.ClientAuth {
   const secret = registration.client_secret;
-  const method = registration.token_endpoint_auth_method ?? (secret ? secretMethod(as) : 'none');
+  const method =
+    registration.token_endpoint_auth_method ??
+    (secret ? (secretAuthMethod(as) ?? 'client_secret_basic') : 'none');
   switch (method) {
     case 'none':
       return oauth.None();
@@ -36,25 +83,16 @@ export function clientAuthentication(
   }
 }
 
-function secretMethod(as: oauth.AuthorizationServer): 'client_secret_basic' | 'client_secret_post' {
-  const supported = as.token_endpoint_auth_methods_supported;
-  // RFC 8414 §2: the default, when the server lists nothing, is client_secret_basic.
-  if (!supported || supported.includes('client_secret_basic')) return 'client_secret_basic';
-  return supported.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
-}
-
 /**
- * RFC 6749 §2.3.1 Basic authentication. oauth4webapi's own percent-encodes even `-`, `_`, `.` and
- * `~` in the client ID and secret; servers that do not decode the credentials (common, and the MCP
- * conformance suite's) then see another client ID. `encodeURIComponent` leaves those characters
- * as they are and still encodes `:`, `%`, space and non-ASCII, which is what keeps the header
- * unambiguous.
+ * RFC 6749 §2.3.1 Basic authentication (both parts form-encoded first). oauth4webapi's own also
+ * escapes `-._~!*'()`; servers that do not form-decode the credentials (common, and the MCP
+ * conformance suite's) would then see another client ID.
+ *
+ * @example
+ * const auth = clientSecretBasic('s3cr3t'); // an oauth4webapi ClientAuth
  */
-function clientSecretBasic(secret: string): oauth.ClientAuth {
+export function clientSecretBasic(secret: string): oauth.ClientAuth {
   return (_as, client, _body, headers) => {
-    headers.set(
-      'authorization',
-      `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`)}`,
-    );
+    headers.set('authorization', oauthBasicAuthorization(client.client_id, secret));
   };
 }

@@ -10,7 +10,11 @@ import { LocalError } from '../../core/errors.js';
 export type AuthorizationFailure =
   /** No protected resource or authorization server metadata could be fetched or read. */
   | 'discovery'
-  /** Authorization server metadata names another issuer than the one it was fetched for. */
+  /**
+   * Authorization server metadata names another issuer than the one it was fetched for (or, at a
+   * 2025-03-26 server's origin, one of another origin), or the server's authorization server is
+   * not the issuer a machine grant's credentials are bound to.
+   */
   | 'issuer-mismatch'
   /** The protected resource metadata names a resource other than the server being called. */
   | 'resource-mismatch'

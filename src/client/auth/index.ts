@@ -42,8 +42,9 @@ export {
   type PreRegisteredCredentials,
   type RegistrationInput,
 } from './registration.js';
-export { clientAuthentication } from './client-auth.js';
+export { clientAuthentication, secretAuthMethod } from './client-auth.js';
 export { assertPkceS256 } from './authorize.js';
 export { selectScopes } from './scope.js';
 export { EXPIRY_MARGIN_MS, isExpired, refreshTokens, type StoredTokens, type TokenGrant } from './tokens.js';
 export { boundedFetch, MAX_OAUTH_RESPONSE_BYTES } from './bounded-fetch.js';
+export * from './machine/index.js';

@@ -4,33 +4,27 @@
  * refreshes, and steps up on `insufficient_scope`.
  */
 import type { AuthChallenge, HttpAuthProvider, TokenStore } from '../../core/auth.js';
-import { authorizeWithCode } from './authorize.js';
-import { discoverAuthorization, type DiscoveredAuthorization } from './discovery.js';
+import { AttemptCounter } from './attempts.js';
+import { discoverAuthorization } from './discovery.js';
 import { AuthorizationError } from './errors.js';
-import type { FetchLike } from './http.js';
 import {
   ATTEMPT_WINDOW_MS,
   MAX_AUTHORIZATION_ATTEMPTS,
   type OAuthClientProviderOptions,
 } from './provider-options.js';
-import { forgetRegistration, obtainRegistration, type ClientRegistration } from './registration.js';
+import {
+  authorizeServer,
+  refreshServer,
+  rethrowAbort,
+  type GrantContext,
+  type ServerState,
+} from './provider-grants.js';
 import { selectScopes } from './scope.js';
 import { MemoryTokenStore, readJson, tokensKey } from './store.js';
-import { isExpired, refreshTokens, type StoredTokens } from './tokens.js';
-import { SharedFlight } from './single-flight.js';
+import { isExpired, type StoredTokens } from './tokens.js';
+import { FlightSlot } from './single-flight.js';
 import { secureUrl } from './urls.js';
 import { parseBearerChallenge } from './www-authenticate.js';
-
-/** What the provider knows about one MCP server. */
-interface ServerState {
-  readonly url: URL;
-  discovery?: DiscoveredAuthorization;
-  tokens?: StoredTokens;
-  /** Scopes of the last authorization request (kept on step-up). */
-  scopes?: string[];
-  /** The authorization or refresh in progress: concurrent refusals share it. */
-  flight?: SharedFlight<boolean>;
-}
 
 /**
  * OAuth 2.1 for the Streamable HTTP client transport (`auth` option). Nothing happens until the
@@ -56,7 +50,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
   /** The access token each request (by its signal) was last sent with. */
   private readonly sent = new WeakMap<AbortSignal, string | undefined>();
   /** Authorization flows run for each request (by its signal). */
-  private readonly attempts = new WeakMap<AbortSignal, { count: number; last: number }>();
+  private readonly attempts: AttemptCounter;
   /** When each request (by signal) last had its one refresh (one per {@link ATTEMPT_WINDOW_MS}). */
   private readonly refreshed = new WeakMap<AbortSignal, number>();
 
@@ -66,20 +60,27 @@ export class OAuthClientProvider implements HttpAuthProvider {
     checkRedirectUri(redirectUri);
     this.store = options.store ?? new MemoryTokenStore();
     this.now = options.now ?? Date.now;
+    this.attempts = new AttemptCounter(MAX_AUTHORIZATION_ATTEMPTS, ATTEMPT_WINDOW_MS, this.now);
+  }
+
+  private get grants(): GrantContext {
+    return { options: this.options, store: this.store, now: this.now };
   }
 
   /** See {@link HttpAuthProvider.authorization}: the current token, refreshed first when it expired. */
   async authorization(url: URL, signal: AbortSignal): Promise<string | undefined> {
     const state = this.state(url);
     // A request sent while a flow runs would only be refused: let it wait for the new token.
-    if (state.flight) await state.flight.wait(signal).catch(() => undefined);
+    await state.flight.current?.wait(signal).catch(() => undefined);
     let tokens = state.tokens;
     if (tokens && isExpired(tokens, this.now())) {
       tokens = tokens.refresh_token
-        ? await this.join(state, signal, (shared) => this.refresh(state, shared)).then(
-            () => state.tokens,
-            () => undefined,
-          )
+        ? await state.flight
+            .join(signal, (shared) => refreshServer(this.grants, state, shared))
+            .then(
+              () => state.tokens,
+              () => undefined,
+            )
         : undefined;
     }
     const token = tokens && !isExpired(tokens, this.now()) ? tokens.access_token : undefined;
@@ -91,7 +92,10 @@ export class OAuthClientProvider implements HttpAuthProvider {
   async challenge(challenge: AuthChallenge, signal: AbortSignal): Promise<boolean> {
     const state = this.state(challenge.url);
     // Join the flow in progress; a failed flow rejects here with its error, for every request.
-    while (state.flight) if (await state.flight.wait(signal)) return true;
+    // An abandoned flight (all its requests aborted) is not joined: this request starts its own.
+    for (let flight = state.flight.current; flight; flight = state.flight.current) {
+      if (await flight.wait(signal)) return true;
+    }
     // Another request already got a token this one has not tried yet.
     if (
       state.tokens &&
@@ -99,7 +103,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
       !isExpired(state.tokens, this.now())
     )
       return true;
-    return this.join(state, signal, (shared) => this.resolve(state, challenge, signal, shared));
+    return state.flight.join(signal, (shared) => this.resolve(state, challenge, signal, shared));
   }
 
   /** Forget the tokens for the server at `url` (the registration stays). */
@@ -113,31 +117,10 @@ export class OAuthClientProvider implements HttpAuthProvider {
     const key = url.href;
     let state = this.servers.get(key);
     if (!state) {
-      state = { url: new URL(url.href) };
+      state = { url: new URL(url.href), flight: new FlightSlot() };
       this.servers.set(key, state);
     }
     return state;
-  }
-
-  /**
-   * Single flight: the first caller starts `work` (with the flight's own signal), later ones wait
-   * for the same outcome.
-   */
-  private join(
-    state: ServerState,
-    signal: AbortSignal,
-    work: (shared: AbortSignal) => Promise<boolean>,
-  ): Promise<boolean> {
-    if (!state.flight) {
-      const flight = new SharedFlight(work);
-      state.flight = flight;
-      void flight.promise
-        .finally(() => {
-          if (state.flight === flight) state.flight = undefined;
-        })
-        .catch(() => undefined);
-    }
-    return state.flight.wait(signal);
   }
 
   /** `signal` identifies the refused request (its attempt count); `shared` is the flight's, for I/O. */
@@ -176,117 +159,22 @@ export class OAuthClientProvider implements HttpAuthProvider {
         (lastRefresh === undefined || this.now() - lastRefresh >= ATTEMPT_WINDOW_MS)
       ) {
         this.refreshed.set(signal, this.now());
-        if (await this.refresh(state, shared).catch(rethrowAbort)) return true;
+        if (await refreshServer(this.grants, state, shared).catch(rethrowAbort)) return true;
       }
     }
     // A long-lived request (the standalone GET stream keeps one signal across reconnects) may need
     // a new flow now and then; only flows in quick succession are a loop.
-    const previous = this.attempts.get(signal);
-    const attempts = previous && this.now() - previous.last < ATTEMPT_WINDOW_MS ? previous.count : 0;
-    if (attempts >= MAX_AUTHORIZATION_ATTEMPTS) {
+    if (!this.attempts.take(signal)) {
       throw new AuthorizationError(
         'step-up-limit',
-        `${state.url.href} still refused the request (${challenge.status}${bearer?.error ? ` ${bearer.error}` : ''}) after ${attempts} authorizations`,
+        `${state.url.href} still refused the request (${challenge.status}${bearer?.error ? ` ${bearer.error}` : ''}) after ${MAX_AUTHORIZATION_ATTEMPTS} authorizations`,
       );
     }
-    this.attempts.set(signal, { count: attempts + 1, last: this.now() });
     const prior = challenge.status === 403 ? state.scopes : undefined;
     const scopes = selectScopes(discovery, bearer, prior, this.options.scope);
-    await this.authorize(state, discovery, scopes, shared);
+    await authorizeServer(this.grants, state, discovery, scopes, shared);
     return true;
   }
-
-  private async authorize(
-    state: ServerState,
-    discovery: DiscoveredAuthorization,
-    scopes: string[],
-    signal: AbortSignal,
-  ): Promise<void> {
-    const ctx = { ...(this.options.fetch && { fetch: this.options.fetch }), signal };
-    const registration = await this.registration(discovery, ctx);
-    const redirectUri = this.options.clientMetadata.redirect_uris[0]!;
-    state.scopes = scopes;
-    let tokens: StoredTokens;
-    try {
-      tokens = await authorizeWithCode(
-        {
-          as: discovery.authorizationServer,
-          registration,
-          resource: discovery.resource,
-          now: this.now,
-          redirectUri,
-          redirect: this.options.redirect,
-          scope: scopes.length > 0 ? scopes.join(' ') : undefined,
-        },
-        ctx,
-      );
-    } catch (error) {
-      // A stored dynamic registration the server no longer accepts is dropped, so the next flow registers again.
-      if (
-        error instanceof AuthorizationError &&
-        error.reason === 'token' &&
-        /invalid_client/.test(error.message)
-      ) {
-        await forgetRegistration(this.store, discovery.issuer);
-      }
-      throw error;
-    }
-    await this.keep(state, discovery, tokens);
-  }
-
-  private async refresh(state: ServerState, signal: AbortSignal): Promise<boolean> {
-    const discovery = state.discovery;
-    const tokens = state.tokens;
-    if (!discovery || !tokens?.refresh_token) return false;
-    const ctx = { ...(this.options.fetch && { fetch: this.options.fetch }), signal };
-    try {
-      const registration = await this.registration(discovery, ctx);
-      const fresh = await refreshTokens(
-        { as: discovery.authorizationServer, registration, resource: discovery.resource, now: this.now },
-        tokens,
-        ctx,
-      );
-      await this.keep(state, discovery, fresh);
-      return true;
-    } catch (error) {
-      rethrowAbort(error);
-      // A refresh token the server refuses is worthless: drop the tokens, a full authorization follows.
-      state.tokens = undefined;
-      await this.store.delete(tokensKey(discovery.issuer, discovery.resource));
-      return false;
-    }
-  }
-
-  private registration(
-    discovery: DiscoveredAuthorization,
-    ctx: { fetch?: FetchLike; signal: AbortSignal },
-  ): Promise<ClientRegistration> {
-    return obtainRegistration(
-      {
-        issuer: discovery.issuer,
-        authorizationServer: discovery.authorizationServer,
-        metadata: this.options.clientMetadata,
-        store: this.store,
-        ...(this.options.credentials && { credentials: this.options.credentials }),
-        ...(this.options.clientMetadataUrl && { clientMetadataUrl: this.options.clientMetadataUrl }),
-      },
-      ctx,
-    );
-  }
-
-  private async keep(
-    state: ServerState,
-    discovery: DiscoveredAuthorization,
-    tokens: StoredTokens,
-  ): Promise<void> {
-    state.tokens = tokens;
-    await this.store.set(tokensKey(discovery.issuer, discovery.resource), JSON.stringify(tokens));
-  }
-}
-
-function rethrowAbort(error: unknown): false {
-  if (error instanceof AuthorizationError && error.reason === 'aborted') throw error;
-  return false;
 }
 
 /**

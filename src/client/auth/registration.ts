@@ -5,6 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { TokenStore } from '../../core/auth.js';
+import { secretAuthMethod } from './client-auth.js';
 import { AuthorizationError } from './errors.js';
 import { abortedOr, isRedirect, requestOptions, type HttpContext } from './http.js';
 import { readJson, registrationKey } from './store.js';
@@ -133,10 +134,7 @@ async function register(
   if (!redirectUri) throw new AuthorizationError('registration', 'client metadata has no redirect_uris');
   const supported = as.token_endpoint_auth_methods_supported;
   // A public client when the server allows it: a native app cannot keep a secret anyway.
-  const method =
-    !supported || supported.includes('none')
-      ? 'none'
-      : supported.find((m) => m === 'client_secret_basic' || m === 'client_secret_post');
+  const method = !supported || supported.includes('none') ? 'none' : secretAuthMethod(as);
   const metadata = {
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],

@@ -5,6 +5,8 @@
 import * as oauth from 'oauth4webapi';
 import { clientAuthentication } from './client-auth.js';
 import { AuthorizationError } from './errors.js';
+import { tokenExpired } from './expiry.js';
+export { EXPIRY_MARGIN_MS } from './expiry.js';
 import { abortedOr, isRedirect, requestOptions, type HttpContext } from './http.js';
 import { describeOAuthError, type ClientRegistration } from './registration.js';
 import { secureUrl } from './urls.js';
@@ -21,26 +23,21 @@ export interface StoredTokens {
   readonly refresh_token?: string;
   /** Expiry in milliseconds since the epoch (from `expires_in`); absent: unknown. */
   readonly expires_at?: number;
+  /** When the token was issued (ms since the epoch), with `expires_at`: its lifetime sets the margin. */
+  readonly issued_at?: number;
   /** Granted scopes, as the server reported them. */
   readonly scope?: string;
 }
 
 /**
- * Milliseconds before `expires_at` at which a token counts as expired (clock skew, request time).
- *
- * @example
- * const usable = tokens.expires_at === undefined || tokens.expires_at - EXPIRY_MARGIN_MS > Date.now();
- */
-export const EXPIRY_MARGIN_MS = 30_000;
-
-/**
- * Whether `tokens` has expired at `now` (with {@link EXPIRY_MARGIN_MS} to spare).
+ * Whether `tokens` has expired at `now`: the one expiry rule of expiry.ts (a margin of the smaller
+ * of {@link EXPIRY_MARGIN_MS} and half the token's lifetime).
  *
  * @example
  * if (isExpired(tokens, Date.now())) await refresh();
  */
 export function isExpired(tokens: StoredTokens, now: number): boolean {
-  return tokens.expires_at !== undefined && tokens.expires_at - EXPIRY_MARGIN_MS <= now;
+  return tokenExpired(tokens.expires_at, tokens.issued_at, now);
 }
 
 /**
@@ -181,7 +178,10 @@ function fromResponse(
     access_token: response.access_token,
     token_type: response.token_type,
     ...(refresh !== undefined && { refresh_token: refresh }),
-    ...(typeof response.expires_in === 'number' && { expires_at: now + response.expires_in * 1000 }),
+    ...(typeof response.expires_in === 'number' && {
+      expires_at: now + response.expires_in * 1000,
+      issued_at: now,
+    }),
     ...((response.scope ?? previous?.scope) !== undefined && { scope: response.scope ?? previous?.scope }),
   };
 }

@@ -7,6 +7,7 @@
  */
 import { importPKCS8 } from 'jose';
 import * as oauth from 'oauth4webapi';
+import { clientSecretBasic, requireSecretAuthMethod } from '../client-auth.js';
 import { AuthorizationError } from '../errors.js';
 
 /**
@@ -29,7 +30,7 @@ export interface ClientSecretCredentials {
   readonly clientSecret: string;
   /**
    * Default: `client_secret_basic` when the server lists it or lists nothing (RFC 8414's
-   * default), else `client_secret_post` when it lists that.
+   * default), else `client_secret_post` when it lists that (the rule of `secretAuthMethod`).
    */
   readonly method?: 'client_secret_basic' | 'client_secret_post';
 }
@@ -64,40 +65,13 @@ export async function clientAuthentication(
 ): Promise<oauth.ClientAuth> {
   if ('clientSecret' in credentials) {
     if (!credentials.clientSecret) throw new AuthorizationError('registration', 'the client secret is empty');
-    const method = credentials.method ?? secretMethod(as);
+    const method = credentials.method ?? requireSecretAuthMethod(as);
     return method === 'client_secret_post'
       ? oauth.ClientSecretPost(credentials.clientSecret)
       : clientSecretBasic(credentials.clientSecret);
   }
   const key = await signingKey(credentials, keyCache);
   return oauth.PrivateKeyJwt(credentials.keyId === undefined ? key : { key, kid: credentials.keyId });
-}
-
-/**
- * HTTP Basic with both parts `application/x-www-form-urlencoded` first (RFC 6749 §2.3.1), using
- * the WHATWG serializer. oauth4webapi's own also escapes `-._~!*'()`; servers that decode
- * Basic credentials without form-decoding them (common) then see `my%2Dclient`.
- */
-export function clientSecretBasic(clientSecret: string): oauth.ClientAuth {
-  return (_as, client, _body, headers) => {
-    const credentials = `${formEncode(client.client_id)}:${formEncode(clientSecret)}`;
-    headers.set('authorization', `Basic ${btoa(credentials)}`);
-  };
-}
-
-function formEncode(value: string): string {
-  return new URLSearchParams({ v: value }).toString().slice(2);
-}
-
-function secretMethod(as: oauth.AuthorizationServer): 'client_secret_basic' | 'client_secret_post' {
-  const supported = as.token_endpoint_auth_methods_supported;
-  if (!supported || supported.includes('client_secret_basic')) return 'client_secret_basic';
-  if (supported.includes('client_secret_post')) return 'client_secret_post';
-  // Pre-registered credentials this server cannot take: a registration problem, not a token one.
-  throw new AuthorizationError(
-    'registration',
-    `${as.issuer} supports neither client_secret_basic nor client_secret_post (it lists ${supported.join(', ') || 'nothing'})`,
-  );
 }
 
 async function signingKey(

@@ -7,17 +7,31 @@
 import type { HttpAuthProvider } from '../../../core/auth.js';
 import { clientAuthentication, type MachineClientCredentials } from './client-authentication.js';
 import { defaultDiscovery } from './default-discovery.js';
-import { machineProvider, type DiscoverResource } from './machine-provider.js';
+import {
+  assertIssuerBinding,
+  machineProvider,
+  type DiscoverResource,
+  type IssuerBinding,
+} from './machine-provider.js';
 import { requestToken, type MachineHttpOptions } from './token-endpoint.js';
 
 /**
  * Options of {@link clientCredentialsAuth}.
  *
  * @example
- * const options: ClientCredentialsAuthOptions = { credentials: { clientId: 'svc', clientSecret: secret } };
+ * const options: ClientCredentialsAuthOptions = {
+ *   issuer: 'https://auth.example.com',
+ *   credentials: { clientId: 'svc', clientSecret: secret },
+ * };
  */
 export interface ClientCredentialsAuthOptions extends MachineHttpOptions {
   readonly credentials: MachineClientCredentials;
+  /**
+   * The authorization server `credentials` belong to (its issuer identifier, or a predicate). When
+   * discovery finds another one, the provider fails with `issuer-mismatch` before any token request:
+   * a server must not be able to collect the client's secret or assertion for another issuer.
+   */
+  readonly issuer: IssuerBinding;
   /**
    * Finds the authorization server from the server's first refusal. Default: protected resource
    * metadata (RFC 9728), then authorization server metadata (RFC 8414 / OpenID discovery).
@@ -29,7 +43,10 @@ export interface ClientCredentialsAuthOptions extends MachineHttpOptions {
  * An `HttpAuthProvider` that authorizes as the client itself with the client credentials grant.
  *
  * @example
- * const auth = clientCredentialsAuth({ credentials: { clientId: 'reporting-job', clientSecret: process.env.MCP_SECRET! } });
+ * const auth = clientCredentialsAuth({
+ *   issuer: 'https://auth.example.com',
+ *   credentials: { clientId: 'reporting-job', clientSecret: process.env.MCP_SECRET! },
+ * });
  * await client.connect(new StreamableHttpClientTransport(url, { auth }));
  */
 export function clientCredentialsAuth(options: ClientCredentialsAuthOptions): HttpAuthProvider {
@@ -37,20 +54,29 @@ export function clientCredentialsAuth(options: ClientCredentialsAuthOptions): Ht
   if (!credentials.clientId) throw new TypeError('clientCredentialsAuth: credentials.clientId is empty');
   const keyCache = new Map<string, Promise<CryptoKey>>();
   const discover = options.discover ?? defaultDiscovery(options);
-  return machineProvider(discover, async (target, scope, signal) => {
-    const as = target.authorizationServer;
-    const parameters: Record<string, string> = { resource: target.resource };
-    if (scope) parameters.scope = scope;
-    return requestToken(
-      {
-        as,
-        client: { client_id: credentials.clientId },
-        clientAuth: await clientAuthentication(credentials, as, keyCache),
-        grantType: 'client_credentials',
-        parameters,
-      },
-      options,
-      signal,
-    );
-  });
+  assertIssuerBinding('clientCredentialsAuth', options.issuer);
+  const binding = {
+    issuer: options.issuer,
+    ...(options.flowTimeoutMs !== undefined && { flowTimeoutMs: options.flowTimeoutMs }),
+  };
+  return machineProvider(
+    discover,
+    async (target, scope, signal) => {
+      const as = target.authorizationServer;
+      const parameters: Record<string, string> = { resource: target.resource };
+      if (scope) parameters.scope = scope;
+      return requestToken(
+        {
+          as,
+          client: { client_id: credentials.clientId },
+          clientAuth: await clientAuthentication(credentials, as, keyCache),
+          grantType: 'client_credentials',
+          parameters,
+        },
+        options,
+        signal,
+      );
+    },
+    binding,
+  );
 }

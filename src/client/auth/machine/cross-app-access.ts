@@ -8,15 +8,17 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { HttpAuthProvider } from '../../../core/auth.js';
-import {
-  clientAuthentication,
-  clientSecretBasic,
-  type MachineClientCredentials,
-} from './client-authentication.js';
+import { clientSecretBasic } from '../client-auth.js';
+import { clientAuthentication, type MachineClientCredentials } from './client-authentication.js';
 import { defaultDiscovery } from './default-discovery.js';
 import { AuthorizationError } from '../errors.js';
 import { identityProviderMetadata, type IdentityProvider } from './identity-provider.js';
-import { machineProvider, type DiscoverResource } from './machine-provider.js';
+import {
+  assertIssuerBinding,
+  machineProvider,
+  type DiscoverResource,
+  type IssuerBinding,
+} from './machine-provider.js';
 import type { ProtectedResource } from './protected-resource.js';
 import { requestToken, type MachineHttpOptions } from './token-endpoint.js';
 
@@ -30,6 +32,7 @@ const ID_JAG_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
  *
  * @example
  * const options: CrossAppAccessAuthOptions = {
+ *   issuer: 'https://auth.example.com',
  *   credentials: { clientId: 'mcp-client', clientSecret: secret },
  *   identityProvider: { issuer: 'https://idp.example.com', clientId: 'mcp-client-at-idp' },
  *   idToken: () => session.idToken(),
@@ -38,6 +41,11 @@ const ID_JAG_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
 export interface CrossAppAccessAuthOptions extends MachineHttpOptions {
   /** The client's credentials at the MCP server's authorization server (for the JWT bearer grant). */
   readonly credentials: MachineClientCredentials;
+  /**
+   * The authorization server `credentials` belong to (as in
+   * {@link ClientCredentialsAuthOptions.issuer}): checked before the ID-JAG is requested for it.
+   */
+  readonly issuer: IssuerBinding;
   /** The enterprise IdP that issues ID-JAGs. */
   readonly identityProvider: IdentityProvider;
   /** The user's ID token from the IdP sign-in, or a function that returns a current one. */
@@ -51,6 +59,7 @@ export interface CrossAppAccessAuthOptions extends MachineHttpOptions {
  *
  * @example
  * const auth = crossAppAccessAuth({
+ *   issuer: 'https://auth.example.com',
  *   credentials: { clientId: 'mcp-client', clientSecret: process.env.MCP_SECRET! },
  *   identityProvider: { issuer: 'https://idp.example.com', clientId: 'mcp-client-at-idp' },
  *   idToken: session.idToken,
@@ -64,23 +73,32 @@ export function crossAppAccessAuth(options: CrossAppAccessAuthOptions): HttpAuth
   }
   const keyCache = new Map<string, Promise<CryptoKey>>();
   const discover = options.discover ?? defaultDiscovery(options);
-  return machineProvider(discover, async (target, scope, signal) => {
-    const grant = await requestIdJag(options, target, scope, signal);
-    const as = target.authorizationServer;
-    const parameters: Record<string, string> = { assertion: grant };
-    if (scope) parameters.scope = scope;
-    return requestToken(
-      {
-        as,
-        client: { client_id: options.credentials.clientId },
-        clientAuth: await clientAuthentication(options.credentials, as, keyCache),
-        grantType: JWT_BEARER,
-        parameters,
-      },
-      options,
-      signal,
-    );
-  });
+  assertIssuerBinding('crossAppAccessAuth', options.issuer);
+  const binding = {
+    issuer: options.issuer,
+    ...(options.flowTimeoutMs !== undefined && { flowTimeoutMs: options.flowTimeoutMs }),
+  };
+  return machineProvider(
+    discover,
+    async (target, scope, signal) => {
+      const grant = await requestIdJag(options, target, scope, signal);
+      const as = target.authorizationServer;
+      const parameters: Record<string, string> = { assertion: grant };
+      if (scope) parameters.scope = scope;
+      return requestToken(
+        {
+          as,
+          client: { client_id: options.credentials.clientId },
+          clientAuth: await clientAuthentication(options.credentials, as, keyCache),
+          grantType: JWT_BEARER,
+          parameters,
+        },
+        options,
+        signal,
+      );
+    },
+    binding,
+  );
 }
 
 /** RFC 8693 at the IdP: the user's ID token in, an ID-JAG for this MCP server out. */

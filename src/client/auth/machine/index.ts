@@ -10,7 +10,12 @@ export type {
   PrivateKeyJwtCredentials,
 } from './client-authentication.js';
 export type { IdentityProvider } from './identity-provider.js';
-export type { DiscoverResource } from './machine-provider.js';
+export {
+  DEFAULT_FLOW_TIMEOUT_MS,
+  MAX_STEP_UPS,
+  type DiscoverResource,
+  type IssuerBinding,
+} from './machine-provider.js';
 export type { ProtectedResource } from './protected-resource.js';
 export type { MachineHttpOptions } from './token-endpoint.js';
 export { TokenEndpointError } from './errors.js';

@@ -7,20 +7,67 @@
  * (then `step-up-limit`). One token request at a time: concurrent refusals share it.
  */
 import type { AuthChallenge, HttpAuthProvider } from '../../../core/auth.js';
+import { AttemptCounter } from '../attempts.js';
 import { AuthorizationError } from '../errors.js';
+import { tokenExpired } from '../expiry.js';
+import { ATTEMPT_WINDOW_MS } from '../provider-options.js';
+import { FlightSlot } from '../single-flight.js';
 import { parseBearerChallenge, type BearerChallenge } from '../www-authenticate.js';
 import { unionScopes } from './scopes.js';
 import type { IssuedToken } from './token-endpoint.js';
 import type { ProtectedResource } from './protected-resource.js';
 
-/** Step-up attempts after a 403 `insufficient_scope` before the provider gives up. */
+/**
+ * Step-up attempts for one request (within `ATTEMPT_WINDOW_MS`) after a 403 `insufficient_scope`
+ * before it fails with `step-up-limit`.
+ *
+ * @example
+ * if (error instanceof AuthorizationError && error.reason === 'step-up-limit') console.log(`gave up after ${MAX_STEP_UPS}`);
+ */
 export const MAX_STEP_UPS = 3;
 
 /**
- * A token is renewed this long before its `expires_in` says it ends (clock skew, transit), or
- * halfway through its life when that is shorter (a 20 s token must not be renewed on every use).
+ * Default bound on one shared token step (discovery, IdP exchange and token request together).
+ *
+ * @example
+ * clientCredentialsAuth({ issuer, credentials, flowTimeoutMs: DEFAULT_FLOW_TIMEOUT_MS / 2 });
  */
-const EXPIRY_MARGIN_MS = 30_000;
+export const DEFAULT_FLOW_TIMEOUT_MS = 60_000;
+
+/**
+ * The authorization server the client's credentials belong to (2026-07-28 "Authorization Server
+ * Binding"): its issuer identifier exactly as its metadata publishes it, or a predicate for the
+ * discovered issuer. Nothing is sent to a token endpoint of another issuer.
+ *
+ * @example
+ * const binding: IssuerBinding = 'https://auth.example.com';
+ */
+export type IssuerBinding = string | ((issuer: string) => boolean);
+
+/**
+ * Throws a TypeError when `binding` is missing or empty (`name` is the grant, for the message).
+ *
+ * @example
+ * assertIssuerBinding('clientCredentialsAuth', options.issuer);
+ */
+export function assertIssuerBinding(name: string, binding: IssuerBinding | undefined): void {
+  if (typeof binding === 'function') return;
+  if (typeof binding !== 'string' || binding === '') {
+    throw new TypeError(`${name}: issuer is required (the authorization server the credentials belong to)`);
+  }
+}
+
+/**
+ * How the provider binds and bounds its work.
+ *
+ * @example
+ * machineProvider(discover, obtain, { issuer: 'https://auth.example.com', flowTimeoutMs: 30_000 });
+ */
+export interface MachineProviderOptions {
+  readonly issuer: IssuerBinding;
+  /** Bound on one shared token step, discovery included (default {@link DEFAULT_FLOW_TIMEOUT_MS}). */
+  readonly flowTimeoutMs?: number;
+}
 
 /**
  * How a grant gets a token for `resource` with `scope` (undefined: send no scope).
@@ -58,36 +105,40 @@ interface CachedToken {
  * Builds the provider around a grant.
  *
  * @example
- * const auth = machineProvider(discover, (target, scope, signal) => requestClientCredentials(target, scope, signal));
+ * const auth = machineProvider(discover, (target, scope, signal) => requestClientCredentials(target, scope, signal), { issuer });
  */
-export function machineProvider(discover: DiscoverResource, obtain: ObtainToken): HttpAuthProvider {
+export function machineProvider(
+  discover: DiscoverResource,
+  obtain: ObtainToken,
+  options: MachineProviderOptions,
+): HttpAuthProvider {
   let target: ProtectedResource | undefined;
   let current: CachedToken | undefined;
-  let inflight: Promise<void> | undefined;
-  let stepUps = 0;
+  const timeoutMs = options.flowTimeoutMs ?? DEFAULT_FLOW_TIMEOUT_MS;
+  // The shared work is not tied to one caller's signal (its abort must not fail the others), but
+  // it is bounded as a whole: a metadata or token server that never answers must not pin every
+  // later request behind it.
+  const flight = new FlightSlot<void>({
+    timeoutMs,
+    timeoutError: () => new AuthorizationError('token', `no token within ${timeoutMs} ms`),
+  });
+  const stepUps = new AttemptCounter(MAX_STEP_UPS, ATTEMPT_WINDOW_MS);
 
   /** Runs `fetchToken` unless one is running, in which case everyone waits for that one. */
   function renew(
     fetchToken: (signal: AbortSignal) => Promise<CachedToken>,
     signal: AbortSignal,
   ): Promise<void> {
-    // The shared work is not tied to the first caller's signal (its abort must not fail the
-    // others); each token request is bounded by its own timeout instead.
-    inflight ??= fetchToken(new AbortController().signal).then(
-      (next) => {
-        current = next;
-      },
-      (error: unknown) => {
-        current = undefined;
+    return flight.join(signal, async (shared) => {
+      try {
+        const next = await fetchToken(shared);
+        // A flight that timed out or was abandoned has been replaced: its late outcome is dropped.
+        if (!shared.aborted) current = next;
+      } catch (error) {
+        if (!shared.aborted) current = undefined;
         throw error;
-      },
-    );
-    const shared = inflight;
-    void shared.then(
-      () => void (inflight === shared && (inflight = undefined)),
-      () => void (inflight === shared && (inflight = undefined)),
-    );
-    return abortable(shared, signal);
+      }
+    });
   }
 
   async function fetchFor(scope: string | undefined, fromRefusal: boolean, signal: AbortSignal) {
@@ -97,10 +148,23 @@ export function machineProvider(discover: DiscoverResource, obtain: ObtainToken)
     return { token, scope, fromRefusal, obtainedAt: Date.now(), uses: 0 } satisfies CachedToken;
   }
 
+  async function bound(challenge: AuthChallenge, signal: AbortSignal): Promise<ProtectedResource> {
+    const found = await discover(challenge, signal);
+    const issuer = found.authorizationServer.issuer;
+    const accepted = typeof options.issuer === 'string' ? issuer === options.issuer : options.issuer(issuer);
+    if (!accepted) {
+      throw new AuthorizationError(
+        'issuer-mismatch',
+        `${challenge.url.origin} names the authorization server ${issuer}, not ${typeof options.issuer === 'string' ? options.issuer : 'the one'} the credentials are for; no token requested`,
+      );
+    }
+    return found;
+  }
+
   return {
     async authorization(_url, signal) {
       // A renewal that fails fails its own caller; this request goes on without a token.
-      if (inflight) await abortable(inflight, signal).catch(() => signal.throwIfAborted());
+      await flight.current?.wait(signal).catch(() => signal.throwIfAborted());
       if (current && isExpired(current) && target) {
         const scope = current.scope;
         // Expired, not refused: the next token is not "fresh after a refusal".
@@ -115,29 +179,28 @@ export function machineProvider(discover: DiscoverResource, obtain: ObtainToken)
       const bearer: Partial<BearerChallenge> = parseBearerChallenge(challenge.wwwAuthenticate) ?? {};
       if (challenge.status === 403 && bearer.error !== 'insufficient_scope') return false;
       // Requests refused together share one renewal and count as one attempt.
-      if (inflight) {
-        await abortable(inflight, signal);
+      const running = flight.current;
+      if (running) {
+        await running.wait(signal);
         return true;
       }
       const refused = current;
       if (challenge.status === 403) {
-        if (stepUps >= MAX_STEP_UPS) {
+        // Counted per request (by its signal): other requests' step-ups do not use up its attempts.
+        if (!stepUps.take(signal)) {
           throw new AuthorizationError(
             'step-up-limit',
             `${challenge.url.origin} still wants more scope after ${MAX_STEP_UPS} step-ups${bearer.scope ? ` (asks for "${bearer.scope}")` : ''}`,
           );
         }
-        stepUps += 1;
       } else if (refused?.fromRefusal && refused.uses <= 1) {
         // The token obtained for the previous refusal was refused too: asking again would loop.
         // Give up (the request fails with the server's 401) and start over on the next request.
         current = undefined;
         return false;
-      } else {
-        stepUps = 0;
       }
       await renew(async (shared) => {
-        target ??= await discover(challenge, shared);
+        target ??= await bound(challenge, shared);
         const scope =
           challenge.status === 403
             ? unionScopes(refused?.scope, bearer.scope)
@@ -154,26 +217,5 @@ function defaultScope(target: ProtectedResource): string | undefined {
 }
 
 function isExpired({ token, obtainedAt }: CachedToken): boolean {
-  if (token.expiresAt === undefined) return false;
-  const margin = Math.min(EXPIRY_MARGIN_MS, (token.expiresAt - obtainedAt) / 2);
-  return Date.now() >= token.expiresAt - margin;
-}
-
-/** Waits for `promise`, or rejects when `signal` aborts (the shared work goes on for the others). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
+  return tokenExpired(token.expiresAt, obtainedAt, Date.now());
 }

@@ -19,6 +19,12 @@ export interface MachineHttpOptions {
   readonly fetch?: FetchLike;
   /** Bound on each token request, in milliseconds (default 30 000). */
   readonly requestTimeoutMs?: number;
+  /**
+   * Bound on one whole token step that concurrent requests share (discovery, IdP exchange and
+   * token request together), in milliseconds (default 60 000). When it passes the step fails, its
+   * requests fail with a `token` AuthorizationError, and the next request starts afresh.
+   */
+  readonly flowTimeoutMs?: number;
 }
 
 /**
