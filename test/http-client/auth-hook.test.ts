@@ -9,7 +9,7 @@
 import { afterEach, expect, test } from 'vitest';
 import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
 import type { AuthChallenge, HttpAuthProvider } from '../../src/core/auth.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
+import { AuthorizationError, ConnectionClosedError } from '../../src/core/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { HttpTransportError } from '../../src/transports/http/client/errors.js';
 import { useProcessGuard } from '../helpers/guard.js';
@@ -222,4 +222,23 @@ test('a refusal from another origin after a redirect is not handed to the provid
     await new Promise((resolve) => other.close(resolve));
     await new Promise((resolve) => redirector.close(resolve));
   }
+});
+
+test('an AuthorizationError from the provider is what the caller gets, unwrapped (the connection is fine)', async () => {
+  const url = await start();
+  const seen: Seen[] = [];
+  const accepted = { value: 't1' };
+  const refusedLogin = new AuthorizationError('redirect-failed', 'the user closed the browser');
+  const auth: HttpAuthProvider = {
+    authorization: async () => 'Bearer t1',
+    challenge: async () => {
+      throw refusedLogin;
+    },
+  };
+  const { client } = await connectClient(url, { auth, fetch: gate(accepted, seen), openGetStream: false });
+  accepted.value = 'other';
+  expect(await outcome(client.request('tools/list', {}))).toBe(refusedLogin);
+  accepted.value = 't1';
+  await client.request('tools/list', {});
+  await client.close();
 });

@@ -1,7 +1,7 @@
 /**
  * Outbound requests from send to settlement: ids, progress tokens, responses, abandonment.
  */
-import { ConnectionClosedError, McpError, RequestAbortedError } from '../errors.js';
+import { AuthorizationError, ConnectionClosedError, McpError, RequestAbortedError } from '../errors.js';
 import type { JsonObject, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc.js';
 import type { Transport } from '../transport.js';
 import type { Logger } from './connection-types.js';
@@ -89,7 +89,12 @@ export class OutboundRequests implements PendingOwner {
         related === undefined && headers === undefined ? undefined : { relatedRequestId: related, headers };
       const failed = (error: unknown): void => {
         this.pending.remove(entry);
-        entry.reject(new ConnectionClosedError('Could not send the request', { cause: error }));
+        // A refused authorization is the request's own failure, not the connection's.
+        entry.reject(
+          error instanceof AuthorizationError
+            ? error
+            : new ConnectionClosedError('Could not send the request', { cause: error }),
+        );
       };
       try {
         host.transport.send(message, sendOptions).then(undefined, failed);
