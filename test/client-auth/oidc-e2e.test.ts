@@ -4,14 +4,14 @@
  * a tool that needs more scope, a refresh (rotating) once the client considers its token expired.
  */
 import { afterEach, expect, it } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
+import type { HttpServing } from '../../src/adapters/node/index.js';
 import type { FetchLike } from '../../src/client/auth/index.js';
 import { Client } from '../../src/client/client.js';
-import { JwtVerifier } from '../../src/server/auth/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
+import { serveProtected } from '../helpers/oidc-protected-server.js';
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.js';
 import { provider } from './support/provider-kit.js';
 
@@ -31,19 +31,7 @@ it('registers, logs in, calls tools, steps up and refreshes against oidc-provide
   const server = new McpServer({ name: 'protected', version: '1' });
   server.tool('read', { description: 'read', scopes: ['mcp:read'] }, () => 'read ok');
   server.tool('write', { description: 'write', scopes: ['mcp:write'] }, () => 'write ok');
-  serving = await serveHttp(server, {
-    port: 0,
-    host: '127.0.0.1',
-    auth: (url) => {
-      as.addResource(url);
-      return {
-        resource: url,
-        authorizationServers: [as.issuer],
-        verifier: new JwtVerifier({ issuer: as.issuer, audience: url, jwksUri: as.jwksUri }),
-        scopesSupported: ['mcp:read'],
-      };
-    },
-  });
+  serving = await serveProtected(server, as);
 
   const grants: string[] = [];
   const recording: FetchLike = async (input, init) => {

@@ -9,11 +9,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { JwtVerifier } from '../../src/server/auth/index.js';
+import type { HttpServing } from '../../src/adapters/node/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
+import { serveProtected } from '../helpers/oidc-protected-server.js';
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.js';
 import { connectClient } from '../docs/snippets/auth-client.js';
 
@@ -49,19 +49,7 @@ it('the example logs in through the browser once, calls the tool, and reuses the
   const as = oidc;
   const server = new McpServer({ name: 'protected', version: '1' });
   server.tool('whoami', { description: 'who' }, (_args, ctx) => ctx.auth?.subject ?? 'nobody');
-  serving = await serveHttp(server, {
-    port: 0,
-    host: '127.0.0.1',
-    auth: (url) => {
-      as.addResource(url);
-      return {
-        resource: url,
-        authorizationServers: [as.issuer],
-        verifier: new JwtVerifier({ issuer: as.issuer, audience: url, jwksUri: as.jwksUri }),
-        scopesSupported: ['mcp:read'],
-      };
-    },
-  });
+  serving = await serveProtected(server, as);
   dir = await mkdtemp(join(tmpdir(), 'keel-readme-client-'));
   const tokenFile = join(dir, 'tokens.json');
   const port = await freePort();

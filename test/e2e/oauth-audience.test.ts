@@ -7,13 +7,13 @@
  * of A's own (credentials are kept per resource).
  */
 import { afterEach, expect, it } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
+import type { HttpServing } from '../../src/adapters/node/index.js';
 import { McpClient, OAuthClientProvider } from '../../src/client/index.js';
-import { JwtVerifier } from '../../src/server/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
+import { serveProtected } from '../helpers/oidc-protected-server.js';
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.js';
 
 useProcessGuard();
@@ -34,19 +34,7 @@ async function protectedServer(as: OidcProvider, name: string, calls: string[]):
     calls.push(name);
     return `${name}:${ctx.auth?.subject ?? 'nobody'}`;
   });
-  const serving = await serveHttp(server, {
-    port: 0,
-    host: '127.0.0.1',
-    auth: (url) => {
-      as.addResource(url);
-      return {
-        resource: url,
-        authorizationServers: [as.issuer],
-        verifier: new JwtVerifier({ issuer: as.issuer, audience: url, jwksUri: as.jwksUri }),
-        scopesSupported: ['mcp:read'],
-      };
-    },
-  });
+  const serving = await serveProtected(server, as);
   servings.push(serving);
   return serving;
 }
