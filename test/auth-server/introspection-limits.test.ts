@@ -111,6 +111,37 @@ test('the same bogus token many times at once: one introspection call', async ()
   expect(calls).toBe(before + 1);
 });
 
+test('review 2: a refusal of a token with a past nbf (most real answers carry one) is remembered too', async () => {
+  const checker = verifier();
+  const nbf = Math.floor(Date.now() / 1000) - 60;
+  answers.set('other-audience', {
+    active: true,
+    sub: 'alice',
+    aud: 'https://other.example/mcp',
+    nbf,
+    exp: inFive(),
+  });
+  const before = calls;
+  for (let i = 0; i < 5; i += 1)
+    await expect(checker.verify('other-audience')).rejects.toThrow(InvalidTokenError);
+  expect(calls).toBe(before + 1);
+});
+
+test('a token not valid yet is refused until its nbf, and checked again from then on', async () => {
+  const start = Date.now();
+  vi.useFakeTimers({ toFake: ['Date'], now: start });
+  const checker = verifier({ refusalCache: { ttlMs: 60_000 } });
+  const nbf = Math.floor(start / 1000) + 2;
+  answers.set('early', { active: true, sub: 'alice', aud: RESOURCE, nbf, exp: nbf + 300 });
+  const before = calls;
+  await expect(checker.verify('early')).rejects.toThrow(InvalidTokenError);
+  await expect(checker.verify('early')).rejects.toThrow(InvalidTokenError);
+  expect(calls).toBe(before + 1);
+  vi.setSystemTime(nbf * 1000 + 1);
+  expect((await checker.verify('early')).subject).toBe('alice');
+  expect(calls).toBe(before + 2);
+});
+
 test('a refusal lasts refusalCache.ttlMs, then the token is checked again', async () => {
   const start = Date.now();
   vi.useFakeTimers({ toFake: ['Date'], now: start });

@@ -119,7 +119,10 @@ export class IntrospectionVerifier implements TokenVerifier {
       auth = this.judge(claims);
     } catch (error) {
       if (error instanceof InvalidTokenError) {
-        const expiresAt = typeof claims.nbf === 'number' ? claims.nbf : undefined;
+        // A refusal holds for the cache's own window, except that a token not valid *yet* must
+        // be looked at again once it is (a past `nbf`, as most answers carry, bounds nothing).
+        const nbf = claims.nbf;
+        const expiresAt = typeof nbf === 'number' && nbf * 1000 > Date.now() ? nbf : undefined;
         this.refusals?.set(key, { message: error.message, expiresAt });
       }
       throw error;
