@@ -313,6 +313,19 @@ describe('2025-03-26 metadata at the origin', () => {
     expect(s.hits('/.well-known/openid-configuration')).toHaveLength(0);
   });
 
+  it('review 2: an issuer string with line breaks cannot forge log lines through the error message', async () => {
+    const s = await stub();
+    // URL parsing drops the CR/LF, so this still reads as an issuer (of another origin).
+    const forged = 'https://auth.example.com/\r\n[keel]-token-accepted-for-admin';
+    s.routes.set(
+      '/.well-known/oauth-authorization-server',
+      json({ ...asMetadata(s.origin), issuer: forged }),
+    );
+    const error = await rejection(discoverAuthorization(`${s.origin}/mcp`));
+    expect(error.reason).toBe('issuer-mismatch');
+    expect(error.message).not.toMatch(/[\r\n]/);
+  });
+
   it('refuses an issuer on the same host but another port or scheme', async () => {
     const s = await stub();
     const other = new URL(s.origin);

@@ -119,7 +119,7 @@ function issuerMismatch(url: URL, issuer: string, cause?: unknown, named?: strin
     'issuer-mismatch',
     named === undefined
       ? `authorization server metadata at ${url.href} does not name the issuer ${issuer} it was fetched for`
-      : `authorization server metadata at ${url.href} names the issuer ${named}, which is not of the origin ${issuer} it was fetched from`,
+      : `authorization server metadata at ${url.href} names the issuer ${JSON.stringify(named)}, which is not of the origin ${issuer} it was fetched from`,
     { cause },
   );
 }

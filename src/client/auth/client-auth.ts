@@ -43,7 +43,7 @@ export function requireSecretAuthMethod(
   const supported = as.token_endpoint_auth_methods_supported ?? [];
   throw new AuthorizationError(
     'registration',
-    `${as.issuer} supports neither client_secret_basic nor client_secret_post (it lists ${supported.join(', ') || 'nothing'})`,
+    `${as.issuer} supports neither client_secret_basic nor client_secret_post (it lists ${JSON.stringify(supported)})`,
   );
 }
 
