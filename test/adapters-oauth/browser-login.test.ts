@@ -70,3 +70,46 @@ test.each([0, -1, 70_000, 1.5, Number.NaN])(
     expect(() => browserLogin({ port })).toThrow(RangeError);
   },
 );
+
+test('review 2: two logins at once take turns on the one port (no EADDRINUSE); a queued one can be aborted', async () => {
+  const port = await freePort();
+  const opened: string[] = [];
+  let releaseFirst!: () => void;
+  const firstMayFinish = new Promise<void>((resolve) => (releaseFirst = resolve));
+  let firstOpened!: () => void;
+  const firstIsOpen = new Promise<void>((resolve) => (firstOpened = resolve));
+  const openBrowser = async (url: URL): Promise<void> => {
+    const state = url.searchParams.get('state')!;
+    opened.push(state);
+    if (state === 'first') {
+      firstOpened();
+      await firstMayFinish;
+    }
+    const callback = new URL(login.redirectUri);
+    callback.searchParams.set('code', `code-${state}`);
+    callback.searchParams.set('state', state);
+    await (await fetch(callback)).text();
+  };
+  const login = browserLogin({ port, openBrowser });
+  const withState = (state: string): URL => {
+    const url = new URL(AUTHORIZE);
+    url.searchParams.set('state', state);
+    return url;
+  };
+  const first = login(withState('first'), new AbortController().signal);
+  await within(firstIsOpen, 5_000, 'first login under way');
+  const second = login(withState('second'), new AbortController().signal);
+  const quitter = new AbortController();
+  const third = login(withState('third'), quitter.signal).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  quitter.abort();
+  expect(await within(third, 5_000, 'aborted while queued')).toBeInstanceOf(RequestAbortedError);
+  expect(opened).toEqual(['first']);
+  releaseFirst();
+  expect((await within(first, 5_000, 'first')).searchParams.get('code')).toBe('code-first');
+  expect((await within(second, 5_000, 'second')).searchParams.get('code')).toBe('code-second');
+  expect(opened).toEqual(['first', 'second']);
+  expect(await refused(port)).toBe(true);
+});

@@ -4,6 +4,7 @@
  * registered port, sends the user to the browser, and closes the listener when it ends.
  */
 import type { AuthorizationRedirect } from '../../../core/auth.js';
+import { RequestAbortedError } from '../../../core/errors.js';
 import { loopbackRedirect, type LoopbackRedirectOptions } from './loopback-redirect.js';
 
 /**
@@ -20,7 +21,9 @@ export interface BrowserLoginOptions extends LoopbackRedirectOptions {
 
 /**
  * A browser login as an `AuthorizationRedirect`, with the `redirectUri` to register for it.
- * Listeners exist only while a login is under way, so an idle client holds no port.
+ * Listeners exist only while a login is under way, so an idle client holds no port. Logins take
+ * turns (one port, one listener): a second login started meanwhile (another server, another
+ * provider sharing this login) waits for the first to end, or for its own signal.
  *
  * @example
  * const login = browserLogin({ port: 8976 });
@@ -37,13 +40,36 @@ export function browserLogin(
     throw new RangeError(`browserLogin needs a fixed port between 1 and 65535 (got ${String(port)})`);
   }
   const redirectUri = `http://127.0.0.1:${port}${options.path ?? '/callback'}`;
+  let turn: Promise<void> = Promise.resolve();
   const login = async (authorizationUrl: URL, signal: AbortSignal): Promise<URL> => {
-    const loopback = await loopbackRedirect(options);
+    const previous = turn;
+    let done!: () => void;
+    turn = new Promise<void>((resolve) => (done = resolve));
     try {
-      return await loopback.redirect(authorizationUrl, signal);
+      await untilOrAborted(previous, signal);
+      const loopback = await loopbackRedirect(options);
+      try {
+        return await loopback.redirect(authorizationUrl, signal);
+      } finally {
+        await loopback.close();
+      }
     } finally {
-      await loopback.close();
+      // A login that gave up while waiting still hands the port on only after the one before it.
+      void previous.then(done);
     }
   };
   return Object.assign(login, { redirectUri });
+}
+
+/** Wait for `turn` (which never rejects), or reject as soon as `signal` aborts. */
+function untilOrAborted(turn: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(new RequestAbortedError({ cause: signal.reason }));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => reject(new RequestAbortedError({ cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void turn.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
