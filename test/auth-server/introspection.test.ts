@@ -220,3 +220,15 @@ test("a cache entry lasts ttlMs, and never past the token's exp", async () => {
     vi.useRealTimers();
   }
 });
+
+test('review 2: no issuer on the verifier with several authorization servers listed is refused at start; with one, or with an issuer, it starts', async () => {
+  const servers = ['https://as-one.test', 'https://as-two.test'];
+  await expect(
+    serveProtected(staticAuth({ verifier: verifier(), authorizationServers: servers })),
+  ).rejects.toThrow('auth.verifier names no issuer while several authorizationServers are listed');
+  serving = await serveProtected(
+    staticAuth({ verifier: verifier({ issuer: servers[0] }), authorizationServers: servers }),
+  );
+  await serving.close({ deadlineMs: 2_000 });
+  serving = await serveProtected(staticAuth({ verifier: verifier(), authorizationServers: [servers[0]!] }));
+});

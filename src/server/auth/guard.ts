@@ -63,6 +63,14 @@ export class ResourceGuard {
         `auth.verifier checks the audience ${JSON.stringify(audience)}, but auth.resource is ${JSON.stringify(options.resource)}: they must be the same URL`,
       );
     }
+    // A verifier that may report no issuer (introspection answers need not carry `iss`), with
+    // several servers listed, leaves callers impossible to tell apart: refuse it now, not per request.
+    const verifier = options.verifier as { readonly issuer?: unknown };
+    if ('issuer' in verifier && verifier.issuer === undefined && options.authorizationServers.length > 1) {
+      throw new TypeError(
+        'auth.verifier names no issuer while several authorizationServers are listed: give the verifier the issuer it checks tokens of',
+      );
+    }
     const supported = options.scopesSupported && checkScopes(options.scopesSupported, 'auth.scopesSupported');
     this.requiredScopes = options.requiredScopes
       ? checkScopes(options.requiredScopes, 'auth.requiredScopes')

@@ -79,6 +79,11 @@ export class IntrospectionVerifier implements TokenVerifier {
     return this.options.audience;
   }
 
+  /** The issuer answers are credited to when they carry no `iss` (checked at start against the listed servers). */
+  get issuer(): string | undefined {
+    return this.options.issuer;
+  }
+
   constructor(private readonly options: IntrospectionVerifierOptions) {
     this.endpoint = new URL(options.endpoint);
     if (!options.clientId || typeof options.clientSecret !== 'string') {
@@ -106,14 +111,16 @@ export class IntrospectionVerifier implements TokenVerifier {
     if (refused) throw new InvalidTokenError(refused.message);
     let pending = this.inflight.get(key);
     if (!pending) {
-      pending = this.check(token, key, signal).finally(() => this.inflight.delete(key));
+      // The shared call belongs to no caller (one giving up must not fail the others); it is
+      // bounded by the verifier's own timeout, and each caller stops waiting on its own signal.
+      pending = this.check(token, key).finally(() => this.inflight.delete(key));
       this.inflight.set(key, pending);
     }
-    return pending;
+    return signal ? untilAborted(pending, signal) : pending;
   }
 
-  private async check(token: string, key: string, signal: AbortSignal | undefined): Promise<AuthInfo> {
-    const claims = await this.introspect(token, signal);
+  private async check(token: string, key: string): Promise<AuthInfo> {
+    const claims = await this.introspect(token);
     let auth: AuthInfo;
     try {
       auth = this.judge(claims);
@@ -156,7 +163,7 @@ export class IntrospectionVerifier implements TokenVerifier {
     return authInfoOf(claims, this.options.issuer);
   }
 
-  private async introspect(token: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+  private async introspect(token: string): Promise<Record<string, unknown>> {
     const response = await boundedFetch(
       this.endpoint,
       {
@@ -169,7 +176,6 @@ export class IntrospectionVerifier implements TokenVerifier {
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
       },
       this.options.timeoutMs ?? 5_000,
-      signal,
     );
     if (response.status !== 200) {
       throw new TokenVerifierUnavailableError(`The introspection endpoint answered ${response.status}`);
@@ -204,4 +210,14 @@ function authInfoOf(claims: Record<string, unknown>, issuer: string | undefined)
 interface Refusal {
   readonly message: string;
   readonly expiresAt: number | undefined;
+}
+
+/** `pending`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void pending.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+  });
 }
