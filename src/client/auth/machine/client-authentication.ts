@@ -5,7 +5,6 @@
  * signed by oauth4webapi). The private key comes as a WebCrypto key or PKCS#8 PEM (imported by
  * `jose`, which runs on every runtime).
  */
-import { importPKCS8 } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { clientSecretBasic, requireSecretAuthMethod } from '../client-auth.js';
 import { AuthorizationError } from '../errors.js';
@@ -83,14 +82,17 @@ async function signingKey(
   const algorithm = credentials.algorithm ?? 'RS256';
   let imported = keyCache.get(algorithm);
   if (!imported) {
-    imported = importPKCS8(privateKey, algorithm).catch((error: unknown) => {
-      keyCache.delete(algorithm);
-      // jose's message describes the PEM, never its content; the key itself stays out of it.
-      throw new AuthorizationError(
-        'registration',
-        `the private key is not a PKCS#8 ${algorithm} key: ${error instanceof Error ? error.message : 'unreadable'}`,
-      );
-    });
+    // jose is loaded only here: a client that never signs an assertion does not pay its import.
+    imported = import('jose')
+      .then(({ importPKCS8 }) => importPKCS8(privateKey, algorithm))
+      .catch((error: unknown) => {
+        keyCache.delete(algorithm);
+        // jose's message describes the PEM, never its content; the key itself stays out of it.
+        throw new AuthorizationError(
+          'registration',
+          `the private key is not a PKCS#8 ${algorithm} key: ${error instanceof Error ? error.message : 'unreadable'}`,
+        );
+      });
     keyCache.set(algorithm, imported);
   }
   return imported;
