@@ -3,22 +3,14 @@
  * ends (done, aborted), so two logins in a row (a first login, then a step-up) both work and an
  * idle client holds no port.
  */
-import { createServer } from 'node:net';
 import { expect, test } from 'vitest';
 import { browserLogin } from '../../src/adapters/node/index.js';
 import { RequestAbortedError } from '../../src/core/errors.js';
+import { freePort } from '../helpers/free-port.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { AUTHORIZE, refused } from './loopback-support.js';
 
 useProcessGuard();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test('two logins in a row on the registered port; the port is free before, between and after', async () => {
   const port = await freePort();

@@ -5,12 +5,12 @@
  * example's loopback listener. A second run with the same token file needs no login.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import type { HttpServing } from '../../src/adapters/node/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
+import { freePort } from '../helpers/free-port.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
 import { serveProtected } from '../helpers/oidc-protected-server.js';
@@ -34,15 +34,6 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
   serving = oidc = dir = undefined;
 });
-
-/** A port free right now on 127.0.0.1 (the example's redirect URI needs it before listening). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 it('the example logs in through the browser once, calls the tool, and reuses the stored tokens', async () => {
   oidc = await startOidcProvider({ scopes: 'mcp:read' });
