@@ -9,18 +9,11 @@
 import * as oauth from 'oauth4webapi';
 import type { HttpAuthProvider } from '../../../core/auth.js';
 import { clientSecretBasic } from '../client-auth.js';
-import { clientAuthentication, type MachineClientCredentials } from './client-authentication.js';
-import { defaultDiscovery } from './default-discovery.js';
 import { AuthorizationError } from '../errors.js';
 import { identityProviderMetadata, type IdentityProvider } from './identity-provider.js';
-import {
-  assertIssuerBinding,
-  machineProvider,
-  type DiscoverResource,
-  type IssuerBinding,
-} from './machine-provider.js';
+import { machineGrantProvider, type MachineGrantOptions } from './grant-provider.js';
 import type { ProtectedResource } from './protected-resource.js';
-import { requestToken, type MachineHttpOptions } from './token-endpoint.js';
+import { requestToken } from './token-endpoint.js';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -38,20 +31,11 @@ const ID_JAG_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
  *   idToken: () => session.idToken(),
  * };
  */
-export interface CrossAppAccessAuthOptions extends MachineHttpOptions {
-  /** The client's credentials at the MCP server's authorization server (for the JWT bearer grant). */
-  readonly credentials: MachineClientCredentials;
-  /**
-   * The authorization server `credentials` belong to (as in
-   * {@link ClientCredentialsAuthOptions.issuer}): checked before the ID-JAG is requested for it.
-   */
-  readonly issuer: IssuerBinding;
+export interface CrossAppAccessAuthOptions extends MachineGrantOptions {
   /** The enterprise IdP that issues ID-JAGs. */
   readonly identityProvider: IdentityProvider;
   /** The user's ID token from the IdP sign-in, or a function that returns a current one. */
   readonly idToken: string | ((signal: AbortSignal) => Promise<string>);
-  /** As in {@link ClientCredentialsAuthOptions.discover}. */
-  readonly discover?: DiscoverResource;
 }
 
 /**
@@ -71,34 +55,10 @@ export function crossAppAccessAuth(options: CrossAppAccessAuthOptions): HttpAuth
   if (!options.identityProvider.clientId) {
     throw new TypeError('crossAppAccessAuth: identityProvider.clientId is empty');
   }
-  const keyCache = new Map<string, Promise<CryptoKey>>();
-  const discover = options.discover ?? defaultDiscovery(options);
-  assertIssuerBinding('crossAppAccessAuth', options.issuer);
-  const binding = {
-    issuer: options.issuer,
-    ...(options.flowTimeoutMs !== undefined && { flowTimeoutMs: options.flowTimeoutMs }),
-  };
-  return machineProvider(
-    discover,
-    async (target, scope, signal) => {
-      const grant = await requestIdJag(options, target, scope, signal);
-      const as = target.authorizationServer;
-      const parameters: Record<string, string> = { assertion: grant };
-      if (scope) parameters.scope = scope;
-      return requestToken(
-        {
-          as,
-          client: { client_id: options.credentials.clientId },
-          clientAuth: await clientAuthentication(options.credentials, as, keyCache),
-          grantType: JWT_BEARER,
-          parameters,
-        },
-        options,
-        signal,
-      );
-    },
-    binding,
-  );
+  return machineGrantProvider('crossAppAccessAuth', options, async (target, scope, signal) => ({
+    grantType: JWT_BEARER,
+    parameters: { assertion: await requestIdJag(options, target, scope, signal) },
+  }));
 }
 
 /** RFC 8693 at the IdP: the user's ID token in, an ID-JAG for this MCP server out. */

@@ -1,0 +1,94 @@
+/**
+ * What every machine grant shares: discovery, the issuer binding checked before any token
+ * request, the client's own authentication at the token endpoint, and the bounded shared step of
+ * {@link machineProvider}. A grant only says what its token request carries.
+ */
+import type { HttpAuthProvider } from '../../../core/auth.js';
+import { clientAuthentication, type MachineClientCredentials } from './client-authentication.js';
+import { defaultDiscovery } from './default-discovery.js';
+import {
+  assertIssuerBinding,
+  machineProvider,
+  type DiscoverResource,
+  type IssuerBinding,
+} from './machine-provider.js';
+import type { ProtectedResource } from './protected-resource.js';
+import { requestToken, type MachineHttpOptions } from './token-endpoint.js';
+
+/**
+ * The options every machine grant takes.
+ *
+ * @example
+ * const options: MachineGrantOptions = {
+ *   issuer: 'https://auth.example.com',
+ *   credentials: { clientId: 'svc', clientSecret: secret },
+ * };
+ */
+export interface MachineGrantOptions extends MachineHttpOptions {
+  /** The client's credentials at the MCP server's authorization server. */
+  readonly credentials: MachineClientCredentials;
+  /**
+   * The authorization server `credentials` belong to (its issuer identifier, or a predicate). When
+   * discovery finds another one, the provider fails with `issuer-mismatch` before any token request:
+   * a server must not be able to collect the client's secret or assertion for another issuer.
+   */
+  readonly issuer: IssuerBinding;
+  /**
+   * Finds the authorization server from the server's first refusal. Default: protected resource
+   * metadata (RFC 9728), then authorization server metadata (RFC 8414 / OpenID discovery).
+   */
+  readonly discover?: DiscoverResource;
+}
+
+/**
+ * What one grant puts in its token request (the scope is added for it).
+ *
+ * @example
+ * const request: GrantRequest = { grantType: 'client_credentials', parameters: { resource } };
+ */
+export interface GrantRequest {
+  readonly grantType: string;
+  readonly parameters: Record<string, string>;
+}
+
+/**
+ * An `HttpAuthProvider` for one machine grant. `name` is the factory's, for option errors.
+ *
+ * @example
+ * return machineGrantProvider('clientCredentialsAuth', options, async (target) => ({
+ *   grantType: 'client_credentials',
+ *   parameters: { resource: target.resource },
+ * }));
+ */
+export function machineGrantProvider(
+  name: string,
+  options: MachineGrantOptions,
+  grant: (target: ProtectedResource, scope: string | undefined, signal: AbortSignal) => Promise<GrantRequest>,
+): HttpAuthProvider {
+  const { credentials } = options;
+  assertIssuerBinding(name, options.issuer);
+  const keyCache = new Map<string, Promise<CryptoKey>>();
+  const discover = options.discover ?? defaultDiscovery(options);
+  return machineProvider(
+    discover,
+    async (target, scope, signal) => {
+      const { grantType, parameters } = await grant(target, scope, signal);
+      const as = target.authorizationServer;
+      return requestToken(
+        {
+          as,
+          client: { client_id: credentials.clientId },
+          clientAuth: await clientAuthentication(credentials, as, keyCache),
+          grantType,
+          parameters: scope ? { ...parameters, scope } : parameters,
+        },
+        options,
+        signal,
+      );
+    },
+    {
+      issuer: options.issuer,
+      ...(options.flowTimeoutMs !== undefined && { flowTimeoutMs: options.flowTimeoutMs }),
+    },
+  );
+}
