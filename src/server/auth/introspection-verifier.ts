@@ -2,6 +2,7 @@
  * Opaque (or any) access tokens checked by the authorization server: RFC 7662 introspection.
  */
 import type { AuthInfo } from '../../core/auth.js';
+import { untilAborted } from '../../core/until-aborted.js';
 import { oauthBasicAuthorization } from '../../core/oauth-basic.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
@@ -210,14 +211,4 @@ function authInfoOf(claims: Record<string, unknown>, issuer: string | undefined)
 interface Refusal {
   readonly message: string;
   readonly expiresAt: number | undefined;
-}
-
-/** `pending`, or a rejection with the signal's reason as soon as `signal` aborts. */
-function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void pending.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
-  });
 }

@@ -5,6 +5,7 @@
  */
 import type { AuthorizationRedirect } from '../../../core/auth.js';
 import { RequestAbortedError } from '../../../core/errors.js';
+import { untilAborted } from '../../../core/until-aborted.js';
 import { loopbackRedirect, type LoopbackRedirectOptions } from './loopback-redirect.js';
 
 /**
@@ -46,7 +47,7 @@ export function browserLogin(
     let done!: () => void;
     turn = new Promise<void>((resolve) => (done = resolve));
     try {
-      await untilOrAborted(previous, signal);
+      await untilAborted(previous, signal, () => new RequestAbortedError({ cause: signal.reason }));
       const loopback = await loopbackRedirect(options);
       try {
         return await loopback.redirect(authorizationUrl, signal);
@@ -59,17 +60,4 @@ export function browserLogin(
     }
   };
   return Object.assign(login, { redirectUri });
-}
-
-/** Wait for `turn` (which never rejects), or reject as soon as `signal` aborts. */
-function untilOrAborted(turn: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(new RequestAbortedError({ cause: signal.reason }));
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => reject(new RequestAbortedError({ cause: signal.reason }));
-    signal.addEventListener('abort', onAbort, { once: true });
-    void turn.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
