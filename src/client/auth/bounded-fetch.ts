@@ -1,3 +1,4 @@
+import { readCapped } from '../../core/read-capped.js';
 import { AuthorizationError } from './errors.js';
 import type { FetchLike } from './http.js';
 
@@ -25,28 +26,13 @@ export function boundedFetch(fetchFn: FetchLike, limit = MAX_OAUTH_RESPONSE_BYTE
     const response = await fetchFn(input, init);
     if (!response.body || NULL_BODY.has(response.status) || response.type === 'opaqueredirect')
       return response;
-    const reader = response.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        await reader.cancel().catch(() => undefined);
-        const url = new URL(String(input));
-        throw new AuthorizationError(
-          'too-large',
-          `${url.origin}${url.pathname} answered more than ${limit} bytes`,
-        );
-      }
-      chunks.push(value);
-    }
-    const body = new Uint8Array(total);
-    let offset = 0;
-    for (const chunk of chunks) {
-      body.set(chunk, offset);
-      offset += chunk.byteLength;
+    const body = await readCapped(response, limit);
+    if (body === undefined) {
+      const url = new URL(String(input));
+      throw new AuthorizationError(
+        'too-large',
+        `${url.origin}${url.pathname} answered more than ${limit} bytes`,
+      );
     }
     return new Response(body, {
       status: response.status,

@@ -3,6 +3,7 @@
  * from the request to the last body byte and in the bytes read, with its timer cleared as soon
  * as it is done.
  */
+import { readCapped } from '../../core/read-capped.js';
 import { TokenVerifierUnavailableError } from './errors.js';
 
 /**
@@ -39,7 +40,7 @@ export async function boundedFetch(
   let body: Uint8Array<ArrayBuffer>;
   try {
     response = await fetch(url, { ...init, redirect: 'manual', signal: controller.signal });
-    body = await readCapped(response, maxBytes, controller);
+    body = await readBody(response, maxBytes, controller);
   } catch (error) {
     if (error instanceof TooLarge) {
       throw new TokenVerifierUnavailableError(`${where} answered more than ${maxBytes} bytes`);
@@ -56,34 +57,20 @@ export async function boundedFetch(
 class TooLarge extends Error {}
 
 /** The body, or TooLarge as soon as more than `maxBytes` arrive (the rest is never read). */
-async function readCapped(
+async function readBody(
   response: Response,
   maxBytes: number,
   controller: AbortController,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array(0);
-  const tooLarge = async (): Promise<never> => {
-    // Abort first, then cancel: the connection is dropped, not drained.
-    controller.abort();
-    await reader.cancel().catch(() => undefined);
+  if (!response.body) return new Uint8Array(0);
+  // Abort first, then cancel: the connection is dropped, not drained.
+  const drop = (): void => controller.abort();
+  if (Number(response.headers.get('content-length')) > maxBytes) {
+    drop();
+    await response.body.cancel().catch(() => undefined);
     throw new TooLarge();
-  };
-  if (Number(response.headers.get('content-length')) > maxBytes) await tooLarge();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > maxBytes) await tooLarge();
-    chunks.push(value);
   }
-  const body = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const body = await readCapped(response, maxBytes, drop);
+  if (body === undefined) throw new TooLarge();
   return body;
 }
