@@ -26,6 +26,10 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Stop, then start again on the same port (data is gone: nothing is persisted). */
   restart(): Promise<void>;
+  /** End the process only (Redis is "down"); `start()` brings it back on the same port. */
+  kill(): Promise<void>;
+  /** Start again after `kill()` (no-op while it runs); resolves once it answers PING. */
+  start(): Promise<void>;
 }
 
 /** Whether `redis-server` can be run here. */
@@ -144,6 +148,13 @@ export async function startRedis(): Promise<TestRedis> {
     },
     async restart() {
       await stopChild(current);
+      current = await launch(port, dir);
+    },
+    async kill() {
+      await stopChild(current);
+    },
+    async start() {
+      if (current.exitCode === null && current.signalCode === null) return;
       current = await launch(port, dir);
     },
   };
