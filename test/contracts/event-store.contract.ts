@@ -22,14 +22,14 @@ export interface ContractBounds {
 export interface EventStoreHarness {
   store: EventStore;
   /** Make the store lose the live stream the way it really can (memory: room; Redis: the key evicted). */
-  loseLiveStream(streamId: string): Promise<void>;
+  loseLiveStream: (streamId: string) => Promise<void>;
   /** Let `ms` pass on the store's clock (a fake clock, or real time for a server clock). */
-  advance(ms: number): Promise<void>;
+  advance: (ms: number) => Promise<void>;
   /** Every key the store holds in its backend with its TTL in ms (-1 = none): stores with keys only. */
-  keyTtls?(): Promise<Map<string, number>>;
+  keyTtls?: () => Promise<Map<string, number>>;
   /** Stop and start the backend: stores with one only. `start` resolves once the client is ready. */
-  backend?: { stop(): Promise<void>; start(): Promise<void> };
-  close(): Promise<void>;
+  backend?: { stop: () => Promise<void>; start: () => Promise<void> };
+  close: () => Promise<void>;
 }
 
 export interface ContractOptions {
