@@ -146,7 +146,7 @@ export class RedisEventStore implements EventStore {
       return await Promise.race([command, timeout]);
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
-      if (streamId !== undefined && error instanceof Error && error.message.startsWith(EVICTED_REPLY)) {
+      if (streamId !== undefined && error instanceof Error && error.message.includes(EVICTED_REPLY)) {
         throw new StreamEvictedError(streamId);
       }
       throw new StoreUnavailableError(STORE, operation, { cause: error });
