@@ -30,6 +30,10 @@ export interface TestRedis {
   kill(): Promise<void>;
   /** Start again after `kill()` (no-op while it runs); resolves once it answers PING. */
   start(): Promise<void>;
+  /** SIGSTOP: connections stay open but nothing is answered (a hung Redis). */
+  freeze(): void;
+  /** SIGCONT after `freeze()`. */
+  thaw(): void;
 }
 
 /** Whether `redis-server` can be run here. */
@@ -87,6 +91,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGCONT'); // a frozen server would not act on SIGTERM
   child.kill('SIGTERM');
   let timer: ReturnType<typeof setTimeout> | undefined;
   const killed = new Promise<void>((resolve) => {
@@ -149,6 +154,12 @@ export async function startRedis(): Promise<TestRedis> {
     async restart() {
       await stopChild(current);
       current = await launch(port, dir);
+    },
+    freeze() {
+      current.kill('SIGSTOP');
+    },
+    thaw() {
+      current.kill('SIGCONT');
     },
     async kill() {
       await stopChild(current);
