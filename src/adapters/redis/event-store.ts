@@ -1,9 +1,9 @@
 /**
  * {@link EventStore} on Redis Streams: resumption works across processes that share one Redis.
  */
-import { StoreUnavailableError } from '../../core/errors.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import { StreamEvictedError, type EventStore } from '../../transports/http/server/event-store.js';
+import { bounded } from './bounded.js';
 import { APPEND_SCRIPT, EVICTED_REPLY, FINISH_SCRIPT, REPLAY_SCRIPT } from './scripts.js';
 
 /**
@@ -123,35 +123,19 @@ export class RedisEventStore implements EventStore {
     await this.bounded('forgetStream', this.client.del(this.keysOf(streamId)));
   }
 
+  private bounded(operation: string, command: Promise<unknown>, streamId?: string): Promise<unknown> {
+    return bounded(STORE, operation, command, this.timeoutMs, (error) =>
+      streamId !== undefined && error instanceof Error && error.message.includes(EVICTED_REPLY)
+        ? new StreamEvictedError(streamId)
+        : undefined,
+    );
+  }
+
   private run(operation: string, streamId: string, script: string, args: string[]): Promise<unknown> {
     return this.bounded(
       operation,
       this.client.eval(script, { keys: this.keysOf(streamId), arguments: args }),
       streamId,
     );
-  }
-
-  /** Bound a command in time and turn every failure into one of the two typed errors. */
-  private async bounded(operation: string, command: Promise<unknown>, streamId?: string): Promise<unknown> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new StoreUnavailableError(STORE, operation, { timedOut: true })),
-        this.timeoutMs,
-      );
-    });
-    // A command that settles after its timeout must not become an unhandled rejection.
-    command.catch(() => undefined);
-    try {
-      return await Promise.race([command, timeout]);
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      if (streamId !== undefined && error instanceof Error && error.message.includes(EVICTED_REPLY)) {
-        throw new StreamEvictedError(streamId);
-      }
-      throw new StoreUnavailableError(STORE, operation, { cause: error });
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }

@@ -4,3 +4,5 @@
  */
 export { RedisEventStore } from './event-store.js';
 export type { RedisEventStoreOptions, RedisScriptClient } from './event-store.js';
+export { RedisSessionStore } from './session-store.js';
+export type { RedisSessionClient, RedisSessionStoreOptions } from './session-store.js';
