@@ -241,6 +241,29 @@ export class NotConnectedError extends LocalError {
 }
 
 /**
+ * A shared store (Redis, ...) was unreachable or did not answer within its command timeout. Only
+ * the operation that needed it fails; the store is usable again once the backend is back.
+ *
+ * @example
+ * try { await store.storeEvent('s1:1', message); } catch (e) { if (e instanceof StoreUnavailableError) log(e.operation); }
+ */
+export class StoreUnavailableError extends LocalError {
+  override name = 'StoreUnavailableError';
+  constructor(
+    /** Which store: `'redis event store'`, ... */
+    readonly store: string,
+    /** What it was asked to do: `'storeEvent'`, ... */
+    readonly operation: string,
+    options?: { cause?: unknown; timedOut?: boolean },
+  ) {
+    super(
+      `${store}: ${operation} failed (${options?.timedOut ? 'no answer within the command timeout' : 'backend unavailable'})`,
+      { cause: options?.cause },
+    );
+  }
+}
+
+/**
  * A handler context was used after its request ended.
  *
  * @example

@@ -1,0 +1,141 @@
+/**
+ * {@link EventStore} on Redis Streams: resumption works across processes that share one Redis.
+ */
+import type { JsonRpcMessage } from '../../core/jsonrpc.js';
+import { StreamEvictedError, type EventStore } from '../../transports/http/server/event-store.js';
+import { bounded } from './bounded.js';
+import { APPEND_SCRIPT, EVICTED_REPLY, FINISH_SCRIPT, REPLAY_SCRIPT } from './scripts.js';
+
+/**
+ * The part of a Redis client the store uses: node-redis (`@redis/client`, `redis`) clients fit.
+ * Create the client with `disableOfflineQueue: true` (see {@link RedisEventStoreOptions.client}).
+ *
+ * @example
+ * const client: RedisScriptClient = createClient({ url, disableOfflineQueue: true });
+ */
+export interface RedisScriptClient {
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  del(keys: string[]): Promise<unknown>;
+}
+
+/**
+ * @example
+ * new RedisEventStore({ client, namespace: 'prod', maxEventsPerStream: 200, commandTimeoutMs: 1_000 });
+ */
+export interface RedisEventStoreOptions {
+  /**
+   * A connected client with an `'error'` listener (node-redis emits connection errors there; with
+   * none, Node ends the process). `disableOfflineQueue: true` makes commands fail at once while
+   * Redis is down instead of waiting for the timeout, and stops a timed-out write from landing
+   * later.
+   */
+  client: RedisScriptClient;
+  /** Every key is `keel:<namespace>:...`. Letters, digits, `.`, `_`, `-`. Default `'default'`. */
+  namespace?: string;
+  /** Events kept per stream; older ones are dropped first. Default 100. */
+  maxEventsPerStream?: number;
+  /** Size of a stream's events (UTF-8 bytes of their JSON + 32 each); past it the oldest go. Default 1 MiB. */
+  maxBytesPerStream?: number;
+  /** How long an event stays resumable (and a finished stream is kept). Default 10 minutes. */
+  maxAgeMs?: number;
+  /** TTL of a live stream's keys, refreshed on every write. Default 1 hour. */
+  ttlMs?: number;
+  /** Every command fails with {@link StoreUnavailableError} after this long. Default 2,000 ms. */
+  commandTimeoutMs?: number;
+}
+
+const OVERHEAD = 32;
+const STORE = 'redis event store';
+
+/**
+ * Event ids are `<streamId>_<redis entry id>`, so they are unique across streams and name their
+ * stream. Bounds are per stream (count, bytes, age, all applied atomically on append); the
+ * store-wide memory bound is Redis's own `maxmemory`. A live stream whose keys disappeared
+ * (expired, or evicted by Redis under `maxmemory`) is refused with {@link StreamEvictedError}, as
+ * the in-memory store does.
+ *
+ * @example
+ * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true })
+ *   .on('error', (e) => logger.warn(e))
+ *   .connect();
+ * const handler = createHttpHandler(server, { eventStore: new RedisEventStore({ client, namespace: 'app' }) });
+ */
+export class RedisEventStore implements EventStore {
+  private readonly client: RedisScriptClient;
+  private readonly prefix: string;
+  private readonly maxEvents: number;
+  private readonly maxBytes: number;
+  private readonly maxAgeMs: number;
+  private readonly ttlMs: number;
+  private readonly timeoutMs: number;
+
+  constructor(options: RedisEventStoreOptions) {
+    const namespace = options.namespace ?? 'default';
+    if (!/^[A-Za-z0-9._-]+$/.test(namespace)) {
+      throw new TypeError(`RedisEventStore: namespace must be letters, digits, '.', '_' or '-'`);
+    }
+    this.client = options.client;
+    this.prefix = `keel:${namespace}`;
+    this.maxEvents = Math.max(1, Math.floor(options.maxEventsPerStream ?? 100));
+    this.maxBytes = Math.max(1, Math.floor(options.maxBytesPerStream ?? 1024 * 1024));
+    this.maxAgeMs = Math.max(1, Math.floor(options.maxAgeMs ?? 10 * 60_000));
+    this.ttlMs = Math.max(this.maxAgeMs, Math.floor(options.ttlMs ?? 60 * 60_000));
+    this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);
+  }
+
+  /** The keys of a stream; the `{...}` hash tag keeps both in one cluster slot. */
+  keysOf(streamId: string): [stream: string, meta: string] {
+    return [`${this.prefix}:es:{${streamId}}`, `${this.prefix}:es-meta:{${streamId}}`];
+  }
+
+  async storeEvent(streamId: string, message: JsonRpcMessage | undefined, data?: string): Promise<string> {
+    const text = message === undefined ? '' : (data ?? JSON.stringify(message));
+    const args = [text, message === undefined ? '1' : '0', this.maxEvents, this.maxBytes];
+    args.push(this.maxAgeMs, this.ttlMs, OVERHEAD);
+    const reply = await this.run('storeEvent', streamId, APPEND_SCRIPT, args.map(String));
+    return `${streamId}_${String(reply)}`;
+  }
+
+  async replayEventsAfter(
+    lastEventId: string,
+    send: (eventId: string, message: JsonRpcMessage) => void,
+  ): Promise<string | undefined> {
+    const cut = lastEventId.lastIndexOf('_');
+    if (cut <= 0) return undefined;
+    const streamId = lastEventId.slice(0, cut);
+    const entryId = lastEventId.slice(cut + 1);
+    if (!/^\d{1,15}-\d{1,15}$/.test(entryId)) return undefined;
+    const reply = await this.run('replayEventsAfter', streamId, REPLAY_SCRIPT, [entryId]);
+    if (!Array.isArray(reply)) return undefined;
+    for (const entry of reply as [string, string[]][]) {
+      const [id, fields] = entry;
+      if (fields[0] !== 'm' || fields[1] === undefined) continue; // priming marker
+      send(`${streamId}_${id}`, JSON.parse(fields[1]) as JsonRpcMessage);
+    }
+    return streamId;
+  }
+
+  async finishStream(streamId: string): Promise<void> {
+    await this.run('finishStream', streamId, FINISH_SCRIPT, [String(this.maxAgeMs)]);
+  }
+
+  async forgetStream(streamId: string): Promise<void> {
+    await this.bounded('forgetStream', this.client.del(this.keysOf(streamId)));
+  }
+
+  private bounded(operation: string, command: Promise<unknown>, streamId?: string): Promise<unknown> {
+    return bounded(STORE, operation, command, this.timeoutMs, (error) =>
+      streamId !== undefined && error instanceof Error && error.message.includes(EVICTED_REPLY)
+        ? new StreamEvictedError(streamId)
+        : undefined,
+    );
+  }
+
+  private run(operation: string, streamId: string, script: string, args: string[]): Promise<unknown> {
+    return this.bounded(
+      operation,
+      this.client.eval(script, { keys: this.keysOf(streamId), arguments: args }),
+      streamId,
+    );
+  }
+}

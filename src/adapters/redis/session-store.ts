@@ -1,0 +1,121 @@
+/**
+ * {@link SessionStore} on Redis: session records every process behind a load balancer shares.
+ */
+import type {
+  SessionCreateResult,
+  SessionRecord,
+  SessionStore,
+} from '../../transports/http/session-store.js';
+import { bounded } from './bounded.js';
+import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from './session-scripts.js';
+
+/**
+ * The part of a Redis client the session store uses: node-redis clients fit.
+ *
+ * @example
+ * const client: RedisSessionClient = createClient({ url, disableOfflineQueue: true });
+ */
+export interface RedisSessionClient {
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  hGetAll(key: string): Promise<Record<string, string>>;
+}
+
+/**
+ * @example
+ * new RedisSessionStore({ client, namespace: 'app', commandTimeoutMs: 1_000 });
+ */
+export interface RedisSessionStoreOptions {
+  /** A connected client with an `'error'` listener, best with `disableOfflineQueue: true`. */
+  client: RedisSessionClient;
+  /** Every key is `keel:<namespace>:...`. Letters, digits, `.`, `_`, `-`. Default `'default'`. */
+  namespace?: string;
+  /** Every command fails with {@link StoreUnavailableError} after this long. Default 2,000 ms. */
+  commandTimeoutMs?: number;
+}
+
+const STORE = 'redis session store';
+
+/**
+ * Records are hashes `keel:<ns>:sess:{<id>}` with the session's TTL; a client's live sessions are
+ * a sorted set `keel:<ns>:sess-client:{<clientKey>}` scored by expiry, so the per-client limit
+ * counts only live ones. Time is Redis's clock.
+ *
+ * @example
+ * const sessions = new RedisSessionStore({ client, namespace: 'app' });
+ * if ((await sessions.create({ id, clientKey }, { ttlMs: 1_800_000, maxPerClient: 100 })) !== 'created') refuse();
+ */
+export class RedisSessionStore implements SessionStore {
+  private readonly client: RedisSessionClient;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+
+  constructor(options: RedisSessionStoreOptions) {
+    const namespace = options.namespace ?? 'default';
+    if (!/^[A-Za-z0-9._-]+$/.test(namespace)) {
+      throw new TypeError(`RedisSessionStore: namespace must be letters, digits, '.', '_' or '-'`);
+    }
+    this.client = options.client;
+    this.prefix = `keel:${namespace}`;
+    this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);
+  }
+
+  private key(id: string): string {
+    return `${this.prefix}:sess:{${id}}`;
+  }
+
+  private get indexPrefix(): string {
+    return `${this.prefix}:sess-client:{`;
+  }
+
+  async create(
+    record: { id: string; clientKey?: string; data?: string },
+    options: { ttlMs: number; maxPerClient?: number },
+  ): Promise<SessionCreateResult> {
+    const ttl = String(Math.max(1, Math.floor(options.ttlMs)));
+    const args = [record.id, ttl, record.clientKey ?? '', record.clientKey === undefined ? '0' : '1'];
+    args.push(options.maxPerClient === undefined ? '' : String(options.maxPerClient));
+    args.push(record.data ?? '', record.data === undefined ? '0' : '1', this.indexPrefix);
+    const reply = await this.bounded(
+      'create',
+      this.client.eval(CREATE_SESSION, { keys: [this.key(record.id)], arguments: args }),
+    );
+    return reply as SessionCreateResult;
+  }
+
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const fields = await this.bounded('get', this.client.hGetAll(this.key(id)));
+    if (fields.id === undefined) return undefined;
+    const record: SessionRecord = {
+      id: fields.id,
+      createdAt: Number(fields.createdAt),
+      lastSeenAt: Number(fields.lastSeenAt),
+    };
+    if (fields.clientKey !== undefined) record.clientKey = fields.clientKey;
+    if (fields.data !== undefined) record.data = fields.data;
+    return record;
+  }
+
+  async touch(id: string, ttlMs: number): Promise<boolean> {
+    const args = [String(Math.max(1, Math.floor(ttlMs))), this.indexPrefix];
+    return (
+      (await this.bounded(
+        'touch',
+        this.client.eval(TOUCH_SESSION, { keys: [this.key(id)], arguments: args }),
+      )) === 1
+    );
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const args = [this.indexPrefix];
+    return (
+      (await this.bounded(
+        'delete',
+        this.client.eval(DELETE_SESSION, { keys: [this.key(id)], arguments: args }),
+      )) === 1
+    );
+  }
+
+  private bounded<T>(operation: string, command: Promise<T>): Promise<T> {
+    return bounded(STORE, operation, command, this.timeoutMs);
+  }
+}
