@@ -1,5 +1,5 @@
 /** The SessionStore contract against the in-memory store (a fake clock). */
-import { InMemorySessionStore } from '../../src/transports/http/session-store.js';
+import { InMemorySessionStore } from '../../src/transports/http/server/session-store.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { sessionStoreContract } from './session-store.contract.js';
 

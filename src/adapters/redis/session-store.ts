@@ -5,7 +5,7 @@ import type {
   SessionCreateResult,
   SessionRecord,
   SessionStore,
-} from '../../transports/http/session-store.js';
+} from '../../transports/http/server/session-store.js';
 import { bounded } from './bounded.js';
 import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from './session-scripts.js';
 

@@ -1,7 +1,7 @@
 /**
- * Shared legacy-session records (issue 12): what several processes must agree on about a session,
- * so any of them can serve it. Not wired into the HTTP handler yet (src/transports/http/server
- * keeps its own table); it moves there when it is.
+ * Shared legacy-session records (issue 12): what several processes must agree on about a session
+ * (that it exists, which process holds its connection, its per-client count), so any of them can
+ * route a request for it.
  */
 
 /**
