@@ -19,6 +19,12 @@ export interface RelayListener {
   message(from: string, message: string): void;
   /** A message another process `broadcast`. */
   broadcast(from: string, message: string): void;
+  /**
+   * The medium lost its connection (and may have lost messages in either direction): whatever
+   * waits on a message in flight must fail now rather than wait forever. Delivery resumes by
+   * itself once the medium is back.
+   */
+  interrupted?(): void;
 }
 
 /**
