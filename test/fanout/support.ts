@@ -87,7 +87,7 @@ export async function joinHub(
 export function count(peer: Peer, method: string, uri?: string): number {
   return peer.wire.sent.filter((m: JsonRpcMessage) => {
     if (!('method' in m) || 'id' in m || m.method !== method) return false;
-    return uri === undefined || (m.params as JsonObject | undefined)?.uri === uri;
+    return uri === undefined || m.params?.uri === uri;
   }).length;
 }
 
