@@ -34,7 +34,8 @@ export interface RedisRelaySubscriber {
 export interface RedisRelayClient {
   publish(channel: string, message: string): Promise<unknown>;
   exists(keys: string[]): Promise<number>;
-  set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): Promise<unknown>;
+  /** `{ PX }` rather than 6.x's `expiration`: the one spelling every major in the peer range takes. */
+  set(key: string, value: string, options: { PX: number }): Promise<unknown>;
   del(keys: string[]): Promise<unknown>;
   duplicate(): RedisRelaySubscriber;
   on(event: ConnectionEvent, listener: (...args: unknown[]) => void): unknown;

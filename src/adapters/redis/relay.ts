@@ -224,7 +224,7 @@ export class RedisRelay implements Relay {
   }
 
   private setAliveKey(): Promise<unknown> {
-    return this.client.set(this.nodeKey(this.nodeId), '1', { expiration: { type: 'PX', value: this.ttlMs } });
+    return this.client.set(this.nodeKey(this.nodeId), '1', { PX: this.ttlMs });
   }
 
   /** A client that throws instead of rejecting (closed, destroyed) must not throw out of a timer. */
