@@ -13,6 +13,8 @@ export interface RelayNodes {
   add(): Promise<number>;
   /** Node `index`'s client for a relay, recording the connections it duplicates. */
   client(index: number): RedisRelayClient;
+  /** Node `index`'s own connection (the one its relay publishes on). */
+  connection(index: number): TestRedisClient;
   /** The subscriber connections node `index`'s relay made. */
   subscribers(index: number): TestRedisClient[];
   /** Drop node `index`'s connections at once, as a killed process would. */
@@ -61,6 +63,7 @@ export async function connectRelayNodes(redis: TestRedis): Promise<RelayNodes> {
         off: (event, listener) => client.off(event, listener),
       };
     },
+    connection: (index) => clients[index]!,
     subscribers: (index) => subs[index]!,
     destroy(index) {
       for (const client of [clients[index]!, ...subs[index]!]) if (client.isOpen) client.destroy();

@@ -139,6 +139,21 @@ describe.skipIf(!redisAvailable())('RedisRelay (Redis specifics)', () => {
     expect(box.interruptions).toBe(2);
   });
 
+  it('the shared client dropping: interrupted when it drops and when it is back; the key is refreshed at once', async () => {
+    await fresh();
+    // A heartbeat far longer than the test: only the refresh on reconnect can put the key back.
+    const { relay: a, index } = await relay({ heartbeatMs: 60_000 });
+    const box = inbox();
+    await a.listen(box);
+    const client = nodes.connection(index);
+    const id = await client.clientId();
+    await nodes.admin.del(a.nodeKey(a.nodeId));
+    expect(await nodes.admin.clientKill({ filter: 'ID', id })).toBe(1);
+    await until(() => box.interruptions === 2, 5_000, 'dropped and back');
+    await until(async () => (await nodes.admin.exists(a.nodeKey(a.nodeId))) === 1, 5_000, 'key refreshed');
+    expect(box.interruptions).toBe(2);
+  });
+
   it('a listen that failed (Redis down) leaves no connection and can be retried', async () => {
     await fresh();
     const { relay: a, index } = await relay();
