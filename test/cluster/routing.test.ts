@@ -23,7 +23,10 @@ function firstText(result: JsonObject): string {
   return ((result.content as JsonObject[])[0]!.text as string) ?? '';
 }
 
-async function connect(c: Cluster, options: { openGetStream?: boolean; answer?: string } = {}): Promise<McpClient> {
+async function connect(
+  c: Cluster,
+  options: { openGetStream?: boolean; answer?: string } = {},
+): Promise<McpClient> {
   const transport = new StreamableHttpClientTransport(URL_, {
     fetch: c.fetch,
     openGetStream: options.openGetStream ?? false,
@@ -45,9 +48,7 @@ test('initialize on one handler, calls through the others: one session, served b
   const calls = [];
   for (let i = 0; i < 3; i++) calls.push(JSON.parse(firstText(await within(client.callTool('whoami')))));
   const sessionId = calls[0].sessionId as string;
-  expect(calls).toEqual(
-    [0, 1, 2].map(() => ({ node: 'node-1', sessionId, probe: 'through the balancer' })),
-  );
+  expect(calls).toEqual([0, 1, 2].map(() => ({ node: 'node-1', sessionId, probe: 'through the balancer' })));
   // The balancer spread the calls: initialize on 1, `initialized` on 2, the calls on 3, 1, 2.
   expect(cluster.log.map((entry) => [entry.node, entry.body?.method])).toEqual([
     [0, 'initialize'],
@@ -72,7 +73,9 @@ test('a tool on the owner that elicits gets the answer POSTed through another ha
   cluster.route = (k) => [0, 1, 1, 2][k] ?? k % 3;
   const result = await within(client.callTool('ask'));
   expect(firstText(result)).toBe('node-1 got forty-two');
-  const answer = cluster.log.find((entry) => entry.body && 'result' in entry.body && !('method' in entry.body));
+  const answer = cluster.log.find(
+    (entry) => entry.body && 'result' in entry.body && !('method' in entry.body),
+  );
   expect(answer?.node).toBe(2);
   expect(cluster.log.find((entry) => entry.body?.method === 'tools/call')?.node).toBe(1);
   // Only the owner ever ran a handler or held the session.
@@ -83,7 +86,7 @@ test('a tool on the owner that elicits gets the answer POSTed through another ha
 
 test('a GET stream through another handler gets what the owner sends to the session', async () => {
   cluster = startCluster();
-  const [a, , c] = cluster.nodes as [typeof cluster.nodes[0], unknown, typeof cluster.nodes[0]];
+  const [a, , c] = cluster.nodes as [(typeof cluster.nodes)[0], unknown, (typeof cluster.nodes)[0]];
   const sessionId = await openSession(a);
   const get = await request(c, 'GET', { sessionId });
   expect(get.status).toBe(200);
@@ -91,7 +94,9 @@ test('a GET stream through another handler gets what the owner sends to the sess
   expect(get.headers.get('mcp-session-id')).toBe(sessionId);
   const stream = new SseReader(get);
   // The owner sends an unrelated notification: it goes to the session's GET stream, held on C.
-  await within(a.sessions.get(sessionId)!.notify('notifications/message', { level: 'info', data: 'hello C' }));
+  await within(
+    a.sessions.get(sessionId)!.notify('notifications/message', { level: 'info', data: 'hello C' }),
+  );
   expect(await within(stream.nextMessage())).toMatchObject({ params: { data: 'hello C' } });
   // The stream is the session's one GET stream: a second one, anywhere, gets 409.
   expect((await request(a, 'GET', { sessionId })).status).toBe(409);
@@ -101,7 +106,10 @@ test('a GET stream through another handler gets what the owner sends to the sess
 test('a request for a session nobody holds gets 404 on every handler; no session id still needs one', async () => {
   cluster = startCluster();
   for (const node of cluster.nodes) {
-    const response = await request(node, 'POST', { sessionId: 'no-such-session', body: callTool(1, 'whoami') });
+    const response = await request(node, 'POST', {
+      sessionId: 'no-such-session',
+      body: callTool(1, 'whoami'),
+    });
     expect(response.status).toBe(404);
     expect(((await response.json()) as JsonObject).error).toMatchObject({ message: 'Session not found' });
   }

@@ -88,6 +88,7 @@ export interface Cluster {
  * - `ask`: elicits, returns the answer's `content.answer`.
  * - `block`: elicits an answer that never comes (waits for its abort).
  * - `gated`: a log notification, waits for the test's gate, another one, returns.
+ * - `close-stream`: a log, closes its SSE stream (SEP-1699), waits for the gate, a log, returns.
  * - `slow`: waits for the gate without sending anything first (its reply stays JSON).
  */
 function createNodeServer(name: string, probes: Probes, sessions: Map<string, ServerSession>): Server {
@@ -104,7 +105,11 @@ function createNodeServer(name: string, probes: Probes, sessions: Map<string, Se
       switch (params.name) {
         case 'whoami':
           return text(
-            JSON.stringify({ node: name, sessionId: ctx.sessionId, probe: ctx.info?.headers?.get('x-probe') }),
+            JSON.stringify({
+              node: name,
+              sessionId: ctx.sessionId,
+              probe: ctx.info?.headers?.get('x-probe'),
+            }),
           );
         case 'ask': {
           const answer = await ctx.request('elicitation/create', {
@@ -124,6 +129,12 @@ function createNodeServer(name: string, probes: Probes, sessions: Map<string, Se
           await probes.for(probes.gates, key).promise;
           await ctx.notify('notifications/message', { level: 'info', data: 'after gate' });
           return text(`gated ${key} done`);
+        case 'close-stream':
+          await ctx.notify('notifications/message', { level: 'info', data: 'before close' });
+          ctx.info?.closeSSEStream?.();
+          await probes.for(probes.gates, key).promise;
+          await ctx.notify('notifications/message', { level: 'info', data: 'after close' });
+          return text('closed and done');
         case 'slow':
           await probes.for(probes.gates, key).promise;
           return text('slow done');
@@ -200,7 +211,12 @@ export const URL_ = 'http://127.0.0.1/mcp';
 export function request(
   node: Node,
   method: string,
-  options: { sessionId?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  options: {
+    sessionId?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = {
     accept: method === 'GET' ? 'text/event-stream' : JSON_AND_SSE,
@@ -225,7 +241,11 @@ export function initializeRequest(id: number | string = 0): JsonObject {
     jsonrpc: '2.0',
     id,
     method: 'initialize',
-    params: { protocolVersion: PROTOCOL, capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } },
+    params: {
+      protocolVersion: PROTOCOL,
+      capabilities: { elicitation: {} },
+      clientInfo: { name: 't', version: '1' },
+    },
   };
 }
 
@@ -234,7 +254,8 @@ export async function openSession(node: Node): Promise<string> {
   const response = await request(node, 'POST', { body: initializeRequest() });
   const sessionId = response.headers.get('mcp-session-id');
   const body = (await response.json()) as JsonObject;
-  if (!sessionId || !body.result) throw new Error(`initialize failed: ${response.status} ${JSON.stringify(body)}`);
+  if (!sessionId || !body.result)
+    throw new Error(`initialize failed: ${response.status} ${JSON.stringify(body)}`);
   const initialized = await request(node, 'POST', {
     sessionId,
     body: { jsonrpc: '2.0', method: 'notifications/initialized' },
@@ -245,4 +266,13 @@ export async function openSession(node: Node): Promise<string> {
 
 export function callTool(id: number | string, name: string, args: JsonObject = {}): JsonObject {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+}
+
+/** Wait (bounded: 1,000 turns of the event loop) until `predicate` holds. */
+export async function until(predicate: () => boolean, what: string): Promise<void> {
+  for (let turn = 0; turn < 1_000; turn++) {
+    if (predicate()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`${what}: not reached`);
 }
