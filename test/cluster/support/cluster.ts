@@ -162,8 +162,10 @@ function text(value: string): JsonObject {
   return { content: [{ type: 'text', text: value }] };
 }
 
-export function startCluster(count = 3, options: HttpHandlerOptions = {}): Cluster {
+export function startCluster(count = 3, options: HttpHandlerOptions = {}, hubDown = false): Cluster {
   const hub = new MemoryRelayHub();
+  // Down before the handlers start: their eager listen() fails.
+  hub.down = hubDown;
   const store = new InMemorySessionStore();
   const nodes: Node[] = [];
   for (let i = 0; i < count; i++) {
@@ -197,7 +199,7 @@ export function startCluster(count = 3, options: HttpHandlerOptions = {}): Clust
       const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as JsonObject) : undefined;
       cluster.log.push({ node: index, method: request.method, body });
       return nodes[index]!.handler(request);
-    }) as typeof globalThis.fetch,
+    }),
     close: async () => {
       await Promise.all(nodes.map((node) => node.handler.close({ deadlineMs: 2_000 })));
     },
