@@ -132,7 +132,7 @@ test('relay down: new sessions and relayed requests get 503 with a JSON-RPC erro
 test('a relay that is down when the handler starts: listening is retried when a request needs it', async () => {
   const errors: unknown[] = [];
   const logger = { debug() {}, error: (_message: string, error: unknown) => void errors.push(error) };
-  cluster = startCluster(2, { logger }, true);
+  cluster = startCluster(2, { logger }, { hubDown: true });
   const [a, b] = cluster.nodes as [Node, Node];
   // The eager listen() failed (logged), without an unhandled rejection.
   await until(() => errors.length >= 2, 'listen failures logged');

@@ -13,8 +13,10 @@ import {
   MemoryRelayHub,
   type HttpHandler,
   type HttpHandlerOptions,
+  type HttpRequestExtra,
   type Relay,
   type RelayListener,
+  type SessionStore,
 } from '../../../src/transports/http/server/index.js';
 import { Probes } from '../../http-server/support/harness.js';
 
@@ -26,6 +28,12 @@ export class RecordingRelay implements Relay {
   readonly sent: { to: string; message: JsonObject }[] = [];
   readonly afterClose: string[] = [];
   private closed = false;
+  private listener: RelayListener | undefined;
+
+  /** As the medium would after losing its connection. */
+  interrupt(): void {
+    this.listener?.interrupted?.();
+  }
 
   constructor(private readonly inner: Relay) {}
 
@@ -34,6 +42,7 @@ export class RecordingRelay implements Relay {
   }
 
   listen(listener: RelayListener): Promise<void> {
+    this.listener = listener;
     return this.inner.listen(listener);
   }
 
@@ -89,6 +98,7 @@ export interface Cluster {
  * - `block`: elicits an answer that never comes (waits for its abort).
  * - `gated`: a log notification, waits for the test's gate, another one, returns.
  * - `close-stream`: a log, closes its SSE stream (SEP-1699), waits for the gate, a log, returns.
+ * - `flood`: ten 2 KiB log messages, then waits for the gate.
  * - `slow`: waits for the gate without sending anything first (its reply stays JSON).
  */
 function createNodeServer(name: string, probes: Probes, sessions: Map<string, ServerSession>): Server {
@@ -109,6 +119,7 @@ function createNodeServer(name: string, probes: Probes, sessions: Map<string, Se
               node: name,
               sessionId: ctx.sessionId,
               probe: ctx.info?.headers?.get('x-probe'),
+              auth: ctx.info?.authInfo,
             }),
           );
         case 'ask': {
@@ -135,6 +146,12 @@ function createNodeServer(name: string, probes: Probes, sessions: Map<string, Se
           await probes.for(probes.gates, key).promise;
           await ctx.notify('notifications/message', { level: 'info', data: 'after close' });
           return text('closed and done');
+        case 'flood':
+          for (let i = 0; i < 10; i++) {
+            await ctx.notify('notifications/message', { level: 'info', data: 'x'.repeat(2_048) });
+          }
+          await probes.for(probes.gates, key).promise;
+          return text('flooded');
         case 'slow':
           await probes.for(probes.gates, key).promise;
           return text('slow done');
@@ -162,11 +179,16 @@ function text(value: string): JsonObject {
   return { content: [{ type: 'text', text: value }] };
 }
 
-export function startCluster(count = 3, options: HttpHandlerOptions = {}, hubDown = false): Cluster {
+export function startCluster(
+  count = 3,
+  options: HttpHandlerOptions = {},
+  setup: { hubDown?: boolean; store?: SessionStore } = {},
+): Cluster {
   const hub = new MemoryRelayHub();
   // Down before the handlers start: their eager listen() fails.
-  hub.down = hubDown;
+  hub.down = setup.hubDown ?? false;
   const store = new InMemorySessionStore();
+  const shared = setup.store ?? store;
   const nodes: Node[] = [];
   for (let i = 0; i < count; i++) {
     const name = `node-${i + 1}`;
@@ -180,7 +202,7 @@ export function startCluster(count = 3, options: HttpHandlerOptions = {}, hubDow
       keepAliveMs: 0,
       relayCheckMs: 20,
       ...options,
-      backplane: { relay, sessions: store },
+      backplane: { relay, sessions: shared },
       onSessionStart: (id) => started.push(id),
       onSessionEnd: (id, reason) => ended.push([id, reason]),
     });
@@ -193,13 +215,13 @@ export function startCluster(count = 3, options: HttpHandlerOptions = {}, hubDow
     nodes,
     log: [],
     route: (n) => n % count,
-    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
       const request = new Request(input, init);
       const index = cluster.route(k++, request);
       const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as JsonObject) : undefined;
       cluster.log.push({ node: index, method: request.method, body });
       return nodes[index]!.handler(request);
-    }),
+    },
     close: async () => {
       await Promise.all(nodes.map((node) => node.handler.close({ deadlineMs: 2_000 })));
     },
@@ -218,6 +240,7 @@ export function request(
     body?: unknown;
     headers?: Record<string, string>;
     signal?: AbortSignal;
+    extra?: HttpRequestExtra;
   } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = {
@@ -235,6 +258,7 @@ export function request(
         : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
       ...(options.signal ? { signal: options.signal } : {}),
     }),
+    options.extra,
   );
 }
 
