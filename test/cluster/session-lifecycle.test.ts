@@ -156,3 +156,25 @@ test('close: no relay send after close, nothing left in the relay or the session
       503,
     );
 });
+
+test('closing a process that forwards: its waiting clients get -32000, the owner is told, the session lives on', async () => {
+  cluster = startCluster();
+  const [a, b, c] = three(cluster);
+  const sessionId = await openSession(a);
+  const pending = request(b, 'POST', { sessionId, body: callTool(1, 'slow') });
+  await within(a.probes.for(a.probes.started, 'slow').promise);
+  await b.handler.close({ deadlineMs: 2_000 });
+  const reply = await pending;
+  expect(reply.status).toBe(200);
+  expect(await reply.json()).toEqual({
+    jsonrpc: '2.0',
+    id: 1,
+    error: { code: -32000, message: 'Server is shutting down' },
+  });
+  expect(sent(b, 'gone')).toHaveLength(1);
+  expect(b.relay.afterClose).toEqual([]);
+  // The session is A's: it still serves it, directly and through C.
+  expect((await request(c, 'POST', { sessionId, body: callTool(2, 'whoami') })).status).toBe(200);
+  a.probes.for(a.probes.gates, 'slow').resolve();
+  await within(a.probes.for(a.probes.finished, 'slow').promise);
+});

@@ -8,7 +8,7 @@ import type { OutputBudget } from '../output-budget.js';
 import { emptyReply, httpError } from '../responses.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import { RelayedStream } from './relayed-stream.js';
-import { ownerStoppedReply } from './tunnel-replies.js';
+import { FORWARDER_CLOSING, ownerStoppedReply } from './tunnel-replies.js';
 import type { TunnelLink } from './tunnel-link.js';
 import { encodeBody, jsonSafe, type HeadMessage, type OpenMessage } from './tunnel-wire.js';
 
@@ -115,13 +115,13 @@ export class Forwarder {
    * The owner is gone (or unreachable): before the head, the client gets the owner-stopped
    * reply; after it, its stream is cut.
    */
-  fail(x: string): void {
+  fail(x: string, reason?: string): void {
     const entry = this.outgoing.get(x);
     if (!entry) return;
     this.finish(x, entry);
     const resolve = entry.resolve;
     entry.resolve = undefined;
-    if (resolve) resolve(ownerStoppedReply(entry.method, entry.body));
+    if (resolve) resolve(ownerStoppedReply(entry.method, entry.body, reason));
     else entry.stream?.abort();
   }
 
@@ -132,8 +132,10 @@ export class Forwarder {
 
   /** This process is closing: the owners drop what they still serve for us. */
   abandonAll(): void {
-    for (const [x, entry] of [...this.outgoing]) this.link.send(entry.owner, { t: 'gone', x });
-    this.failAll();
+    for (const [x, entry] of [...this.outgoing]) {
+      this.link.send(entry.owner, { t: 'gone', x });
+      this.fail(x, FORWARDER_CLOSING);
+    }
   }
 
   private clientLeft(x: string): void {

@@ -9,6 +9,8 @@ import type { HttpReply } from '../types.js';
 
 /** What the client reads when the process holding its session stopped mid-request. */
 export const OWNER_STOPPED = 'the server process holding this session stopped';
+/** What the client reads when the process it is connected to shuts down mid-request. */
+export const FORWARDER_CLOSING = 'Server is shutting down';
 
 /**
  * 503 naming the store or relay that failed (its `StoreUnavailableError` message: store and
@@ -34,15 +36,19 @@ export function storeUnavailableReply(error: unknown): HttpReply {
  * @example
  * resolve(ownerStoppedReply('POST', bodyText));
  */
-export function ownerStoppedReply(method: string, body: string | undefined): HttpReply {
-  if (method !== 'POST')
-    return httpError(503, ErrorCode.ConnectionClosed, `Service unavailable: ${OWNER_STOPPED}`);
+export function ownerStoppedReply(
+  method: string,
+  body: string | undefined,
+  /** Why: {@link OWNER_STOPPED}, or this process shutting down. */
+  reason = OWNER_STOPPED,
+): HttpReply {
+  if (method !== 'POST') return httpError(503, ErrorCode.ConnectionClosed, `Service unavailable: ${reason}`);
   const ids = requestIds(body);
   if (ids.length === 0) return emptyReply(202);
   const answers = ids.map((id) => ({
     jsonrpc: '2.0',
     id,
-    error: { code: ErrorCode.ConnectionClosed, message: OWNER_STOPPED },
+    error: { code: ErrorCode.ConnectionClosed, message: reason },
   }));
   return {
     status: 200,

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../../../../core/engine/connection.js';
 import type { OutputBudget } from '../output-budget.js';
+import { SHUTTING_DOWN } from '../responses.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import type { Backplane } from './backplane.js';
 import { Forwarder } from './forwarder.js';
@@ -16,6 +17,8 @@ import { ownerOfRecord } from './session-records.js';
 import type { TunnelLink } from './tunnel-link.js';
 import { storeUnavailableReply } from './tunnel-replies.js';
 import { parseTunnelMessage, type TunnelMessage } from './tunnel-wire.js';
+
+const SHUTTING_DOWN_HEADERS = Object.entries(SHUTTING_DOWN.headers);
 
 /** How many session → owner entries are kept (a miss costs one store read). */
 const OWNER_CACHE_SIZE = 1_024;
@@ -160,9 +163,15 @@ export class Tunnel implements TunnelLink {
     if (!message) return this.logger.debug(`relay: ignored a malformed message from ${from}`);
     switch (message.t) {
       case 'open':
-        return this.closed
-          ? this.logger.debug('relay: exchange after close')
-          : this.inbound.open(from, message);
+        // Closing: answered at once, while the relay is still open (the core would say 503 too).
+        if (!this.closed) return this.inbound.open(from, message);
+        return this.send(from, {
+          t: 'head',
+          x: message.x,
+          s: SHUTTING_DOWN.status,
+          h: SHUTTING_DOWN_HEADERS,
+          b: SHUTTING_DOWN.body as string,
+        });
       case 'gone':
         return this.inbound.gone(from, message.x);
       case 'head':
