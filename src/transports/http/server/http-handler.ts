@@ -8,17 +8,14 @@ import type { Logger } from '../../../core/engine/connection.js';
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
 import { AuthGate, ownedBy } from './auth-gate.js';
-import { SessionRecords } from './cluster/session-records.js';
-import { Tunnel } from './cluster/tunnel.js';
+import { attachBackplane } from './cluster/attach.js';
+import type { Tunnel } from './cluster/tunnel.js';
 import { InMemoryEventStore } from './event-store.js';
 import { SERVE_EXCHANGE } from './exchange.js';
 import { handlePost } from './handle-post.js';
 import { HostOriginPolicy } from './host-origin-policy.js';
 import {
-  DEFAULT_IDLE_MS,
   DEFAULT_KEEP_ALIVE_MS,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_RELAY_CHECK_MS,
   DEFAULT_RETRY_MS,
   LOOPBACK_HOSTS,
   type HttpHandlerOptions,
@@ -153,22 +150,9 @@ class HttpHandlerCore {
       this.logger,
       options.retryMs ?? DEFAULT_RETRY_MS,
     );
-    const backplane = options.backplane;
-    if (backplane) {
-      this.tunnel = new Tunnel({
-        backplane,
-        logger: this.logger,
-        budget: this.manager.budget,
-        maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-        checkMs: Math.max(1, options.relayCheckMs ?? DEFAULT_RELAY_CHECK_MS),
-        serve: (exchange, extra) => this.serve(exchange, extra, false),
-      });
-      if (this.stateful) {
-        const idleMs = Math.max(1, (options.sessions || {}).idleMs ?? DEFAULT_IDLE_MS);
-        const tunnel = this.tunnel;
-        this.manager.records = new SessionRecords(backplane, idleMs, this.logger, () => tunnel.listen());
-      }
-    }
+    this.tunnel = attachBackplane(options, this.manager, this.logger, (exchange, extra) =>
+      this.serve(exchange, extra, false),
+    );
     this.gate = options.auth ? new AuthGate(options.auth, target, this.logger) : undefined;
     this.policy =
       options.dnsRebindingProtection === false

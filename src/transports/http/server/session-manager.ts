@@ -10,7 +10,6 @@ import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
 import { ClientQuota, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
 import {
   DEFAULT_IDLE_MS,
-  DEFAULT_MAX_PER_CLIENT,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RECENT_WORK_MS,
   outputBudgetOf,
@@ -22,7 +21,6 @@ import { SessionSlot, SessionTiers, Tier } from './session-tiers.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
 import type { KeepAlive } from './keep-alive.js';
 import type { SessionRecords } from './cluster/session-records.js';
-import { storeUnavailableReply } from './cluster/tunnel-replies.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -49,7 +47,6 @@ export class SessionManager implements TransportHost {
   private readonly stateless = new Set<HttpServerTransport>();
   private readonly idleMs: number;
   private readonly max: number;
-  private readonly maxPerClient: number;
   private readonly generateId: () => string;
   private readonly connection: ConnectionOptions | undefined;
   private sweepTimer: ReturnType<typeof setTimeout> | undefined;
@@ -72,7 +69,6 @@ export class SessionManager implements TransportHost {
     this.max = Math.max(1, sessions.max ?? DEFAULT_MAX_SESSIONS);
     this.generateId = sessions.generateId ?? randomId;
     this.quota = new ClientQuota(sessions);
-    this.maxPerClient = Math.max(1, sessions.maxPerClient ?? DEFAULT_MAX_PER_CLIENT);
     this.recentWorkMs = Math.max(0, sessions.recentWorkMs ?? DEFAULT_RECENT_WORK_MS);
     this.connection = options.connection;
     this.retryMs = retryMs;
@@ -120,31 +116,15 @@ export class SessionManager implements TransportHost {
       throw new Error('generateId must return unique, visible-ASCII session ids');
     }
     if (this.records) {
-      const refused = await this.claim(this.records, sessionId, key);
+      const refused = await this.records.admit(sessionId, key);
       if (refused) return refused;
+      if (!this.accepting || this.sessions.has(sessionId)) {
+        // Shutdown began while the record was written: it must not outlive this refusal.
+        this.records.release(sessionId);
+        return SHUTTING_DOWN;
+      }
     }
     return this.open(sessionId, key);
-  }
-
-  /** The shared record of a new session, or the refusal to answer. */
-  private async claim(
-    records: SessionRecords,
-    sessionId: string,
-    key: string | undefined,
-  ): Promise<HttpReply | undefined> {
-    let result;
-    try {
-      result = await records.claim(sessionId, key, this.maxPerClient);
-    } catch (error) {
-      this.logger.error('could not create the shared session record', error);
-      return storeUnavailableReply(error);
-    }
-    if (result === 'client-limit') return CLIENT_LIMIT;
-    if (result === 'exists') throw new Error('generateId must return unique, visible-ASCII session ids');
-    if (this.accepting && !this.sessions.has(sessionId)) return undefined;
-    // Shutdown began while the record was written: it must not outlive this refusal.
-    records.release(sessionId);
-    return SHUTTING_DOWN;
   }
 
   private open(sessionId: string, key: string | undefined): HttpServerTransport {

@@ -5,7 +5,10 @@
  */
 import type { Logger } from '../../../../core/engine/connection.js';
 import { StoreUnavailableError } from '../../../../core/errors.js';
+import { CLIENT_LIMIT } from '../client-quota.js';
 import type { SessionCreateResult, SessionRecord } from '../session-store.js';
+import type { HttpReply } from '../types.js';
+import { storeUnavailableReply } from './tunnel-replies.js';
 import type { Backplane } from './backplane.js';
 
 /** A record's lifetime when sessions never expire locally (`idleMs: Infinity`): one day. */
@@ -31,8 +34,8 @@ export function ownerOfRecord(record: SessionRecord | undefined): string | undef
  * This process's session records in the shared store.
  *
  * @example
- * const records = new SessionRecords(backplane, idleMs, logger, () => tunnel.listen());
- * if ((await records.claim(id, key, 100)) === 'client-limit') return CLIENT_LIMIT;
+ * const records = new SessionRecords(backplane, { idleMs, maxPerClient: 100 }, logger, () => tunnel.listen());
+ * const refused = await records.admit(sessionId, clientKey); // 429, 503, or undefined: created
  */
 export class SessionRecords {
   /** Record lifetime: twice the idle timeout, so a live session's record never lapses. */
@@ -41,15 +44,35 @@ export class SessionRecords {
   private readonly refreshed = new Map<string, number>();
   private readonly pending = new Set<Promise<unknown>>();
 
+  private readonly maxPerClient: number;
+
   constructor(
     private readonly backplane: Backplane,
-    idleMs: number,
+    limits: { idleMs: number; maxPerClient: number },
     private readonly logger: Logger,
     /** Resolves once this process listens on the relay (others can reach its sessions). */
     private readonly listening: () => Promise<void>,
   ) {
-    this.ttlMs = Math.min(Math.max(2 * idleMs, 1_000), MAX_TTL_MS);
+    this.ttlMs = Math.min(Math.max(2 * limits.idleMs, 1_000), MAX_TTL_MS);
+    this.maxPerClient = limits.maxPerClient;
     this.refreshMs = Math.max(this.ttlMs / 8, 1);
+  }
+
+  /**
+   * Create the record of a new session, or the refusal to answer: 429 when the client is at its
+   * limit across all processes, 503 when the store or relay is unavailable (logged).
+   */
+  async admit(id: string, clientKey: string | undefined): Promise<HttpReply | undefined> {
+    let result: SessionCreateResult;
+    try {
+      result = await this.claim(id, clientKey);
+    } catch (error) {
+      this.logger.error('could not create the shared session record', error);
+      return storeUnavailableReply(error);
+    }
+    if (result === 'client-limit') return CLIENT_LIMIT;
+    if (result === 'exists') throw new Error('generateId must return unique, visible-ASCII session ids');
+    return undefined;
   }
 
   /**
@@ -57,11 +80,7 @@ export class SessionRecords {
    * `StoreUnavailableError` when the store or relay cannot be used: a session others cannot
    * route to must not be created.
    */
-  async claim(
-    id: string,
-    clientKey: string | undefined,
-    maxPerClient: number | undefined,
-  ): Promise<SessionCreateResult> {
+  private async claim(id: string, clientKey: string | undefined): Promise<SessionCreateResult> {
     const { relay, sessions } = this.backplane;
     await this.listening();
     // Others route to us only while we read as alive: check it before promising the session.
@@ -72,7 +91,7 @@ export class SessionRecords {
         ...(clientKey === undefined ? {} : { clientKey }),
         data: JSON.stringify({ owner: relay.nodeId }),
       },
-      { ttlMs: this.ttlMs, ...(clientKey === undefined ? {} : { maxPerClient }) },
+      { ttlMs: this.ttlMs, ...(clientKey === undefined ? {} : { maxPerClient: this.maxPerClient }) },
     );
     if (result === 'created') this.refreshed.set(id, Date.now());
     return result;
