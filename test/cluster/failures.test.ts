@@ -158,3 +158,38 @@ test('a relayed SSE stream cut by the owner process dying ends the client respon
   expect(await within(stream.rest(), 5_000, 'stream cut')).toEqual([]);
   a.probes.for(a.probes.gates, 'gated').resolve();
 });
+
+test('owner dead before it answered: GET and DELETE get 503, a POST without requests gets 202, one with a request -32000', async () => {
+  cluster = startCluster();
+  const [a, b] = three(cluster);
+  const sessionId = await openSession(a);
+  // Everything B sends from now on is lost, so no head ever comes back.
+  b.relay.dropping = true;
+  const replies = [
+    request(b, 'GET', { sessionId }),
+    request(b, 'DELETE', { sessionId }),
+    request(b, 'POST', { sessionId, body: { jsonrpc: '2.0', method: 'notifications/roots/list_changed' } }),
+    request(b, 'POST', { sessionId, body: callTool('r-1', 'whoami') }),
+  ];
+  await until(() => b.relay.sent.filter((entry) => entry.message.t === 'open').length === 4, 'four opens');
+  cluster.hub.crash('node-1');
+  const [get, del, notification, call] = await within(Promise.all(replies), 5_000, 'replies');
+  for (const reply of [get!, del!]) {
+    expect(reply.status).toBe(503);
+    expect(await reply.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32000,
+        message: 'Service unavailable: the server process holding this session stopped',
+      },
+    });
+  }
+  expect(notification!.status).toBe(202);
+  expect(await notification!.text()).toBe('');
+  expect(call!.status).toBe(200);
+  expect(await call!.json()).toEqual({
+    jsonrpc: '2.0',
+    id: 'r-1',
+    error: { code: -32000, message: 'the server process holding this session stopped' },
+  });
+});

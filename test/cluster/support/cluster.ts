@@ -29,6 +29,8 @@ export class RecordingRelay implements Relay {
   readonly afterClose: string[] = [];
   private closed = false;
   private listener: RelayListener | undefined;
+  /** While true, sends are recorded and "handed over" but never delivered (lost in the medium). */
+  dropping = false;
 
   /** As the medium would after losing its connection. */
   interrupt(): void {
@@ -49,7 +51,7 @@ export class RecordingRelay implements Relay {
   send(to: string, message: string): Promise<void> {
     if (this.closed) this.afterClose.push(message);
     this.sent.push({ to, message: JSON.parse(message) as JsonObject });
-    return this.inner.send(to, message);
+    return this.dropping ? Promise.resolve() : this.inner.send(to, message);
   }
 
   broadcast(message: string): Promise<void> {
