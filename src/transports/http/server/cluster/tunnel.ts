@@ -5,6 +5,7 @@
  * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
  */
 import type { Logger } from '../../../../core/engine/connection.js';
+import { StoreUnavailableError } from '../../../../core/errors.js';
 import type { OutputBudget } from '../output-budget.js';
 import { SHUTTING_DOWN } from '../responses.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
@@ -76,13 +77,10 @@ export class Tunnel implements TunnelLink {
     return this.options.backplane.relay.nodeId;
   }
 
-  /** Relayed exchanges in flight, both directions. */
-  get openExchanges(): number {
-    return this.forwarder.size + this.inbound.size;
-  }
-
   /** Listening on the relay; a failed attempt is retried by the next call. */
   listen(): Promise<void> {
+    // Never (again) after close: the relay would announce a process that is gone.
+    if (this.closed) return Promise.reject(new StoreUnavailableError('relay', 'listen'));
     return (this.listening ??= this.options.backplane.relay.listen(this.listener).catch((error: unknown) => {
       this.listening = undefined;
       throw error;
@@ -144,7 +142,9 @@ export class Tunnel implements TunnelLink {
     this.forwarder.abandonAll();
     this.inbound.loseAll();
     this.watch.stop();
-    await within(Promise.all(this.sending), deadlineMs);
+    // A listen still on its way must settle first, or it could outlive the close.
+    const listening = this.listening?.catch(() => undefined);
+    await within(Promise.all([...this.sending, listening]), deadlineMs);
     await this.options.backplane.relay.close();
   }
 
