@@ -60,7 +60,8 @@ test.each([true, false])(
     });
     expect(relay.calls).toEqual(['listen']);
     const closed = handler.close({ deadlineMs: 2_000 });
-    await Promise.resolve();
+    // Give close() every chance to run ahead (event-loop turns, not time): it must wait.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(relay.calls).toEqual(['listen']);
     relay.settleListen(ok);
     await within(closed);
