@@ -169,3 +169,34 @@ test('a relayed client that stops reading is cut by its own process, and the own
   a.probes.for(a.probes.gates, 'flood').resolve();
   await within(a.probes.for(a.probes.finished, 'flood').promise);
 });
+
+test('relay sends that fail are logged and end their exchange, never an unhandled rejection', async () => {
+  const errors: string[] = [];
+  cluster = startCluster(2, { logger: { debug() {}, error: (message) => void errors.push(message) } });
+  const [a, b] = two(cluster);
+  const sessionId = await openSession(a);
+  // The forwarder's `open` is refused: 503 naming the relay, nothing ran on the owner.
+  b.relay.refusing = true;
+  const refused = await request(b, 'POST', { sessionId, body: callTool(1, 'whoami') });
+  expect(refused.status).toBe(503);
+  expect(await refused.json()).toMatchObject({
+    error: { code: -32000, message: expect.stringContaining('test relay: send') },
+  });
+  expect(a.probes.started.size).toBe(0);
+  expect(errors).toContain('relay: sending "open" failed');
+  b.relay.refusing = false;
+
+  // The owner's `data` is refused mid-stream: its exchange ends as if the client left.
+  const stream = new SseReader(await request(b, 'POST', { sessionId, body: callTool(2, 'gated') }));
+  expect(await within(stream.nextMessage())).toMatchObject({ params: { data: 'before gate' } });
+  a.relay.refusing = true;
+  a.probes.for(a.probes.gates, 'gated').resolve();
+  await within(a.probes.for(a.probes.finished, 'gated').promise);
+  await until(() => errors.includes('relay: sending "data" failed'), 'data failure logged');
+  const refusedData = a.relay.sent.filter((entry) => entry.message.t === 'data').length;
+  a.relay.refusing = false;
+  // Nothing more is sent for that exchange; B's client is released when the relay reports the loss.
+  expect(a.relay.sent.filter((entry) => entry.message.t === 'data').length).toBe(refusedData);
+  b.relay.interrupt();
+  expect(await within(stream.rest())).toEqual([]);
+});

@@ -3,6 +3,7 @@
  * MemoryRelayHub, one InMemorySessionStore, one low-level Server per handler. Each relay is
  * wrapped to record what it sends (and to catch a send after close).
  */
+import { StoreUnavailableError } from '../../../src/core/errors.js';
 import type { JsonObject } from '../../../src/core/jsonrpc.js';
 import { Server } from '../../../src/server/server.js';
 import type { ServerSession } from '../../../src/server/server-session.js';
@@ -31,6 +32,8 @@ export class RecordingRelay implements Relay {
   private listener: RelayListener | undefined;
   /** While true, sends are recorded and "handed over" but never delivered (lost in the medium). */
   dropping = false;
+  /** While true, sends are recorded and refused (the medium did not take them). */
+  refusing = false;
 
   /** As the medium would after losing its connection. */
   interrupt(): void {
@@ -51,6 +54,7 @@ export class RecordingRelay implements Relay {
   send(to: string, message: string): Promise<void> {
     if (this.closed) this.afterClose.push(message);
     this.sent.push({ to, message: JSON.parse(message) as JsonObject });
+    if (this.refusing) return Promise.reject(new StoreUnavailableError('test relay', 'send'));
     return this.dropping ? Promise.resolve() : this.inner.send(to, message);
   }
 

@@ -8,7 +8,7 @@ import type { OutputBudget } from '../output-budget.js';
 import { emptyReply, httpError } from '../responses.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import { RelayedStream } from './relayed-stream.js';
-import { FORWARDER_CLOSING, ownerStoppedReply } from './tunnel-replies.js';
+import { FORWARDER_CLOSING, ownerStoppedReply, storeUnavailableReply } from './tunnel-replies.js';
 import type { TunnelLink } from './tunnel-link.js';
 import { encodeBody, jsonSafe, type HeadMessage, type OpenMessage } from './tunnel-wire.js';
 
@@ -75,7 +75,7 @@ export class Forwarder {
       const entry: Outgoing = { owner, method, body: body.b, resolve, stream: undefined, unwatch: () => {} };
       this.outgoing.set(x, entry);
       entry.unwatch = this.link.watch.watch(owner, () => this.fail(x));
-      this.link.send(owner, open, () => this.fail(x));
+      this.link.send(owner, open, (error) => this.openFailed(x, error));
       // After `open`: a client already gone makes this run at once, and `gone` must follow `open`.
       exchange.onClientGone(() => this.clientLeft(x));
     });
@@ -123,6 +123,16 @@ export class Forwarder {
     entry.resolve = undefined;
     if (resolve) resolve(ownerStoppedReply(entry.method, entry.body, reason));
     else entry.stream?.abort();
+  }
+
+  /** The relay refused the request itself: nothing reached the owner, the relay is the fault. */
+  private openFailed(x: string, error: unknown): void {
+    const entry = this.outgoing.get(x);
+    const resolve = entry?.resolve;
+    if (!entry || !resolve) return;
+    entry.resolve = undefined;
+    this.finish(x, entry);
+    resolve(storeUnavailableReply(error));
   }
 
   /** Fail every exchange in flight (the relay lost messages, or this process is closing). */

@@ -14,7 +14,7 @@ import type { TunnelMessage } from './tunnel-wire.js';
  */
 export interface TunnelLink {
   /** Hand `message` to the relay for `to`, in call order; `onFail` runs if the relay refuses it. */
-  send(to: string, message: TunnelMessage, onFail?: () => void): void;
+  send(to: string, message: TunnelMessage, onFail?: (error: unknown) => void): void;
   readonly watch: PeerWatch;
   readonly logger: Logger;
 }

@@ -114,7 +114,7 @@ export class Tunnel implements TunnelLink {
     return this.forwarder.forward(exchange, owner, extra);
   }
 
-  send(to: string, message: TunnelMessage, onFail?: () => void): void {
+  send(to: string, message: TunnelMessage, onFail?: (error: unknown) => void): void {
     let sent: Promise<void>;
     try {
       sent = this.options.backplane.relay.send(to, JSON.stringify(message));
@@ -125,7 +125,7 @@ export class Tunnel implements TunnelLink {
       () => {},
       (error: unknown) => {
         this.logger.error(`relay: sending "${message.t}" failed`, error);
-        onFail?.();
+        onFail?.(error);
       },
     );
     this.sending.add(tracked);
