@@ -87,6 +87,8 @@ test('owner crash mid-call: relayed calls fail with typed errors, other owners s
     const response = await request(node, 'POST', { sessionId: sessionOnA, body: callTool(9, 'whoami') });
     expect(response.status).toBe(404);
   }
+  // ... and its record is gone at once (it no longer counts against the client's limit).
+  expect(await cluster.store.get(sessionOnA)).toBeUndefined();
   // The crashed process's handler still ends its own sessions (its handlers see the abort).
   a.probes.for(a.probes.gates, 'slow').resolve();
   a.probes.for(a.probes.gates, 'gated').resolve();

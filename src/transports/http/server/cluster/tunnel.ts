@@ -103,7 +103,7 @@ export class Tunnel implements TunnelLink {
       owner = await this.ownerOf(sessionId);
       if (owner === undefined || owner === this.nodeId) return undefined;
       if (!(await this.options.backplane.relay.alive(owner))) {
-        this.owners.delete(sessionId);
+        this.ownerGone(sessionId);
         return undefined;
       }
     } catch (error) {
@@ -146,6 +146,17 @@ export class Tunnel implements TunnelLink {
     const listening = this.listening?.catch(() => undefined);
     await within(Promise.all([...this.sending, listening]), deadlineMs);
     await this.options.backplane.relay.close();
+  }
+
+  /**
+   * The session's owner is gone, and the session with it: drop its record now rather than at its
+   * expiry, so it no longer counts against its client's session limit.
+   */
+  private ownerGone(sessionId: string): void {
+    this.owners.delete(sessionId);
+    this.options.backplane.sessions.delete(sessionId).catch((error: unknown) => {
+      this.logger.error('relay: deleting the record of a session whose owner is gone failed', error);
+    });
   }
 
   private async ownerOf(sessionId: string): Promise<string | undefined> {
