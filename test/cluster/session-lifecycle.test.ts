@@ -178,3 +178,22 @@ test('closing a process that forwards: its waiting clients get -32000, the owner
   a.probes.for(a.probes.gates, 'slow').resolve();
   await within(a.probes.for(a.probes.finished, 'slow').promise);
 });
+
+test('a client that leaves before the owner answered: the owner is told, and answers nobody', async () => {
+  cluster = startCluster();
+  const [a, b] = three(cluster);
+  const sessionId = await openSession(a);
+  const leave = new AbortController();
+  const pending = request(b, 'POST', { sessionId, body: callTool(1, 'slow'), signal: leave.signal });
+  await within(a.probes.for(a.probes.started, 'slow').promise);
+  leave.abort();
+  // The host's call settles (nobody reads this reply): no promise is left hanging.
+  expect((await within(pending)).status).toBe(202);
+  await until(() => sent(b, 'gone').length === 1, 'gone sent');
+  const [open] = sent(b, 'open');
+  a.probes.for(a.probes.gates, 'slow').resolve();
+  await within(a.probes.for(a.probes.finished, 'slow').promise);
+  // The session is still A's and still works; no head went back for the abandoned exchange.
+  expect((await request(b, 'POST', { sessionId, body: callTool(2, 'whoami') })).status).toBe(200);
+  expect(sent(a, 'head').filter((message) => message.x === open!.x)).toEqual([]);
+});
