@@ -200,3 +200,26 @@ test('relay sends that fail are logged and end their exchange, never an unhandle
   b.relay.interrupt();
   expect(await within(stream.rest())).toEqual([]);
 });
+
+test('only the process an exchange was relayed to can answer it', async () => {
+  cluster = startCluster(2);
+  const [a, b] = two(cluster);
+  const sessionId = await openSession(a);
+  const pending = request(b, 'POST', { sessionId, body: callTool(1, 'slow') });
+  await within(a.probes.for(a.probes.started, 'slow').promise);
+  const [open] = b.relay.sent.filter((entry) => entry.message.t === 'open');
+  const intruder = cluster.hub.node('intruder');
+  await intruder.listen({ message() {}, broadcast() {} });
+  await intruder.send(
+    'node-2',
+    JSON.stringify({ t: 'head', x: open!.message.x, s: 418, h: [], b: 'forged' }),
+  );
+  await intruder.close();
+  a.probes.for(a.probes.gates, 'slow').resolve();
+  const reply = await within(pending);
+  expect(reply.status).toBe(200);
+  expect(await reply.json()).toMatchObject({
+    id: 1,
+    result: { content: [{ type: 'text', text: 'slow done' }] },
+  });
+});

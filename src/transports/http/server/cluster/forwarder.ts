@@ -81,8 +81,8 @@ export class Forwarder {
     });
   }
 
-  head(message: HeadMessage): void {
-    const entry = this.outgoing.get(message.x);
+  head(from: string, message: HeadMessage): void {
+    const entry = this.from(from, message.x);
     const resolve = entry?.resolve;
     if (!entry || !resolve) return this.link.logger.debug(`relay: head for unknown exchange ${message.x}`);
     entry.resolve = undefined;
@@ -96,15 +96,15 @@ export class Forwarder {
     resolve({ status: message.s, headers, body: entry.stream });
   }
 
-  data(x: string, text: string): void {
-    const stream = this.outgoing.get(x)?.stream;
+  data(from: string, x: string, text: string): void {
+    const stream = this.from(from, x)?.stream;
     if (stream) stream.data(text);
     else this.link.logger.debug(`relay: data for unknown exchange ${x}`);
   }
 
   /** `end` or `abort` from the owner. */
-  ended(x: string, aborted: boolean): void {
-    const entry = this.outgoing.get(x);
+  ended(from: string, x: string, aborted: boolean): void {
+    const entry = this.from(from, x);
     if (!entry?.stream) return this.link.logger.debug(`relay: end for unknown exchange ${x}`);
     this.finish(x, entry);
     if (aborted) entry.stream.abort();
@@ -146,6 +146,12 @@ export class Forwarder {
       this.link.send(entry.owner, { t: 'gone', x });
       this.fail(x, FORWARDER_CLOSING);
     }
+  }
+
+  /** Exchange `x`, if `from` is the process it was sent to (anything else is ignored). */
+  private from(from: string, x: string): Outgoing | undefined {
+    const entry = this.outgoing.get(x);
+    return entry?.owner === from ? entry : undefined;
   }
 
   private clientLeft(x: string): void {

@@ -186,12 +186,12 @@ export class Tunnel implements TunnelLink {
       case 'gone':
         return this.inbound.gone(from, message.x);
       case 'head':
-        return this.forwarder.head(message);
+        return this.forwarder.head(from, message);
       case 'data':
-        return this.forwarder.data(message.x, message.d);
+        return this.forwarder.data(from, message.x, message.d);
       case 'end':
       case 'abort':
-        return this.forwarder.ended(message.x, message.t === 'abort');
+        return this.forwarder.ended(from, message.x, message.t === 'abort');
     }
   }
 
