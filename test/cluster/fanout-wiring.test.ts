@@ -34,7 +34,7 @@ test('a broadcast raised on node 2 reaches the GET stream (held on node 3) of a 
     ]),
   );
   // A marker after both: had either come twice, the duplicate would arrive before it.
-  a.sessions.get(sessionId)!.notify('notifications/message', { level: 'info', data: 'marker' });
+  void a.sessions.get(sessionId)!.notify('notifications/message', { level: 'info', data: 'marker' });
   expect((await within(stream.nextMessage()))?.params).toEqual({ level: 'info', data: 'marker' });
   await stream.cancel();
 });
