@@ -30,8 +30,8 @@ class SlowRelay implements Relay {
       };
     });
   }
-  send(): Promise<void> {
-    return Promise.resolve();
+  send(): Promise<boolean> {
+    return Promise.resolve(true);
   }
   broadcast(): Promise<void> {
     return Promise.resolve();

@@ -127,8 +127,12 @@ export class RedisRelay implements Relay {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
-  async send(to: string, message: string): Promise<void> {
-    await this.bounded('send', () => this.client.publish(this.channel(to), `${this.nodeId}\n${message}`));
+  /** PUBLISH answers how many subscribers took the message: 0 means `to` is not listening. */
+  async send(to: string, message: string): Promise<boolean> {
+    const receivers = await this.bounded('send', () =>
+      this.client.publish(this.channel(to), `${this.nodeId}\n${message}`),
+    );
+    return Number(receivers) > 0;
   }
 
   async broadcast(message: string): Promise<void> {

@@ -51,11 +51,11 @@ export class RecordingRelay implements Relay {
     return this.inner.listen(listener);
   }
 
-  send(to: string, message: string): Promise<void> {
+  send(to: string, message: string): Promise<boolean> {
     if (this.closed) this.afterClose.push(message);
     this.sent.push({ to, message: JSON.parse(message) as JsonObject });
     if (this.refusing) return Promise.reject(new StoreUnavailableError('test relay', 'send'));
-    return this.dropping ? Promise.resolve() : this.inner.send(to, message);
+    return this.dropping ? Promise.resolve(true) : this.inner.send(to, message);
   }
 
   broadcast(message: string): Promise<void> {

@@ -16,7 +16,7 @@ const RELAY = 'memory relay';
  * const hub = new MemoryRelayHub();
  * const a = hub.node(), b = hub.node();
  * await b.listen({ message: (from, text) => console.log(from, text), broadcast() {} });
- * await a.send(b.nodeId, 'hello');
+ * await a.send(b.nodeId, 'hello'); // true: b listens
  */
 export class MemoryRelayHub {
   /** @internal Listening nodes by id. */
@@ -58,10 +58,13 @@ class MemoryRelay implements Relay {
     return Promise.resolve();
   }
 
-  send(to: string, message: string): Promise<void> {
+  send(to: string, message: string): Promise<boolean> {
     if (this.hub.down) return Promise.reject(new StoreUnavailableError(RELAY, 'send'));
-    if (!this.crashed) this.post([to], (node) => node.listener?.message(this.nodeId, message));
-    return Promise.resolve();
+    // A crashed sender's messages vanish, as a dead process sends nothing.
+    if (this.crashed) return Promise.resolve(true);
+    if (!this.hub.nodes.has(to)) return Promise.resolve(false);
+    this.post([to], (node) => node.listener?.message(this.nodeId, message));
+    return Promise.resolve(true);
   }
 
   broadcast(message: string): Promise<void> {

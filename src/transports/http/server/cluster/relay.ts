@@ -29,13 +29,15 @@ export interface RelayListener {
 
 /**
  * One process's link to the others. Messages are opaque text (the callers' own JSON). Delivery
- * is at most once and, between one sender and one receiver, in the order sent; a message to a
- * process that is gone is lost without an error, so callers watch {@link Relay.alive}.
+ * is at most once and, between one sender and one receiver, in the order sent. `send` says
+ * whether the addressed process was listening when the medium took the message; a message can
+ * still be lost after that (a receiver's connection drops), which `interrupted` reports on the
+ * side that lost it, and a crashed process reads as gone in {@link Relay.alive}.
  *
  * @example
  * const relay: Relay = hub.node();
  * await relay.listen({ message: (from, text) => console.log(from, text), broadcast() {} });
- * await relay.send(otherNodeId, '{"t":"ping"}');
+ * if (!(await relay.send(otherNodeId, '{"t":"ping"}'))) console.log('nobody there');
  */
 export interface Relay {
   /** This process's id: unique in the deployment, new on every start. */
@@ -46,10 +48,12 @@ export interface Relay {
    */
   listen(listener: RelayListener): Promise<void>;
   /**
-   * Hand `message` to the medium for process `to`. Resolves once handed over, not once received;
-   * rejects with `StoreUnavailableError` when the medium is down or does not answer in time.
+   * Hand `message` to the medium for process `to`. Resolves `true` once handed over to a
+   * listening `to` (not once processed), `false` when `to` was not listening (gone, or between
+   * connections: Redis's PUBLISH counted no subscriber); rejects with `StoreUnavailableError`
+   * when the medium is down or does not answer in time.
    */
-  send(to: string, message: string): Promise<void>;
+  send(to: string, message: string): Promise<boolean>;
   /** Like `send`, to every other process (not this one). */
   broadcast(message: string): Promise<void>;
   /**

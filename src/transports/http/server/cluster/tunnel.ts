@@ -126,14 +126,18 @@ export class Tunnel implements TunnelLink {
   }
 
   send(to: string, message: TunnelMessage, onFail?: (error: unknown) => void): void {
-    let sent: Promise<void>;
+    let sent: Promise<boolean>;
     try {
       sent = this.options.backplane.relay.send(to, JSON.stringify(message));
     } catch (error) {
       sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     const tracked = sent.then(
-      () => {},
+      (delivered) => {
+        if (delivered) return;
+        this.logger.debug(`relay: "${message.t}" reached nobody (${to} is not listening)`);
+        onFail?.(new StoreUnavailableError('relay', `send to ${to}: not listening`));
+      },
       (error: unknown) => {
         this.logger.error(`relay: sending "${message.t}" failed`, error);
         onFail?.(error);
