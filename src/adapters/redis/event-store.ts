@@ -4,6 +4,7 @@
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import { StreamEvictedError, type EventStore } from '../../transports/http/server/event-store.js';
 import { bounded } from './bounded.js';
+import { keyPrefix } from './namespace.js';
 import { APPEND_SCRIPT, EVICTED_REPLY, FINISH_SCRIPT, REPLAY_SCRIPT } from './scripts.js';
 
 /**
@@ -70,12 +71,8 @@ export class RedisEventStore implements EventStore {
   private readonly timeoutMs: number;
 
   constructor(options: RedisEventStoreOptions) {
-    const namespace = options.namespace ?? 'default';
-    if (!/^[A-Za-z0-9._-]+$/.test(namespace)) {
-      throw new TypeError(`RedisEventStore: namespace must be letters, digits, '.', '_' or '-'`);
-    }
     this.client = options.client;
-    this.prefix = `keel:${namespace}`;
+    this.prefix = keyPrefix('RedisEventStore', options.namespace);
     this.maxEvents = Math.max(1, Math.floor(options.maxEventsPerStream ?? 100));
     this.maxBytes = Math.max(1, Math.floor(options.maxBytesPerStream ?? 1024 * 1024));
     this.maxAgeMs = Math.max(1, Math.floor(options.maxAgeMs ?? 10 * 60_000));

@@ -5,6 +5,7 @@
 import type { Logger } from '../../core/engine/connection-types.js';
 import type { Relay, RelayListener } from '../../transports/http/server/cluster/relay.js';
 import { bounded } from './bounded.js';
+import { checkName, keyPrefix } from './namespace.js';
 import type { RedisRelayClient, RedisRelaySubscriber } from './relay-client.js';
 
 /**
@@ -29,7 +30,6 @@ export interface RedisRelayOptions {
 }
 
 const STORE = 'redis relay';
-const NAME = /^[A-Za-z0-9._-]+$/;
 type Connection = 'client' | 'subscriber';
 
 /**
@@ -64,15 +64,9 @@ export class RedisRelay implements Relay {
   private readonly lost = new Set<Connection>();
 
   constructor(options: RedisRelayOptions) {
-    const namespace = options.namespace ?? 'default';
-    const nodeId = options.nodeId ?? crypto.randomUUID();
-    if (!NAME.test(namespace))
-      throw new TypeError(`RedisRelay: namespace must be letters, digits, '.', '_' or '-'`);
-    if (!NAME.test(nodeId))
-      throw new TypeError(`RedisRelay: nodeId must be letters, digits, '.', '_' or '-'`);
-    this.nodeId = nodeId;
+    this.prefix = keyPrefix('RedisRelay', options.namespace);
+    this.nodeId = checkName('RedisRelay', 'nodeId', options.nodeId ?? crypto.randomUUID());
     this.client = options.client;
-    this.prefix = `keel:${namespace}`;
     this.heartbeatMs = Math.max(1, Math.floor(options.heartbeatMs ?? 1_000));
     this.ttlMs = Math.max(this.heartbeatMs + 1, Math.floor(options.ttlMs ?? 3 * this.heartbeatMs));
     this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);

@@ -7,6 +7,7 @@ import type {
   SessionStore,
 } from '../../transports/http/server/session-store.js';
 import { bounded } from './bounded.js';
+import { keyPrefix } from './namespace.js';
 import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from './session-scripts.js';
 
 /**
@@ -50,12 +51,8 @@ export class RedisSessionStore implements SessionStore {
   private readonly timeoutMs: number;
 
   constructor(options: RedisSessionStoreOptions) {
-    const namespace = options.namespace ?? 'default';
-    if (!/^[A-Za-z0-9._-]+$/.test(namespace)) {
-      throw new TypeError(`RedisSessionStore: namespace must be letters, digits, '.', '_' or '-'`);
-    }
     this.client = options.client;
-    this.prefix = `keel:${namespace}`;
+    this.prefix = keyPrefix('RedisSessionStore', options.namespace);
     this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);
   }
 
