@@ -92,6 +92,28 @@ describe.skipIf(!redisAvailable())('redisBackplane', () => {
     await backplane.relay.close();
   });
 
+  it('liveness: 5 × heartbeatMs by default, livenessTtlMs when given', async () => {
+    connected = await connectTestClient(redis);
+    const byDefault = redisBackplane({ client: connected.client, namespace: 'd', heartbeatMs: 60_000 });
+    const given = redisBackplane({
+      client: connected.client,
+      namespace: 'g',
+      heartbeatMs: 60_000,
+      livenessTtlMs: 90_000,
+    });
+    await byDefault.relay.listen({ message() {}, broadcast() {} });
+    await given.relay.listen({ message() {}, broadcast() {} });
+    const ttls = await connected.keyTtls();
+    const defaultTtl = ttls.get(byDefault.relay.nodeKey(byDefault.relay.nodeId))!;
+    const givenTtl = ttls.get(given.relay.nodeKey(given.relay.nodeId))!;
+    expect(defaultTtl).toBeGreaterThan(4 * 60_000);
+    expect(defaultTtl).toBeLessThanOrEqual(5 * 60_000);
+    expect(givenTtl).toBeGreaterThan(60_000);
+    expect(givenTtl).toBeLessThanOrEqual(90_000);
+    await byDefault.relay.close();
+    await given.relay.close();
+  });
+
   it('events: false leaves the event log out; an object passes its options', async () => {
     connected = await connectTestClient(redis);
     const without = redisBackplane({ client: connected.client, events: false });

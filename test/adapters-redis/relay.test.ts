@@ -80,6 +80,20 @@ describe.skipIf(!redisAvailable())('RedisRelay (Redis specifics)', () => {
     expect(channels).toEqual(['keel:app:relay-all', 'keel:app:relay:node-a']);
   });
 
+  it('the default liveness window is 5 heartbeats (a few missed beats are not death); ttlMs overrides it', async () => {
+    await fresh();
+    // Heartbeats far longer than the test: the TTL read is the one listen() set.
+    const { relay: a } = await relay({ nodeId: 'a', heartbeatMs: 60_000 });
+    const { relay: b } = await relay({ nodeId: 'b', heartbeatMs: 60_000, ttlMs: 70_000 });
+    await a.listen(inbox());
+    await b.listen(inbox());
+    const ttls = await nodes.keyTtls();
+    expect(ttls.get(a.nodeKey('a'))).toBeGreaterThan(4 * 60_000);
+    expect(ttls.get(a.nodeKey('a'))).toBeLessThanOrEqual(5 * 60_000);
+    expect(ttls.get(b.nodeKey('b'))).toBeGreaterThan(60_000);
+    expect(ttls.get(b.nodeKey('b'))).toBeLessThanOrEqual(70_000);
+  });
+
   it('the heartbeat puts a lost liveness key back', async () => {
     await fresh();
     const { relay: a } = await relay({ nodeId: 'a', heartbeatMs: 50 });

@@ -39,7 +39,7 @@ describe.skipIf(!redisAvailable())('RedisRelay', () => {
           return relay;
         },
         crash: (relay) => Promise.resolve(nodes.destroy(relays.get(relay)!)),
-        livenessMs: 3 * heartbeatMs,
+        livenessMs: 5 * heartbeatMs, // the default window (ttlMs not set)
         medium: { down: () => nodes.backend.stop(), up: () => nodes.backend.start() },
         freeze: { freeze: () => redis.freeze(), thaw: () => redis.thaw() },
         keys: async () => [...(await nodes.keyTtls()).keys()],

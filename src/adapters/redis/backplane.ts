@@ -34,7 +34,11 @@ export interface RedisBackplaneOptions {
   namespace?: string;
   /** How often each process refreshes its liveness key. Default 1,000 ms. */
   heartbeatMs?: number;
-  /** A process that stops refreshing reads as gone after this long. Default 3 × `heartbeatMs`. */
+  /**
+   * A process that stops refreshing reads as gone after this long (the others then drop its
+   * sessions). Default 5 × `heartbeatMs`: a GC pause or a CPU-bound tool of a few seconds must
+   * not make a running process "dead".
+   */
   livenessTtlMs?: number;
   /** Every command fails with `StoreUnavailableError` after this long. Default 2,000 ms. */
   commandTimeoutMs?: number;

@@ -21,7 +21,11 @@ export interface RedisRelayOptions {
   nodeId?: string;
   /** How often the liveness key is refreshed. Default 1,000 ms. */
   heartbeatMs?: number;
-  /** The liveness window: a process that stops refreshing reads as gone after this long. Default 3 × `heartbeatMs`. */
+  /**
+   * The liveness window: a process that stops refreshing reads as gone after this long, and the
+   * others drop its sessions. Default 5 × `heartbeatMs`, so a process that misses a few beats
+   * (a long GC pause, a CPU-bound tool blocking its event loop for 3 s) is not taken for dead.
+   */
   ttlMs?: number;
   /** Every command fails with {@link StoreUnavailableError} after this long. Default 2,000 ms. */
   commandTimeoutMs?: number;
@@ -30,6 +34,8 @@ export interface RedisRelayOptions {
 }
 
 const STORE = 'redis relay';
+/** Default liveness window, in heartbeats (see {@link RedisRelayOptions.ttlMs}). */
+const LIVENESS_BEATS = 5;
 type Connection = 'client' | 'subscriber';
 
 /**
@@ -68,7 +74,10 @@ export class RedisRelay implements Relay {
     this.nodeId = checkName('RedisRelay', 'nodeId', options.nodeId ?? crypto.randomUUID());
     this.client = options.client;
     this.heartbeatMs = Math.max(1, Math.floor(options.heartbeatMs ?? 1_000));
-    this.ttlMs = Math.max(this.heartbeatMs + 1, Math.floor(options.ttlMs ?? 3 * this.heartbeatMs));
+    this.ttlMs = Math.max(
+      this.heartbeatMs + 1,
+      Math.floor(options.ttlMs ?? LIVENESS_BEATS * this.heartbeatMs),
+    );
     this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);
     this.logger = options.logger;
   }
