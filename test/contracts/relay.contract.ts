@@ -134,6 +134,31 @@ export function relayContract(
       expect(await observer.alive('never-started')).toBe(false);
     });
 
+    it('send: true to a listening node; false to one that never listened, closed, or crashed', async () => {
+      const { harness, nodes, entry } = await setup(3);
+      const [a, b, c] = nodes as [(typeof nodes)[0], (typeof nodes)[0], (typeof nodes)[0]];
+      expect(await a.relay.send(b.relay.nodeId, 'to b')).toBe(true);
+      expect(await a.relay.send(a.relay.nodeId, 'to self')).toBe(true);
+      await until(() => b.inbox.messages.length === 1 && a.inbox.messages.length === 1, 5_000, 'delivered');
+      const idle = await harness.node(); // made, never listening
+      entry.relays.push(idle);
+      expect(await a.relay.send(idle.nodeId, 'to idle')).toBe(false);
+      expect(await a.relay.send('never-started', 'to nobody')).toBe(false);
+      await c.relay.close();
+      expect(await a.relay.send(c.relay.nodeId, 'to closed')).toBe(false);
+      await harness.crash(b.relay);
+      // The medium learns of a killed process when its connection drops: polled, bounded.
+      await until(
+        async () => !(await a.relay.send(b.relay.nodeId, 'to crashed')),
+        harness.livenessMs + 3_000,
+        'send to the crashed node reads false',
+      );
+      expect(await a.relay.send(b.relay.nodeId, 'to crashed, again')).toBe(false);
+      expect(b.inbox.messages).toEqual([[a.relay.nodeId, 'to b']]);
+      expect(a.inbox.messages).toEqual([[a.relay.nodeId, 'to self']]);
+      expect(c.inbox.messages).toEqual([]);
+    });
+
     it('a crashed node reads as gone within the liveness window and receives nothing', async () => {
       const { harness, nodes } = await setup(2);
       const [a, b] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];

@@ -44,7 +44,8 @@ type Connection = 'client' | 'subscriber';
  * `keel:<ns>:node:<nodeId>`, set with a TTL of `ttlMs` on listen and every `heartbeatMs`, deleted
  * on close. Receiving uses its own connection (`client.duplicate()`), made by `listen()`. When
  * either connection drops, and again when it is back, `listener.interrupted()` is called:
- * Redis pub/sub does not keep messages for a subscriber that is away.
+ * Redis pub/sub does not keep messages for a subscriber that is away. One Redis (with replicas /
+ * Sentinel), not Redis Cluster: see {@link RedisRelay.send}.
  *
  * @example
  * const relay = new RedisRelay({ client, namespace: 'app' });
@@ -130,7 +131,15 @@ export class RedisRelay implements Relay {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
-  /** PUBLISH answers how many subscribers took the message: 0 means `to` is not listening. */
+  /**
+   * PUBLISH answers how many subscribers took the message: 0 means `to` is not listening (never
+   * did, closed, or its subscriber connection is gone), and `send` resolves `false`.
+   *
+   * That count is only exact on one server. Keel supports a single Redis (with replicas or
+   * Sentinel for failover), every process connected to its primary. On Redis Cluster, PUBLISH
+   * counts only the subscribers connected to the node that took it (and sharded pub/sub counts
+   * per shard), so a process listening on another node would read as not listening.
+   */
   async send(to: string, message: string): Promise<boolean> {
     const receivers = await this.bounded('send', () =>
       this.client.publish(this.channel(to), `${this.nodeId}\n${message}`),
