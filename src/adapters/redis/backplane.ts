@@ -4,19 +4,20 @@
  */
 import type { Logger } from '../../core/engine/connection-types.js';
 import type { Backplane } from '../../transports/http/server/cluster/backplane.js';
-import { RedisEventStore, type RedisEventStoreOptions, type RedisScriptClient } from './event-store.js';
+import { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
 import type { RedisRelayClient } from './relay-client.js';
 import { RedisRelay } from './relay.js';
 import { RedisSessionStore, type RedisSessionClient } from './session-store.js';
 
 /**
- * Every command the relay, the session store and the event store send: a node-redis client
- * (`createClient()` from `@redis/client` 5 or 6, or `redis`) fits.
+ * Every command the relay, the session store and the event store send (the relay's `del` is the
+ * event store's too): a node-redis client (`createClient()` from `@redis/client` 5 or 6, or
+ * `redis`) fits.
  *
  * @example
  * const client: RedisBackplaneClient = createClient({ url, disableOfflineQueue: true });
  */
-export type RedisBackplaneClient = RedisRelayClient & RedisSessionClient & RedisScriptClient;
+export type RedisBackplaneClient = RedisRelayClient & RedisSessionClient;
 
 /**
  * @example

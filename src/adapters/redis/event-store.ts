@@ -3,21 +3,10 @@
  */
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import { StreamEvictedError, type EventStore } from '../../transports/http/server/event-store.js';
-import { bounded } from './bounded.js';
+import { attempt, bounded } from './bounded.js';
 import { keyPrefix } from './namespace.js';
+import { LuaScript, type RedisScriptClient } from './script.js';
 import { APPEND_SCRIPT, EVICTED_REPLY, FINISH_SCRIPT, REPLAY_SCRIPT } from './scripts.js';
-
-/**
- * The part of a Redis client the store uses: node-redis (`@redis/client`, `redis`) clients fit.
- * Create the client with `disableOfflineQueue: true` (see {@link RedisEventStoreOptions.client}).
- *
- * @example
- * const client: RedisScriptClient = createClient({ url, disableOfflineQueue: true });
- */
-export interface RedisScriptClient {
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  del(keys: string[]): Promise<unknown>;
-}
 
 /**
  * @example
@@ -30,7 +19,7 @@ export interface RedisEventStoreOptions {
    * Redis is down instead of waiting for the timeout, and stops a timed-out write from landing
    * later.
    */
-  client: RedisScriptClient;
+  client: RedisEventStoreClient;
   /** Every key is `keel:<namespace>:...`. Letters, digits, `.`, `_`, `-`. Default `'default'`. */
   namespace?: string;
   /** Events kept per stream; older ones are dropped first. Default 100. */
@@ -45,8 +34,22 @@ export interface RedisEventStoreOptions {
   commandTimeoutMs?: number;
 }
 
+/**
+ * The part of a Redis client the event store uses (scripts, and DEL to forget a stream):
+ * node-redis (`@redis/client`, `redis`) clients fit.
+ *
+ * @example
+ * const client: RedisEventStoreClient = createClient({ url, disableOfflineQueue: true });
+ */
+export interface RedisEventStoreClient extends RedisScriptClient {
+  del(keys: string[]): Promise<unknown>;
+}
+
 const OVERHEAD = 32;
 const STORE = 'redis event store';
+const APPEND = new LuaScript(APPEND_SCRIPT);
+const REPLAY = new LuaScript(REPLAY_SCRIPT);
+const FINISH = new LuaScript(FINISH_SCRIPT);
 
 /**
  * Event ids are `<streamId>_<redis entry id>`, so they are unique across streams and name their
@@ -62,7 +65,7 @@ const STORE = 'redis event store';
  * const handler = createHttpHandler(server, { eventStore: new RedisEventStore({ client, namespace: 'app' }) });
  */
 export class RedisEventStore implements EventStore {
-  private readonly client: RedisScriptClient;
+  private readonly client: RedisEventStoreClient;
   private readonly prefix: string;
   private readonly maxEvents: number;
   private readonly maxBytes: number;
@@ -89,7 +92,7 @@ export class RedisEventStore implements EventStore {
     const text = message === undefined ? '' : (data ?? JSON.stringify(message));
     const args = [text, message === undefined ? '1' : '0', this.maxEvents, this.maxBytes];
     args.push(this.maxAgeMs, this.ttlMs, OVERHEAD);
-    const reply = await this.run('storeEvent', streamId, APPEND_SCRIPT, args.map(String));
+    const reply = await this.run('storeEvent', streamId, APPEND, args.map(String));
     return `${streamId}_${String(reply)}`;
   }
 
@@ -102,7 +105,7 @@ export class RedisEventStore implements EventStore {
     const streamId = lastEventId.slice(0, cut);
     const entryId = lastEventId.slice(cut + 1);
     if (!/^\d{1,15}-\d{1,15}$/.test(entryId)) return undefined;
-    const reply = await this.run('replayEventsAfter', streamId, REPLAY_SCRIPT, [entryId]);
+    const reply = await this.run('replayEventsAfter', streamId, REPLAY, [entryId]);
     if (!Array.isArray(reply)) return undefined;
     for (const entry of reply as [string, string[]][]) {
       const [id, fields] = entry;
@@ -113,11 +116,14 @@ export class RedisEventStore implements EventStore {
   }
 
   async finishStream(streamId: string): Promise<void> {
-    await this.run('finishStream', streamId, FINISH_SCRIPT, [String(this.maxAgeMs)]);
+    await this.run('finishStream', streamId, FINISH, [String(this.maxAgeMs)]);
   }
 
   async forgetStream(streamId: string): Promise<void> {
-    await this.bounded('forgetStream', this.client.del(this.keysOf(streamId)));
+    await this.bounded(
+      'forgetStream',
+      attempt(() => this.client.del(this.keysOf(streamId))),
+    );
   }
 
   private bounded(operation: string, command: Promise<unknown>, streamId?: string): Promise<unknown> {
@@ -128,10 +134,10 @@ export class RedisEventStore implements EventStore {
     );
   }
 
-  private run(operation: string, streamId: string, script: string, args: string[]): Promise<unknown> {
+  private run(operation: string, streamId: string, script: LuaScript, args: string[]): Promise<unknown> {
     return this.bounded(
       operation,
-      this.client.eval(script, { keys: this.keysOf(streamId), arguments: args }),
+      script.run(this.client, { keys: this.keysOf(streamId), arguments: args }),
       streamId,
     );
   }

@@ -8,6 +8,7 @@ export { RedisRelay } from './relay.js';
 export type { RedisRelayOptions } from './relay.js';
 export type { RedisRelayClient, RedisRelaySubscriber } from './relay-client.js';
 export { RedisEventStore } from './event-store.js';
-export type { RedisEventStoreOptions, RedisScriptClient } from './event-store.js';
+export type { RedisEventStoreClient, RedisEventStoreOptions } from './event-store.js';
+export type { RedisScriptClient } from './script.js';
 export { RedisSessionStore } from './session-store.js';
 export type { RedisSessionClient, RedisSessionStoreOptions } from './session-store.js';

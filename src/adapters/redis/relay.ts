@@ -4,7 +4,7 @@
  */
 import type { Logger } from '../../core/engine/connection-types.js';
 import type { Relay, RelayListener } from '../../transports/http/server/cluster/relay.js';
-import { bounded } from './bounded.js';
+import { attempt, bounded, rejection } from './bounded.js';
 import { checkName, keyPrefix } from './namespace.js';
 import type { RedisRelayClient, RedisRelaySubscriber } from './relay-client.js';
 
@@ -140,15 +140,23 @@ export class RedisRelay implements Relay {
    * counts only the subscribers connected to the node that took it (and sharded pub/sub counts
    * per shard), so a process listening on another node would read as not listening.
    */
-  async send(to: string, message: string): Promise<boolean> {
-    const receivers = await this.bounded('send', () =>
-      this.client.publish(this.channel(to), `${this.nodeId}\n${message}`),
-    );
-    return Number(receivers) > 0;
+  send(to: string, message: string): Promise<boolean> {
+    return this.publish('send', this.channel(to), message).then(someone);
   }
 
-  async broadcast(message: string): Promise<void> {
-    await this.bounded('broadcast', () => this.client.publish(this.allChannel, `${this.nodeId}\n${message}`));
+  broadcast(message: string): Promise<void> {
+    return this.publish('broadcast', this.allChannel, message).then(nothing);
+  }
+
+  /** The hot path (one per relayed chunk): no thunk, one bound. */
+  private publish(operation: string, channel: string, message: string): Promise<unknown> {
+    let command: Promise<unknown>;
+    try {
+      command = this.client.publish(channel, `${this.nodeId}\n${message}`);
+    } catch (error) {
+      command = rejection(error); // a closed client throws
+    }
+    return bounded(STORE, operation, command, this.timeoutMs);
   }
 
   async alive(nodeId: string): Promise<boolean> {
@@ -245,10 +253,16 @@ export class RedisRelay implements Relay {
 
   /** A client that throws instead of rejecting (closed, destroyed) must not throw out of a timer. */
   private bounded<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    const started = (async () => command())();
-    return bounded(STORE, operation, started, this.timeoutMs);
+    return bounded(STORE, operation, attempt(command), this.timeoutMs);
   }
 }
+
+/** PUBLISH's reply: how many subscribers took the message. */
+function someone(receivers: unknown): boolean {
+  return Number(receivers) > 0;
+}
+
+function nothing(): void {}
 
 function destroy(subscriber: RedisRelaySubscriber): void {
   try {

@@ -6,8 +6,9 @@ import type {
   SessionRecord,
   SessionStore,
 } from '../../transports/http/server/session-store.js';
-import { bounded } from './bounded.js';
+import { attempt, bounded } from './bounded.js';
 import { keyPrefix } from './namespace.js';
+import { LuaScript, type RedisScriptClient } from './script.js';
 import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from './session-scripts.js';
 
 /**
@@ -16,8 +17,7 @@ import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from './session-scripts
  * @example
  * const client: RedisSessionClient = createClient({ url, disableOfflineQueue: true });
  */
-export interface RedisSessionClient {
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+export interface RedisSessionClient extends RedisScriptClient {
   hGetAll(key: string): Promise<Record<string, string>>;
 }
 
@@ -35,6 +35,9 @@ export interface RedisSessionStoreOptions {
 }
 
 const STORE = 'redis session store';
+const CREATE = new LuaScript(CREATE_SESSION);
+const TOUCH = new LuaScript(TOUCH_SESSION);
+const DELETE = new LuaScript(DELETE_SESSION);
 
 /**
  * Records are hashes `keel:<ns>:sess:{<id>}` with the session's TTL; a client's live sessions are
@@ -74,13 +77,16 @@ export class RedisSessionStore implements SessionStore {
     args.push(record.data ?? '', record.data === undefined ? '0' : '1', this.indexPrefix);
     const reply = await this.bounded(
       'create',
-      this.client.eval(CREATE_SESSION, { keys: [this.key(record.id)], arguments: args }),
+      CREATE.run(this.client, { keys: [this.key(record.id)], arguments: args }),
     );
     return reply as SessionCreateResult;
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    const fields = await this.bounded('get', this.client.hGetAll(this.key(id)));
+    const fields = await this.bounded(
+      'get',
+      attempt(() => this.client.hGetAll(this.key(id))),
+    );
     if (fields.id === undefined) return undefined;
     const record: SessionRecord = {
       id: fields.id,
@@ -95,20 +101,14 @@ export class RedisSessionStore implements SessionStore {
   async touch(id: string, ttlMs: number): Promise<boolean> {
     const args = [String(Math.max(1, Math.floor(ttlMs))), this.indexPrefix];
     return (
-      (await this.bounded(
-        'touch',
-        this.client.eval(TOUCH_SESSION, { keys: [this.key(id)], arguments: args }),
-      )) === 1
+      (await this.bounded('touch', TOUCH.run(this.client, { keys: [this.key(id)], arguments: args }))) === 1
     );
   }
 
   async delete(id: string): Promise<boolean> {
     const args = [this.indexPrefix];
     return (
-      (await this.bounded(
-        'delete',
-        this.client.eval(DELETE_SESSION, { keys: [this.key(id)], arguments: args }),
-      )) === 1
+      (await this.bounded('delete', DELETE.run(this.client, { keys: [this.key(id)], arguments: args }))) === 1
     );
   }
 
