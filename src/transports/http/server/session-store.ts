@@ -62,7 +62,15 @@ interface Entry {
 }
 
 /**
- * The single-process {@link SessionStore}: a map, expiry checked on access against `now`.
+ * Records looked at for expiry per `create`. More than the one `create` adds, so the sweep
+ * outpaces growth: a record nobody reads again is dropped within about one pass over the map,
+ * and each `create` stays O(1).
+ */
+const SWEEP_PER_CREATE = 4;
+
+/**
+ * The single-process {@link SessionStore}: a map, expiry checked on access against `now`, and a
+ * few records swept on each `create` so expired ones nobody asks about again do not pile up.
  *
  * @example
  * const sessions = new InMemorySessionStore({ now: () => fakeClock });
@@ -71,6 +79,8 @@ export class InMemorySessionStore implements SessionStore {
   private readonly entries = new Map<string, Entry>();
   private readonly byClient = new Map<string, Set<string>>();
   private readonly now: () => number;
+  /** Where the incremental sweep goes on (a Map iterator survives deletes and sees appends). */
+  private cursor: Iterator<[string, Entry]> | undefined;
 
   constructor(options: { now?: () => number } = {}) {
     this.now = options.now ?? Date.now;
@@ -81,6 +91,7 @@ export class InMemorySessionStore implements SessionStore {
     options: { ttlMs: number; maxPerClient?: number },
   ): Promise<SessionCreateResult> {
     const now = this.now();
+    this.sweep(now);
     if (this.live(record.id, now)) return Promise.resolve('exists');
     const { clientKey } = record;
     if (clientKey !== undefined && options.maxPerClient !== undefined) {
@@ -127,6 +138,20 @@ export class InMemorySessionStore implements SessionStore {
     if (entry.expiresAt > now) return entry;
     this.remove(id, entry);
     return undefined;
+  }
+
+  /** Drop the expired among the next few records; start over once the end is reached. */
+  private sweep(now: number): void {
+    for (let checked = 0; checked < SWEEP_PER_CREATE; checked++) {
+      this.cursor ??= this.entries.entries();
+      const next = this.cursor.next();
+      if (next.done) {
+        this.cursor = undefined; // the next create starts a new pass
+        return;
+      }
+      const [id, entry] = next.value;
+      if (entry.expiresAt <= now) this.remove(id, entry);
+    }
   }
 
   private remove(id: string, entry: Entry): void {
