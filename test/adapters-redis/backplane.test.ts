@@ -68,7 +68,10 @@ describe.skipIf(!redisAvailable())('redisBackplane', () => {
   afterAll(async () => {
     await redis.stop();
   });
+  /** Relays a test listened on: closed even when it failed half-way (close is idempotent). */
+  const listening: RedisRelay[] = [];
   afterEach(async () => {
+    for (const relay of listening.splice(0)) await relay.close();
     await connected.close();
   });
 
@@ -101,6 +104,7 @@ describe.skipIf(!redisAvailable())('redisBackplane', () => {
       heartbeatMs: 60_000,
       livenessTtlMs: 90_000,
     });
+    listening.push(byDefault.relay, given.relay);
     await byDefault.relay.listen({ message() {}, broadcast() {} });
     await given.relay.listen({ message() {}, broadcast() {} });
     const ttls = await connected.keyTtls();
@@ -112,6 +116,72 @@ describe.skipIf(!redisAvailable())('redisBackplane', () => {
     expect(givenTtl).toBeLessThanOrEqual(90_000);
     await byDefault.relay.close();
     await given.relay.close();
+  });
+
+  it('after a realistic sequence on two processes every key has a TTL; relay close removes its node key', async () => {
+    connected = await connectTestClient(redis);
+    const options = { client: connected.client, namespace: 'life', heartbeatMs: 50 } as const;
+    const events = { ttlMs: 120_000, maxAgeMs: 30_000 };
+    const a = redisBackplane({ ...options, events });
+    const b = redisBackplane({ ...options, events });
+    listening.push(a.relay, b.relay);
+    const inbox: string[] = [];
+    await a.relay.listen({ message: (_from, text) => void inbox.push(text), broadcast() {} });
+    await b.relay.listen({ message() {}, broadcast: (_from, text) => void inbox.push(text) });
+    const limit = { ttlMs: 60_000, maxPerClient: 10 };
+    // Sessions: two clients, touched, one ended.
+    expect(await a.sessions.create({ id: 's1', clientKey: 'ip-1', data: '{"owner":"a"}' }, limit)).toBe(
+      'created',
+    );
+    expect(await b.sessions.create({ id: 's2', clientKey: 'ip-1' }, limit)).toBe('created');
+    expect(await b.sessions.create({ id: 's3', clientKey: 'ip-2' }, limit)).toBe('created');
+    expect(await b.sessions.touch('s1', 60_000)).toBe(true);
+    expect(await a.sessions.delete('s2')).toBe(true);
+    // Events: a live stream, a finished one, a forgotten one, a resume.
+    const note = { jsonrpc: '2.0' as const, method: 'notifications/message', params: {} };
+    const first = await a.events!.storeEvent('live', undefined);
+    await a.events!.storeEvent('live', note);
+    await b.events!.storeEvent('done', note);
+    await b.events!.finishStream('done');
+    await a.events!.storeEvent('gone', note);
+    await a.events!.forgetStream('gone');
+    expect(await b.events!.replayEventsAfter(first, () => undefined)).toBe('live');
+    // Relay traffic (pub/sub leaves no keys) and a few heartbeats.
+    expect(await b.relay.send(a.relay.nodeId, 'to a')).toBe(true);
+    await a.relay.broadcast('to all');
+    const deadline = Date.now() + 5_000;
+    while (inbox.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(inbox.sort()).toEqual(['to a', 'to all']);
+
+    const ttls = await connected.keyTtls();
+    expect([...ttls.keys()].sort()).toEqual(
+      [
+        'keel:life:es-meta:{done}',
+        'keel:life:es-meta:{live}',
+        'keel:life:es:{done}',
+        'keel:life:es:{live}',
+        `keel:life:node:${a.relay.nodeId}`,
+        `keel:life:node:${b.relay.nodeId}`,
+        'keel:life:sess-client:{ip-1}',
+        'keel:life:sess-client:{ip-2}',
+        'keel:life:sess:{s1}',
+        'keel:life:sess:{s3}',
+      ].sort(),
+    );
+    for (const [key, ttl] of ttls) {
+      expect(ttl, key).toBeGreaterThan(0);
+      expect(ttl, key).toBeLessThanOrEqual(2 * events.ttlMs); // the longest: a live stream's meta
+    }
+
+    await a.relay.close();
+    const afterA = await connected.keyTtls();
+    expect(afterA.has(`keel:life:node:${a.relay.nodeId}`)).toBe(false);
+    expect(afterA.has(`keel:life:node:${b.relay.nodeId}`)).toBe(true);
+    expect(await b.relay.alive(a.relay.nodeId)).toBe(false);
+    await b.relay.close();
+    const left = await connected.keyTtls();
+    expect([...left.keys()].filter((key) => key.includes(':node:'))).toEqual([]);
+    expect([...left.values()].every((ttl) => ttl > 0)).toBe(true);
   });
 
   it('events: false leaves the event log out; an object passes its options', async () => {
