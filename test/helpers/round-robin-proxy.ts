@@ -1,0 +1,209 @@
+/**
+ * A round-robin HTTP proxy for scale-out tests and the scale-out bench: a load balancer with no
+ * sticky sessions. Each request goes to the next of N upstream ports in turn; bodies stream both
+ * ways as they come (an SSE response reaches the client event by event), a client that leaves
+ * aborts its upstream request, and every request is logged with the upstream that served it.
+ *
+ * Usage:
+ *   const proxy = await startRoundRobinProxy([3001, 3002, 3003]);
+ *   ... new McpClient over proxy.url('/mcp') ...
+ *   proxy.log;                 // [{ upstream: 0, method: 'POST', rpcMethod: 'initialize', ... }, ...]
+ *   proxy.next = 2;            // the next request goes to upstream 2 (then 0, 1, ...)
+ *   await proxy.close();       // bounded: cuts whatever is still open
+ */
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** One proxied request. Fields after `sessionId` fill in as the exchange goes on. */
+export interface ProxiedRequest {
+  /** 0, 1, 2, ... in arrival order. */
+  readonly seq: number;
+  /** Index into the upstream list. */
+  readonly upstream: number;
+  readonly port: number;
+  readonly method: string;
+  readonly path: string;
+  /** The request's `Mcp-Session-Id`, if any. */
+  readonly sessionId: string | undefined;
+  /** The JSON-RPC method(s) of a JSON body (known once the body ended; responses have none). */
+  rpcMethods: string[];
+  /** Upstream status, once its head came (502 when the upstream failed before it). */
+  status?: number;
+  /** How it ended: `done` (response complete), `client-left`, or `upstream-failed`. */
+  outcome?: 'done' | 'client-left' | 'upstream-failed';
+}
+
+export interface RoundRobinProxy {
+  readonly port: number;
+  readonly upstreams: readonly number[];
+  /** `http://127.0.0.1:<port><path>` */
+  url(path?: string): string;
+  /** Every request so far, in arrival order. */
+  readonly log: readonly ProxiedRequest[];
+  /** Index of the upstream the next request goes to (settable, to line a scenario up). */
+  next: number;
+  /** Stop listening and cut every open exchange (client and upstream sides); bounded. */
+  close(): Promise<void>;
+}
+
+/** Whether `all[i]` is a `host` header name or its value (the proxy sets its own). */
+function isHost(all: string[], i: number): boolean {
+  const name = i % 2 === 0 ? all[i]! : all[i - 1]!;
+  return name.toLowerCase() === 'host';
+}
+
+/** JSON bodies bigger than this are forwarded but not parsed for the log. */
+const SNIFF_LIMIT = 64 * 1024;
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1): each leg of the proxy has its own. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+function endToEnd(raw: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) kept.push(raw[i]!, raw[i + 1]!);
+  }
+  return kept;
+}
+
+function rpcMethodsOf(body: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    return messages.flatMap((message: unknown) => {
+      const method = (message as { method?: unknown } | null)?.method;
+      return typeof method === 'string' ? [method] : [];
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** Listen on 127.0.0.1 (a free port) in front of `upstreams` (ports on 127.0.0.1). */
+export async function startRoundRobinProxy(upstreams: readonly number[]): Promise<RoundRobinProxy> {
+  if (upstreams.length === 0) throw new Error('startRoundRobinProxy needs at least one upstream port');
+  const log: ProxiedRequest[] = [];
+  // Keep-alive to the upstreams (the bench needs it); destroyed on close.
+  const agent = new Agent({ keepAlive: true });
+  const open = new Set<() => void>();
+  const sockets = new Set<Socket>();
+  const state = { next: 0 };
+
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const upstream = state.next % upstreams.length;
+    state.next = (upstream + 1) % upstreams.length;
+    const port = upstreams[upstream]!;
+    const session = req.headers['mcp-session-id'];
+    const entry: ProxiedRequest = {
+      seq: log.length,
+      upstream,
+      port,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      sessionId: Array.isArray(session) ? session[0] : session,
+      rpcMethods: [],
+    };
+    log.push(entry);
+
+    const outgoing = request({
+      host: '127.0.0.1',
+      port,
+      method: req.method,
+      path: req.url,
+      headers: [
+        ...endToEnd(req.rawHeaders).filter((_, i, all) => !isHost(all, i)),
+        'host',
+        `127.0.0.1:${port}`,
+      ],
+      agent,
+    });
+    const cut = (): void => {
+      outgoing.destroy();
+      res.destroy();
+    };
+    open.add(cut);
+    const settle = (outcome: NonNullable<ProxiedRequest['outcome']>): void => {
+      entry.outcome ??= outcome;
+      open.delete(cut);
+    };
+
+    outgoing.on('response', (upstreamRes) => {
+      entry.status = upstreamRes.statusCode;
+      res.writeHead(upstreamRes.statusCode ?? 502, endToEnd(upstreamRes.rawHeaders));
+      // Send the head now: an SSE stream's client must see it before the first event.
+      res.flushHeaders();
+      upstreamRes.on('data', (chunk: Buffer) => res.write(chunk));
+      upstreamRes.on('end', () => {
+        settle('done');
+        res.end();
+      });
+      // The upstream died mid-body: cut the client's response too (as a real balancer does).
+      upstreamRes.on('error', () => {});
+      upstreamRes.on('close', () => {
+        if (upstreamRes.complete) return;
+        settle('upstream-failed');
+        res.destroy();
+      });
+    });
+    outgoing.on('error', () => {
+      if (entry.outcome === 'client-left') return;
+      settle('upstream-failed');
+      if (res.headersSent) {
+        res.destroy();
+      } else {
+        entry.status = 502;
+        res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream failed');
+      }
+    });
+    // The client left before its response completed: abort upstream (the server sees it go).
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        settle('client-left');
+        outgoing.destroy();
+      }
+    });
+
+    req.on('error', () => outgoing.destroy());
+    let sniffed = '';
+    req.on('data', (chunk: Buffer) => {
+      if (sniffed.length <= SNIFF_LIMIT) sniffed += chunk.toString('utf8');
+      outgoing.write(chunk);
+    });
+    req.on('end', () => {
+      if (sniffed.length > 0 && sniffed.length <= SNIFF_LIMIT) entry.rpcMethods = rpcMethodsOf(sniffed);
+      outgoing.end();
+    });
+  };
+
+  const server = createServer(forward);
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as { port: number };
+
+  return {
+    port,
+    upstreams: [...upstreams],
+    url: (path = '/') => `http://127.0.0.1:${port}${path}`,
+    log,
+    get next() {
+      return state.next;
+    },
+    set next(index: number) {
+      state.next = ((index % upstreams.length) + upstreams.length) % upstreams.length;
+    },
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const cut of [...open]) cut();
+      for (const socket of sockets) socket.destroy();
+      agent.destroy();
+      await closed;
+    },
+  };
+}
