@@ -105,12 +105,17 @@ describe('round-robin proxy', () => {
     ]);
   });
 
-  it('`next` lines the next request up on a chosen upstream', async () => {
+  it('`next` lines the next request up on a chosen upstream; remove() takes one out of the rotation', async () => {
     const p = await setup(3);
     p.next = 2;
     await (await fetch(p.url('/'))).text();
-    await (await fetch(p.url('/'))).text();
-    expect(p.log.map((e) => e.upstream)).toEqual([2, 0]);
+    await (await fetch(p.url('/'), { headers: { 'last-event-id': 'ev-7' } })).text();
+    p.remove(1);
+    for (let i = 0; i < 3; i++) await (await fetch(p.url('/'))).text();
+    expect(p.log.map((e) => e.upstream)).toEqual([2, 0, 2, 0, 2]);
+    expect(p.log.map((e) => e.lastEventId)).toEqual([undefined, 'ev-7', undefined, undefined, undefined]);
+    p.remove(2);
+    expect(() => p.remove(0)).toThrow(/last upstream/);
   });
 
   it('streams an SSE response event by event, and a client that leaves cuts the upstream response', async () => {

@@ -9,6 +9,7 @@
  *   ... new McpClient over proxy.url('/mcp') ...
  *   proxy.log;                 // [{ upstream: 0, method: 'POST', rpcMethod: 'initialize', ... }, ...]
  *   proxy.next = 2;            // the next request goes to upstream 2 (then 0, 1, ...)
+ *   proxy.remove(1);           // upstream 1 is out of the rotation (a failed health check)
  *   await proxy.close();       // bounded: cuts whatever is still open
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -25,6 +26,8 @@ export interface ProxiedRequest {
   readonly path: string;
   /** The request's `Mcp-Session-Id`, if any. */
   readonly sessionId: string | undefined;
+  /** The request's `Last-Event-ID` (a resumed stream), if any. */
+  readonly lastEventId: string | undefined;
   /** The JSON-RPC method(s) of a JSON body (known once the body ended; responses have none). */
   rpcMethods: string[];
   /** Upstream status, once its head came (502 when the upstream failed before it). */
@@ -42,6 +45,8 @@ export interface RoundRobinProxy {
   readonly log: readonly ProxiedRequest[];
   /** Index of the upstream the next request goes to (settable, to line a scenario up). */
   next: number;
+  /** Take upstream `index` out of the rotation (as a balancer does after a failed health check). */
+  remove(index: number): void;
   /** Stop listening and cut every open exchange (client and upstream sides); bounded. */
   close(): Promise<void>;
 }
@@ -88,12 +93,15 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
   const open = new Set<() => void>();
   const sockets = new Set<Socket>();
   const state = { next: 0 };
+  const removed = new Set<number>();
 
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
-    const upstream = state.next % upstreams.length;
+    let upstream = state.next % upstreams.length;
+    while (removed.has(upstream)) upstream = (upstream + 1) % upstreams.length;
     state.next = (upstream + 1) % upstreams.length;
     const port = upstreams[upstream]!;
     const session = req.headers['mcp-session-id'];
+    const lastEventId = req.headers['last-event-id'];
     const entry: ProxiedRequest = {
       seq: log.length,
       upstream,
@@ -101,6 +109,7 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
       method: req.method ?? 'GET',
       path: req.url ?? '/',
       sessionId: Array.isArray(session) ? session[0] : session,
+      lastEventId: Array.isArray(lastEventId) ? lastEventId[0] : lastEventId,
       rpcMethods: [],
     };
     log.push(entry);
@@ -197,6 +206,12 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
     },
     set next(index: number) {
       state.next = ((index % upstreams.length) + upstreams.length) % upstreams.length;
+    },
+    remove(index: number) {
+      if (removed.size + 1 >= upstreams.length && !removed.has(index)) {
+        throw new Error('cannot remove the last upstream in the rotation');
+      }
+      removed.add(index);
     },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
