@@ -118,6 +118,16 @@ describe('round-robin proxy', () => {
     expect(() => p.remove(0)).toThrow(/last upstream/);
   });
 
+  it('waitFor() resolves with a logged or a coming request, and rejects when none comes in time', async () => {
+    const p = await setup(2);
+    await (await fetch(p.url('/first'))).text();
+    expect((await p.waitFor((e) => e.path === '/first')).seq).toBe(0);
+    const coming = p.waitFor((e) => e.path === '/second');
+    await (await fetch(p.url('/second'))).text();
+    expect(await coming).toMatchObject({ seq: 1, upstream: 1 });
+    await expect(p.waitFor((e) => e.path === '/never', 50)).rejects.toThrow(/within 50 ms/);
+  });
+
   it('streams an SSE response event by event, and a client that leaves cuts the upstream response', async () => {
     const p = await setup(2);
     p.next = 1;

@@ -45,6 +45,11 @@ export interface RoundRobinProxy {
   readonly log: readonly ProxiedRequest[];
   /** Index of the upstream the next request goes to (settable, to line a scenario up). */
   next: number;
+  /**
+   * The first logged request matching `match` (already logged or still to come); rejects after
+   * `ms` (default 5 s). Matched when it is logged: the body's JSON-RPC methods may come later.
+   */
+  waitFor(match: (entry: ProxiedRequest) => boolean, ms?: number): Promise<ProxiedRequest>;
   /** Take upstream `index` out of the rotation (as a balancer does after a failed health check). */
   remove(index: number): void;
   /** Stop listening and cut every open exchange (client and upstream sides); bounded. */
@@ -94,6 +99,7 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
   const sockets = new Set<Socket>();
   const state = { next: 0 };
   const removed = new Set<number>();
+  const waiters = new Set<(entry: ProxiedRequest) => void>();
 
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
     let upstream = state.next % upstreams.length;
@@ -113,6 +119,7 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
       rpcMethods: [],
     };
     log.push(entry);
+    for (const waiter of [...waiters]) waiter(entry);
 
     const outgoing = request({
       host: '127.0.0.1',
@@ -206,6 +213,23 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
     },
     set next(index: number) {
       state.next = ((index % upstreams.length) + upstreams.length) % upstreams.length;
+    },
+    waitFor(match, ms = 5_000) {
+      const seen = log.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise<ProxiedRequest>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`no proxied request matched within ${ms} ms`));
+        }, ms);
+        const waiter = (entry: ProxiedRequest): void => {
+          if (!match(entry)) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(entry);
+        };
+        waiters.add(waiter);
+      });
     },
     remove(index: number) {
       if (removed.size + 1 >= upstreams.length && !removed.has(index)) {
