@@ -1,5 +1,6 @@
 /** The round-robin proxy of the scale-out tests, against plain upstream HTTP servers. */
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useProcessGuard, within } from './guard.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
@@ -177,6 +178,42 @@ describe('round-robin proxy', () => {
     await expect(within(reader.read(), 5_000, 'cut stream')).rejects.toThrow();
     expect(await within(ups[0]!.seen[0]!.closed, 5_000, 'upstream cut')).toBe('cut');
     await expect(fetch(p.url('/'))).rejects.toThrow();
+  });
+
+  it('closeIdle() ends kept-alive and unused client connections, not one with a request in progress', async () => {
+    const p = await setup(1);
+    const raw = (): Promise<{ socket: Socket; head: Promise<string> }> =>
+      new Promise((resolve) => {
+        const socket = connect(p.port, '127.0.0.1', () => {
+          const head = new Promise<string>((got) =>
+            socket.once('data', (chunk: Buffer) => got(chunk.toString())),
+          );
+          resolve({ socket, head });
+        });
+      });
+    const kept = await raw();
+    kept.socket.write('GET /x HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(await within(kept.head, 5_000, 'answer')).toMatch(/^HTTP\/1\.1 201/);
+    const unused = await raw();
+    const streaming = await raw();
+    streaming.socket.write('GET /sse HTTP/1.1\r\nHost: x\r\n\r\n');
+    await within(streaming.head, 5_000, 'SSE head');
+    const closed = (socket: Socket): Promise<void> =>
+      new Promise((resolve) => socket.once('close', () => resolve()));
+    const keptClosed = closed(kept.socket);
+    const unusedClosed = closed(unused.socket);
+    let streamingClosed = false;
+    streaming.socket.once('close', () => (streamingClosed = true));
+    p.closeIdle();
+    await within(Promise.all([keptClosed, unusedClosed]), 5_000, 'idle connections closed');
+    // The SSE connection still carries its stream: an event written now arrives.
+    const event = new Promise<string>((got) =>
+      streaming.socket.once('data', (chunk: Buffer) => got(chunk.toString())),
+    );
+    ups[0]!.sse!.write('data: still\n\n');
+    expect(await within(event, 5_000, 'event after closeIdle')).toContain('data: still');
+    expect(streamingClosed).toBe(false);
+    streaming.socket.destroy();
   });
 
   it('refuses an empty upstream list', async () => {

@@ -50,6 +50,11 @@ export interface RoundRobinProxy {
    * `ms` (default 5 s). Matched when it is logged: the body's JSON-RPC methods may come later.
    */
   waitFor(match: (entry: ProxiedRequest) => boolean, ms?: number): Promise<ProxiedRequest>;
+  /**
+   * Close the client connections that carry no request right now (kept alive, or opened spare by
+   * a client such as undici and never used): what a test calls before the process guard looks.
+   */
+  closeIdle(): void;
   /** Take upstream `index` out of the rotation (as a balancer does after a failed health check). */
   remove(index: number): void;
   /** Stop listening and cut every open exchange (client and upstream sides); bounded. */
@@ -89,19 +94,42 @@ function rpcMethodsOf(body: string): string[] {
   }
 }
 
+export interface RoundRobinProxyOptions {
+  /**
+   * Pool the connections to the upstreams (the bench wants it). Default false: each upstream
+   * connection ends with its exchange, so a test leaves none behind. Client connections are kept
+   * alive either way (`closeIdle()` ends the unused ones): a `Connection: close` answer would make
+   * undici read a cut stream as a complete one.
+   */
+  keepAlive?: boolean;
+}
+
 /** Listen on 127.0.0.1 (a free port) in front of `upstreams` (ports on 127.0.0.1). */
-export async function startRoundRobinProxy(upstreams: readonly number[]): Promise<RoundRobinProxy> {
+export async function startRoundRobinProxy(
+  upstreams: readonly number[],
+  options: RoundRobinProxyOptions = {},
+): Promise<RoundRobinProxy> {
   if (upstreams.length === 0) throw new Error('startRoundRobinProxy needs at least one upstream port');
+  const keepAlive = options.keepAlive ?? false;
   const log: ProxiedRequest[] = [];
-  // Keep-alive to the upstreams (the bench needs it); destroyed on close.
-  const agent = new Agent({ keepAlive: true });
+  // Destroyed on close.
+  const agent = new Agent({ keepAlive });
   const open = new Set<() => void>();
   const sockets = new Set<Socket>();
+  /** Client connections with a request in progress (the others are idle or never used). */
+  const busy = new Map<Socket, number>();
   const state = { next: 0 };
   const removed = new Set<number>();
   const waiters = new Set<(entry: ProxiedRequest) => void>();
 
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (busy.get(socket) ?? 1) - 1;
+      if (left > 0) busy.set(socket, left);
+      else busy.delete(socket);
+    });
     let upstream = state.next % upstreams.length;
     while (removed.has(upstream)) upstream = (upstream + 1) % upstreams.length;
     state.next = (upstream + 1) % upstreams.length;
@@ -126,10 +154,14 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
       port,
       method: req.method,
       path: req.url,
+      // `keep-alive` even without pooling: the upstream then frames its body (chunked), so the proxy
+      // can tell a cut from an end; a non-keep-alive agent still closes the socket afterwards.
       headers: [
         ...endToEnd(req.rawHeaders).filter((_, i, all) => !isHost(all, i)),
         'host',
         `127.0.0.1:${port}`,
+        'connection',
+        'keep-alive',
       ],
       agent,
     });
@@ -145,7 +177,12 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
 
     outgoing.on('response', (upstreamRes) => {
       entry.status = upstreamRes.statusCode;
-      res.writeHead(upstreamRes.statusCode ?? 502, endToEnd(upstreamRes.rawHeaders));
+      const headers = endToEnd(upstreamRes.rawHeaders);
+      // A chunked body stays chunked: without it, a body that ends with the connection could not
+      // tell a cut (the upstream died) from a clean end.
+      if (upstreamRes.headers['transfer-encoding'] !== undefined)
+        headers.push('transfer-encoding', 'chunked');
+      res.writeHead(upstreamRes.statusCode ?? 502, headers);
       // Send the head now: an SSE stream's client must see it before the first event.
       res.flushHeaders();
       upstreamRes.on('data', (chunk: Buffer) => res.write(chunk));
@@ -168,7 +205,8 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
         res.destroy();
       } else {
         entry.status = 502;
-        res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream failed');
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end('upstream failed');
       }
     });
     // The client left before its response completed: abort upstream (the server sees it go).
@@ -230,6 +268,9 @@ export async function startRoundRobinProxy(upstreams: readonly number[]): Promis
         };
         waiters.add(waiter);
       });
+    },
+    closeIdle() {
+      for (const socket of sockets) if (!busy.has(socket)) socket.destroy();
     },
     remove(index: number) {
       if (removed.size + 1 >= upstreams.length && !removed.has(index)) {
