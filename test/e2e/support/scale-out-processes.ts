@@ -32,12 +32,16 @@ export interface ScaleOutProcess {
   kill(): Promise<void>;
 }
 
-/** Start one process on a free port (`PORT=0`) with `env` added; resolves once it listens. */
-export async function spawnScaleOutServer(env: Record<string, string>): Promise<ScaleOutProcess> {
-  if (!existsSync(SCALE_OUT_SERVER)) {
-    throw new Error(`${SCALE_OUT_SERVER} is missing: run \`npm run build\` first`);
-  }
-  const child = spawn(process.execPath, [SCALE_OUT_SERVER], {
+/**
+ * Start one process of `script` (default the scale-out server; any server that prints its URL on
+ * its first stdout line) on a free port (`PORT=0`) with `env` added; resolves once it listens.
+ */
+export async function spawnScaleOutServer(
+  env: Record<string, string>,
+  script = SCALE_OUT_SERVER,
+): Promise<ScaleOutProcess> {
+  if (!existsSync(script)) throw new Error(`${script} is missing: run \`npm run build\` first`);
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -53,7 +57,7 @@ export async function spawnScaleOutServer(env: Record<string, string>): Promise<
   const url = new Promise<string>((resolve, reject) => {
     resolveUrl = resolve;
     child.once('close', (code, signal) =>
-      reject(new Error(`${SCALE_OUT_SERVER} exited (${code ?? signal}) before listening: ${stderr}`)),
+      reject(new Error(`${script} exited (${code ?? signal}) before listening: ${stderr}`)),
     );
   });
   let pending = '';
