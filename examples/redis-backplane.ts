@@ -10,7 +10,7 @@ import type { Backplane } from '../src/transports/http/server/index.js';
 export interface EnvBackplane {
   readonly backplane: Backplane | undefined;
   /** Close the Redis client (after `handler.close()`); bounded by node-redis's own close. */
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 /**

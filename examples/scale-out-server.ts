@@ -110,7 +110,11 @@ const serving = await serveHttp(server, {
   backplane,
   // Short, so a client whose stream was cut resumes (on whichever process) without a long wait.
   retryMs: 200,
-  logger: { debug() {}, error: (message, detail) => report(`${message} ${String(detail ?? '')}`) },
+  logger: {
+    debug() {},
+    error: (message, detail) =>
+      report(`${message} ${detail instanceof Error ? detail.message : JSON.stringify(detail ?? '')}`),
+  },
 });
 function boundPort(): number {
   const address = serving.server.address();
