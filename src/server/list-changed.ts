@@ -1,6 +1,7 @@
 /**
  * `notifications/{tools,resources,prompts}/list_changed`, coalesced: any number of changes in one
- * tick produce one notification per list, sent to every initialized session.
+ * tick produce one notification per list, sent to every initialized session of this process
+ * (never fanned out to the other processes of a deployment).
  */
 import type { Server } from './server.js';
 
@@ -22,7 +23,9 @@ export class ListChangedNotifier {
     this.queued.add(kind);
     queueMicrotask(() => {
       this.queued.delete(kind);
-      this.server.broadcast(`notifications/${kind}/list_changed`);
+      // This process only: every process lists its own registry and tells its own sessions (the
+      // same change made on N processes must not reach a client N times).
+      void this.server.broadcastHere(`notifications/${kind}/list_changed`);
     });
   }
 }

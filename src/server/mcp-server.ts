@@ -3,7 +3,7 @@
  * the protocol, declares capabilities from what is registered, validates inputs and outputs, and
  * tells connected clients when lists change.
  */
-import type { ConnectionOptions } from '../core/engine/connection.js';
+import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { SchemaInput } from '../core/schema/compile-schema.js';
@@ -12,6 +12,7 @@ import type { ServerCapabilities } from '../core/types/capabilities.js';
 import type { Implementation } from '../core/types/common.js';
 import { isLoggingLevel, type LoggingLevel } from '../core/types/logging.js';
 import { complete } from './completion.js';
+import type { FanoutLink, FanoutMembership } from './fanout.js';
 import type { HandlerFailure, ServerErrorHandler } from './handler-errors.js';
 import { ListChangedNotifier } from './list-changed.js';
 import { logParams, setLogLevel, shouldLog } from './logging.js';
@@ -272,13 +273,26 @@ export class McpServer implements Connectable, ContextServices {
   }
 
   /**
-   * Send `notifications/resources/updated` to the sessions subscribed to `uri`.
+   * Send `notifications/resources/updated` to the sessions subscribed to `uri` (and to the 2026-07-28
+   * listens that named it), on every process after {@link McpServer.joinFanout}.
    *
    * @example
    * await server.notifyResourceUpdated('test://watched-resource');
    */
   notifyResourceUpdated(uri: string): Promise<void> {
     return notifyResourceUpdated(this.server, uri);
+  }
+
+  /**
+   * Join the notification fan-out of a deployment of several processes: see
+   * {@link Server.joinFanout} (`notifyResourceUpdated` and `server.broadcast` reach every process;
+   * registry `list_changed` stays on each).
+   *
+   * @example
+   * const membership = server.joinFanout({ publish: (message) => relay.broadcast(message) });
+   */
+  joinFanout(link: FanoutLink, logger?: Logger): FanoutMembership {
+    return this.server.joinFanout(link, logger);
   }
 
   /**

@@ -3,7 +3,7 @@
  * handshake (`initialize`, `notifications/initialized`, `ping`). The high-level `McpServer` is
  * built on it.
  */
-import type { ConnectionOptions } from '../core/engine/connection.js';
+import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
@@ -19,6 +19,8 @@ import { CacheHints, type CachingOptions } from './modern/caching.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { ServerSession } from './server-session.js';
 import { ListenHub } from './modern/subscriptions/listen-hub.js';
+import { Fanout, type FanoutLink, type FanoutMembership } from './fanout.js';
+import { resourceUpdatedHere } from './subscriptions.js';
 
 export type { Implementation } from '../core/types/common.js';
 
@@ -93,6 +95,13 @@ export interface Connectable {
    * `insufficient_scope` when the token lacks one. McpServer implements it from its registries.
    */
   requiredScopes?(method: string, params: JsonObject | undefined): readonly string[] | undefined;
+  /**
+   * Join the server-wide notification fan-out of a deployment (several processes): what
+   * `notifyResourceUpdated` and `Server.broadcast` raise here is also published on `link`, and
+   * what the returned membership `receive`s is delivered here. The HTTP handler calls it with its
+   * backplane's relay. See {@link Server.joinFanout}.
+   */
+  joinFanout?(link: FanoutLink, logger?: Logger): FanoutMembership;
 }
 
 /**
@@ -120,6 +129,8 @@ export class Server implements Connectable {
   readonly cacheHints: CacheHints;
   /** @internal Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */
   readonly listens: ListenHub;
+  /** @internal The other processes of the deployment (see {@link Server.joinFanout}). */
+  readonly fanout: Fanout;
 
   constructor(
     readonly info: Implementation,
@@ -134,6 +145,10 @@ export class Server implements Connectable {
       maxPerClient: options.maxSubscriptionsPerClient,
       maxUris: options.maxResourceSubscriptions,
     });
+    this.fanout = new Fanout(
+      (method, params) => this.deliverFromPeer(method, params),
+      options.connection?.logger,
+    );
   }
 
   /** @internal Report a handler failure to {@link Server.onerror}; never throws. */
@@ -177,13 +192,56 @@ export class Server implements Connectable {
   }
 
   /**
-   * Send a notification to every initialized session. A `notifications/<list>/list_changed` goes
-   * only to sessions that were sent `<list>: { listChanged: true }` at `initialize`.
+   * Send a notification to every initialized session, and to the 2026-07-28 subscriptions whose
+   * filter opted into it. A `notifications/<list>/list_changed` goes only to sessions that were
+   * sent `<list>: { listChanged: true }` at `initialize`. After {@link Server.joinFanout} it also
+   * reaches the sessions of every other process (once; a `notifications/resources/updated` there
+   * goes to the sessions subscribed to its URI, as `notifyResourceUpdated` sends it).
+   *
+   * @example
+   * server.broadcast('notifications/tools/list_changed');
    */
   broadcast(method: string, params?: JsonObject): void {
-    for (const session of this.sessions) if (session.accepts(method)) void session.notify(method, params);
+    void this.broadcastHere(method, params);
+    void this.fanout.publish(method, params);
+  }
+
+  /**
+   * @internal {@link Server.broadcast} on this process only: registry `list_changed` (every
+   * process lists its own registry, so each tells its own sessions) and what a peer published.
+   */
+  broadcastHere(method: string, params?: JsonObject): Promise<void> {
+    const sends: Promise<void>[] = [];
+    for (const session of this.sessions)
+      if (session.accepts(method)) sends.push(session.notify(method, params));
     // 2026-07-28: change notifications go to the subscriptions whose filter opted into them.
-    void this.listens.publish(method, params);
+    sends.push(this.listens.publish(method, params));
+    return Promise.all(sends).then(() => undefined);
+  }
+
+  /**
+   * Take part in the server-wide notification fan-out of a deployment of several processes
+   * (issue 12). `notifyResourceUpdated(uri)` and {@link Server.broadcast} deliver here at once and
+   * publish once on `link`; what another process published, passed to `receive`, is delivered
+   * here only (never republished). Registry `list_changed` and per-session notifications
+   * (logging, progress) stay on their process. `logger` (default: the `connection.logger`
+   * option, else silent) gets publish failures (`error`: the notification reached this process
+   * only) and ignored messages (`debug`: not a fan-out message, or over
+   * `MAX_FANOUT_MESSAGE_BYTES`, 1 MiB). `leave()` stops both directions.
+   *
+   * @example
+   * const relay = hub.node();
+   * const membership = server.joinFanout({ publish: (message) => relay.broadcast(message) });
+   * await relay.listen({ message() {}, broadcast: (_from, text) => membership.receive(text) });
+   */
+  joinFanout(link: FanoutLink, logger?: Logger): FanoutMembership {
+    return this.fanout.join(link, logger);
+  }
+
+  /** A notification another process published: the same local delivery as its origin made. */
+  private deliverFromPeer(method: string, params: JsonObject | undefined): Promise<void> {
+    if (method === 'notifications/resources/updated') return resourceUpdatedHere(this, params?.uri as string);
+    return this.broadcastHere(method, params);
   }
 
   /**

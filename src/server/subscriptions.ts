@@ -44,12 +44,25 @@ export function isSubscribed(session: ServerSession, uri: string): boolean {
 
 /**
  * Send `notifications/resources/updated` to every session subscribed to `uri` (legacy
- * `resources/subscribe`), and to every 2026-07-28 subscription that listed `uri`.
+ * `resources/subscribe`), and to every 2026-07-28 subscription that listed `uri`, on this process
+ * and (after `joinFanout`) on every other process of the deployment. Resolves once delivered here
+ * and handed to the fan-out; a fan-out failure is logged, never thrown.
  *
  * @example
- * notifyResourceUpdated(server, 'test://watched-resource');
+ * await notifyResourceUpdated(server, 'test://watched-resource');
  */
 export async function notifyResourceUpdated(server: Server, uri: string): Promise<void> {
+  await Promise.all([
+    resourceUpdatedHere(server, uri),
+    server.fanout.publish('notifications/resources/updated', { uri }),
+  ]);
+}
+
+/**
+ * @internal {@link notifyResourceUpdated} on this process only (also what a peer's fan-out
+ * message delivers).
+ */
+export async function resourceUpdatedHere(server: Server, uri: string): Promise<void> {
   const sends: Promise<void>[] = [];
   for (const session of server.sessions) {
     if (isSubscribed(session, uri)) sends.push(session.notify('notifications/resources/updated', { uri }));
