@@ -8,9 +8,9 @@
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/index.js';
-import { ErrorCode, McpError } from '../../src/core/errors.js';
+import { ConnectionClosedError, ErrorCode, McpError } from '../../src/core/errors.js';
 import type { LoggingMessageParams } from '../../src/core/types/logging.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { connectTestClient, type ConnectedClient } from '../helpers/redis-client.js';
@@ -276,6 +276,10 @@ describe.skipIf(!redisAvailable())('scale-out: three processes, one Redis, a rou
     proxy.next = 1;
     const doomed = settle(victim.client.callTool('slow', { tag: 'doomed' }), 20_000);
     await procs[2]!.waitForEvent((event) => event.event === 'slow-started' && event.tag === 'doomed');
+    // A second call of the victim goes straight to its owner.
+    proxy.next = 2;
+    const direct = settle(victim.client.callTool('slow', { tag: 'doomed-direct' }), 20_000);
+    await procs[2]!.waitForEvent((event) => event.event === 'slow-started' && event.tag === 'doomed-direct');
     proxy.next = 1;
     const surviving = within(
       survivor.client.callTool('ask', { question: 'still there?' }),
@@ -293,6 +297,12 @@ describe.skipIf(!redisAvailable())('scale-out: three processes, one Redis, a rou
     expect((error as McpError).code).toBe(ErrorCode.ConnectionClosed);
     expect((error as McpError).message).toMatch(/process/i);
 
+    // The call that went straight to the dead owner: the balancer answers 502, which Keel's client
+    // reports as it does for any server lost mid-call (ConnectionClosedError, cause HttpTransportError).
+    const directError = await direct;
+    expect(directError).toBeInstanceOf(ConnectionClosedError);
+    expect((directError as ConnectionClosedError).cause).toBeInstanceOf(HttpTransportError);
+    expect(((directError as ConnectionClosedError).cause as HttpTransportError).status).toBe(502);
     release({ action: 'accept', content: { answer: 'yes' } });
     expect(parsed(await surviving)).toEqual({ action: 'accept', answer: 'yes', pid: procs[0]!.pid });
     // Further calls land on both live processes and run on the survivor's owner.
