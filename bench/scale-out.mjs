@@ -9,7 +9,7 @@
 // one after it). Needs `redis-server` (Debian package) and a built dist/.
 //
 // Environment: BENCH_REPS (rounds, default 3), SCALE_OUT_CALLS (measured calls per window, default
-// 4000), SCALE_OUT_CONCURRENCY (calls in flight, default 32), SCALE_OUT_SESSIONS (default 24),
+// 10000), SCALE_OUT_CONCURRENCY (calls in flight, default 32), SCALE_OUT_SESSIONS (default 24),
 // BENCH_OUT (report path, default BENCHMARKS.md).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,10 +26,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const work = join(root, 'bench', '.work');
 const SERVER = join(root, 'dist', 'examples', 'scale-out-server.js');
 const reps = Math.max(1, Number(process.env.BENCH_REPS ?? 3));
-const calls = Math.max(100, Number(process.env.SCALE_OUT_CALLS ?? 4000));
+const calls = Math.max(100, Number(process.env.SCALE_OUT_CALLS ?? 10000));
 const concurrency = Math.max(1, Number(process.env.SCALE_OUT_CONCURRENCY ?? 32));
 const sessionCount = Math.max(1, Number(process.env.SCALE_OUT_SESSIONS ?? 24));
-const warmup = Math.min(1000, Math.floor(calls / 4));
+const warmup = Math.min(2000, Math.floor(calls / 4));
 /** Every window is bounded in time too: a stuck setup fails instead of hanging the run. */
 const WINDOW_LIMIT_MS = 120_000;
 const started = performance.now();
