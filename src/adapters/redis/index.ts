@@ -1,7 +1,12 @@
 /**
- * `keel-mcp/redis` (work in progress): shared state on Redis, so several Keel processes can serve
- * the same sessions.
+ * `keel-mcp/redis`: shared state on Redis, so several Keel processes behind a load balancer can
+ * serve the same sessions. Start with {@link redisBackplane}.
  */
+export { redisBackplane } from './backplane.js';
+export type { RedisBackplaneClient, RedisBackplaneOptions } from './backplane.js';
+export { RedisRelay } from './relay.js';
+export type { RedisRelayOptions } from './relay.js';
+export type { RedisRelayClient, RedisRelaySubscriber } from './relay-client.js';
 export { RedisEventStore } from './event-store.js';
 export type { RedisEventStoreOptions, RedisScriptClient } from './event-store.js';
 export { RedisSessionStore } from './session-store.js';

@@ -1,0 +1,243 @@
+/**
+ * {@link Relay} on Redis pub/sub: the messages between the processes of one deployment, and a
+ * heartbeat key per process that says which of them are running.
+ */
+import type { Logger } from '../../core/engine/connection-types.js';
+import type { Relay, RelayListener } from '../../transports/http/server/cluster/relay.js';
+import { bounded } from './bounded.js';
+import type { RedisRelayClient, RedisRelaySubscriber } from './relay-client.js';
+
+/**
+ * @example
+ * new RedisRelay({ client, namespace: 'app', heartbeatMs: 500, commandTimeoutMs: 1_000 });
+ */
+export interface RedisRelayOptions {
+  /** A connected client with an `'error'` listener, best with `disableOfflineQueue: true`. */
+  client: RedisRelayClient;
+  /** Every key and channel is `keel:<namespace>:...`. Letters, digits, `.`, `_`, `-`. Default `'default'`. */
+  namespace?: string;
+  /** This process's id (letters, digits, `.`, `_`, `-`). Default: a random UUID, new on every start. */
+  nodeId?: string;
+  /** How often the liveness key is refreshed. Default 1,000 ms. */
+  heartbeatMs?: number;
+  /** The liveness window: a process that stops refreshing reads as gone after this long. Default 3 × `heartbeatMs`. */
+  ttlMs?: number;
+  /** Every command fails with {@link StoreUnavailableError} after this long. Default 2,000 ms. */
+  commandTimeoutMs?: number;
+  /** Told about failed heartbeats, lost connections and listeners that threw (nothing is thrown at the caller). */
+  logger?: Logger;
+}
+
+const STORE = 'redis relay';
+const NAME = /^[A-Za-z0-9._-]+$/;
+type Connection = 'client' | 'subscriber';
+
+/**
+ * Channels: `keel:<ns>:relay:<nodeId>` (addressed to one process) and `keel:<ns>:relay-all`
+ * (broadcasts; a process drops its own). Each message is `<from>\n<text>`. Liveness: the key
+ * `keel:<ns>:node:<nodeId>`, set with a TTL of `ttlMs` on listen and every `heartbeatMs`, deleted
+ * on close. Receiving uses its own connection (`client.duplicate()`), made by `listen()`. When
+ * either connection drops, and again when it is back, `listener.interrupted()` is called:
+ * Redis pub/sub does not keep messages for a subscriber that is away.
+ *
+ * @example
+ * const relay = new RedisRelay({ client, namespace: 'app' });
+ * await relay.listen({ message: (from, text) => console.log(from, text), broadcast() {} });
+ * await relay.send(otherNodeId, '{"t":"ping"}');
+ * await relay.close();
+ */
+export class RedisRelay implements Relay {
+  readonly nodeId: string;
+  private readonly client: RedisRelayClient;
+  private readonly prefix: string;
+  private readonly heartbeatMs: number;
+  private readonly ttlMs: number;
+  private readonly timeoutMs: number;
+  private readonly logger: Logger | undefined;
+  private listener: RelayListener | undefined;
+  private subscriber: RedisRelaySubscriber | undefined;
+  private starting: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private beating: Promise<void> | undefined;
+  /** Connections that dropped and are not ready again yet (one `interrupted` per outage). */
+  private readonly lost = new Set<Connection>();
+
+  constructor(options: RedisRelayOptions) {
+    const namespace = options.namespace ?? 'default';
+    const nodeId = options.nodeId ?? crypto.randomUUID();
+    if (!NAME.test(namespace))
+      throw new TypeError(`RedisRelay: namespace must be letters, digits, '.', '_' or '-'`);
+    if (!NAME.test(nodeId))
+      throw new TypeError(`RedisRelay: nodeId must be letters, digits, '.', '_' or '-'`);
+    this.nodeId = nodeId;
+    this.client = options.client;
+    this.prefix = `keel:${namespace}`;
+    this.heartbeatMs = Math.max(1, Math.floor(options.heartbeatMs ?? 1_000));
+    this.ttlMs = Math.max(this.heartbeatMs + 1, Math.floor(options.ttlMs ?? 3 * this.heartbeatMs));
+    this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);
+    this.logger = options.logger;
+  }
+
+  /** The liveness key of process `nodeId`. */
+  nodeKey(nodeId: string): string {
+    return `${this.prefix}:node:${nodeId}`;
+  }
+
+  private channel(nodeId: string): string {
+    return `${this.prefix}:relay:${nodeId}`;
+  }
+
+  private get allChannel(): string {
+    return `${this.prefix}:relay-all`;
+  }
+
+  listen(listener: RelayListener): Promise<void> {
+    if (this.closing) return Promise.reject(new Error('RedisRelay: closed'));
+    if (this.listener) return Promise.reject(new Error('listen() was already called'));
+    this.listener = listener;
+    this.starting = this.start().catch((error: unknown) => {
+      this.listener = undefined; // a failed listen can be retried
+      throw error;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<void> {
+    const subscriber = this.client.duplicate();
+    // node-redis ends the process on an 'error' event nobody listens to: never removed.
+    subscriber.on('error', (error) => this.logger?.debug('redis relay: subscriber connection', error));
+    try {
+      await this.bounded('listen', () => subscriber.connect());
+      await this.bounded('listen', () =>
+        subscriber.subscribe([this.channel(this.nodeId), this.allChannel], this.receive),
+      );
+      await this.bounded('listen', () => this.setAliveKey());
+    } catch (error) {
+      destroy(subscriber);
+      throw error;
+    }
+    this.subscriber = subscriber;
+    for (const event of ['reconnecting', 'end', 'terminated'] as const)
+      subscriber.on(event, this.subscriberLost);
+    subscriber.on('ready', this.subscriberBack);
+    this.client.on('reconnecting', this.clientLost);
+    this.client.on('ready', this.clientBack);
+    this.timer = setInterval(() => this.beat(), this.heartbeatMs);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  async send(to: string, message: string): Promise<void> {
+    await this.bounded('send', () => this.client.publish(this.channel(to), `${this.nodeId}\n${message}`));
+  }
+
+  async broadcast(message: string): Promise<void> {
+    await this.bounded('broadcast', () => this.client.publish(this.allChannel, `${this.nodeId}\n${message}`));
+  }
+
+  async alive(nodeId: string): Promise<boolean> {
+    return (await this.bounded('alive', () => this.client.exists([this.nodeKey(nodeId)]))) === 1;
+  }
+
+  close(): Promise<void> {
+    return (this.closing ??= this.shutdown());
+  }
+
+  private async shutdown(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    this.lost.clear();
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.listener = undefined;
+    this.client.off('reconnecting', this.clientLost);
+    this.client.off('ready', this.clientBack);
+    const subscriber = this.subscriber;
+    if (!subscriber) return;
+    this.subscriber = undefined;
+    for (const event of ['reconnecting', 'end', 'terminated'] as const)
+      subscriber.off(event, this.subscriberLost);
+    subscriber.off('ready', this.subscriberBack);
+    const quit = async () => {
+      await subscriber.unsubscribe();
+      await (subscriber.close ?? subscriber.quit)?.call(subscriber);
+    };
+    // Both within one command timeout: a hung Redis must not hold the process's shutdown.
+    await Promise.all([
+      this.beating,
+      this.bounded('close', () => this.client.del([this.nodeKey(this.nodeId)])).catch((error: unknown) => {
+        this.logger?.error('redis relay: could not delete the liveness key (it expires by itself)', error);
+      }),
+      this.bounded('close', quit).catch(() => destroy(subscriber)),
+    ]);
+  }
+
+  /** Messages arrive inside the client's reply parser: nothing may throw out of here. */
+  private readonly receive = (raw: string, channel: string): void => {
+    const cut = raw.indexOf('\n');
+    const listener = this.listener;
+    if (cut <= 0 || !listener) return;
+    const from = raw.slice(0, cut);
+    const text = raw.slice(cut + 1);
+    try {
+      if (channel !== this.allChannel) listener.message(from, text);
+      else if (from !== this.nodeId) listener.broadcast(from, text);
+    } catch (error) {
+      this.logger?.error('redis relay: a listener threw (delivery goes on)', error);
+    }
+  };
+
+  private readonly clientLost = (): void => this.connectionLost('client');
+  private readonly clientBack = (): void => this.connectionBack('client');
+  private readonly subscriberLost = (): void => this.connectionLost('subscriber');
+  private readonly subscriberBack = (): void => this.connectionBack('subscriber');
+
+  private connectionLost(connection: Connection): void {
+    if (this.lost.has(connection)) return;
+    this.lost.add(connection);
+    this.logger?.error(`redis relay: the ${connection} connection dropped; messages may be lost`);
+    this.interrupt();
+  }
+
+  /** Back: exchanges started while it was away may have lost their messages too; the key may be gone. */
+  private connectionBack(connection: Connection): void {
+    if (!this.lost.delete(connection)) return;
+    this.interrupt();
+    this.beat();
+  }
+
+  private interrupt(): void {
+    try {
+      this.listener?.interrupted?.();
+    } catch (error) {
+      this.logger?.error('redis relay: interrupted() threw', error);
+    }
+  }
+
+  /** One heartbeat at a time; a failed one is retried on the next tick. */
+  private beat(): void {
+    if (this.beating || !this.listener) return;
+    this.beating = this.bounded('heartbeat', () => this.setAliveKey()).then(
+      () => undefined,
+      (error: unknown) => this.logger?.error('redis relay: heartbeat failed (retried)', error),
+    );
+    void this.beating.finally(() => (this.beating = undefined));
+  }
+
+  private setAliveKey(): Promise<unknown> {
+    return this.client.set(this.nodeKey(this.nodeId), '1', { PX: this.ttlMs });
+  }
+
+  /** A client that throws instead of rejecting (closed, destroyed) must not throw out of a timer. */
+  private bounded<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    const started = (async () => command())();
+    return bounded(STORE, operation, started, this.timeoutMs);
+  }
+}
+
+function destroy(subscriber: RedisRelaySubscriber): void {
+  try {
+    subscriber.destroy?.();
+  } catch {
+    // Already closed: nothing left to tear down.
+  }
+}

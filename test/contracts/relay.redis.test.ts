@@ -1,0 +1,51 @@
+/** The Relay contract against RedisRelay on a throwaway redis-server (test/helpers/redis.ts). */
+import { afterAll, beforeAll, describe } from 'vitest';
+import { RedisRelay } from '../../src/adapters/redis/index.js';
+import type { Relay } from '../../src/transports/http/server/cluster/relay.js';
+import { useProcessGuard } from '../helpers/guard.js';
+import { connectRelayNodes } from '../adapters-redis/relay-nodes.js';
+import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
+import { relayContract } from './relay.contract.js';
+
+useProcessGuard();
+
+describe.skipIf(!redisAvailable())('RedisRelay', () => {
+  let redis: TestRedis;
+  let namespaces = 0;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  relayContract(
+    'RedisRelay',
+    async () => {
+      const nodes = await connectRelayNodes(redis);
+      const namespace = `r${++namespaces}`;
+      const relays = new Map<Relay, number>();
+      const heartbeatMs = 100;
+      return {
+        node: async () => {
+          const index = await nodes.add();
+          const relay = new RedisRelay({
+            client: nodes.client(index),
+            namespace,
+            heartbeatMs,
+            commandTimeoutMs: 500,
+          });
+          relays.set(relay, index);
+          return relay;
+        },
+        crash: (relay) => Promise.resolve(nodes.destroy(relays.get(relay)!)),
+        livenessMs: 3 * heartbeatMs,
+        medium: { down: () => nodes.backend.stop(), up: () => nodes.backend.start() },
+        freeze: { freeze: () => redis.freeze(), thaw: () => redis.thaw() },
+        keys: async () => [...(await nodes.keyTtls()).keys()],
+        close: () => nodes.close(),
+      };
+    },
+    { interrupts: true },
+  );
+});
