@@ -129,7 +129,7 @@ export async function handlePost(
   }
 
   // Everything from the session lookup to handing the message over is synchronous, so a
-  // session cannot end in between.
+  // session cannot end in between (a new session's shared record is written before it exists).
   let transport: HttpServerTransport;
   const modern =
     classified.kind === 'request' &&
@@ -155,7 +155,7 @@ export async function handlePost(
     if (sessionId === null) {
       if (!isInitialize) return SESSION_REQUIRED;
       if (ctx.closing) return SHUTTING_DOWN;
-      const created = ctx.manager.create(exchange, extra);
+      const created = await ctx.manager.create(exchange, extra);
       if ('status' in created) return created;
       created.owner = sessionOwner(auth);
       transport = created;

@@ -8,6 +8,8 @@ import type { Logger } from '../../../core/engine/connection.js';
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
 import { AuthGate, ownedBy } from './auth-gate.js';
+import { attachBackplane } from './cluster/attach.js';
+import type { Tunnel } from './cluster/tunnel.js';
 import { InMemoryEventStore } from './event-store.js';
 import { SERVE_EXCHANGE } from './exchange.js';
 import { handlePost } from './handle-post.js';
@@ -124,6 +126,8 @@ class HttpHandlerCore {
   readonly stateful: boolean;
   /** The resource server's checks (`options.auth`), if the endpoint is protected. */
   readonly gate: AuthGate | undefined;
+  /** With a backplane: session routing between processes. */
+  private readonly tunnel: Tunnel | undefined;
   private closed: Promise<void> | undefined;
 
   constructor(
@@ -135,7 +139,7 @@ class HttpHandlerCore {
     const store =
       options.eventStore === false || !this.stateful
         ? undefined
-        : (options.eventStore ?? new InMemoryEventStore());
+        : (options.eventStore ?? options.backplane?.events ?? new InMemoryEventStore());
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
     const keepAlive = keepAliveMs > 0 ? new KeepAlive(keepAliveMs) : undefined;
     this.manager = new SessionManager(
@@ -145,6 +149,9 @@ class HttpHandlerCore {
       keepAlive,
       this.logger,
       options.retryMs ?? DEFAULT_RETRY_MS,
+    );
+    this.tunnel = attachBackplane(options, this.manager, this.logger, (exchange, extra) =>
+      this.serve(exchange, extra, false),
     );
     this.gate = options.auth ? new AuthGate(options.auth, target, this.logger) : undefined;
     this.policy =
@@ -156,8 +163,11 @@ class HttpHandlerCore {
           );
   }
 
-  /** Answer one exchange. Never rejects: a failure is a 500. */
-  async serve(exchange: HttpExchange, extra: HttpRequestExtra | undefined): Promise<HttpReply> {
+  /**
+   * Answer one exchange. Never rejects: a failure is a 500. `route`: a request for a session
+   * another process owns is relayed there (false for exchanges relayed to this process).
+   */
+  async serve(exchange: HttpExchange, extra: HttpRequestExtra | undefined, route = true): Promise<HttpReply> {
     try {
       if (this.closed) {
         exchange.discardBody();
@@ -166,6 +176,14 @@ class HttpHandlerCore {
       if (!this.hostAndOriginAllowed(exchange)) {
         exchange.discardBody();
         return FORBIDDEN;
+      }
+      if (route && this.tunnel && this.stateful) {
+        // Before auth: the owner runs the whole pipeline; this process only picks where it runs.
+        const sessionId = exchange.header(SESSION_HEADER);
+        if (sessionId !== null && !this.manager.has(sessionId)) {
+          const relayed = await this.tunnel.route(exchange, sessionId, extra);
+          if (relayed) return relayed;
+        }
       }
       const method = exchange.method;
       let auth: AuthInfo | undefined;
@@ -198,7 +216,13 @@ class HttpHandlerCore {
   }
 
   close(deadlineMs: number): Promise<void> {
-    return (this.closed ??= this.manager.shutdown(deadlineMs));
+    return (this.closed ??= this.shutdown(deadlineMs));
+  }
+
+  /** Sessions first (their last chunks still reach relayed clients), then the relay. */
+  private async shutdown(deadlineMs: number): Promise<void> {
+    await this.manager.shutdown(deadlineMs);
+    await this.tunnel?.close(deadlineMs);
   }
 
   get closing(): boolean {

@@ -22,3 +22,13 @@ export {
   type SessionEndReason,
   type SessionOptions,
 } from './options.js';
+export { DEFAULT_RELAY_CHECK_MS } from './options.js';
+export type { Backplane } from './cluster/backplane.js';
+export type { Relay, RelayListener } from './cluster/relay.js';
+export { MemoryRelayHub } from './cluster/memory-relay.js';
+export {
+  InMemorySessionStore,
+  type SessionCreateResult,
+  type SessionRecord,
+  type SessionStore,
+} from './session-store.js';

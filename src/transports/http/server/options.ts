@@ -3,6 +3,7 @@
  */
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { ResourceServerOptions } from '../../../server/auth/options.js';
+import type { Backplane } from './cluster/backplane.js';
 import type { EventStore } from './event-store.js';
 import { OutputBudget } from './output-budget.js';
 
@@ -148,6 +149,28 @@ export interface HttpHandlerOptions {
    */
   auth?: ResourceServerOptions;
 
+  // --- Several processes (issue 12) ---
+  /**
+   * Serve legacy sessions from several processes behind a load balancer, without sticky routing
+   * (see docs/http.md, "Several processes"). Each session is held by the process that answered
+   * its `initialize` (its record in `backplane.sessions` names it); any other process relays
+   * requests for it to that owner over `backplane.relay` and relays the answer back. The event
+   * store defaults to `backplane.events`. The handler starts `relay.listen()` at once and closes
+   * the relay at the end of `handler.close()`. With `sessions: false` the relay only carries
+   * server-wide notifications.
+   *
+   * @example
+   * const backplane = redisBackplane({ client, namespace: 'weather' });
+   * const handler = createHttpHandler(server, { backplane });
+   */
+  backplane?: Backplane;
+  /**
+   * With a backplane: how often (ms) the processes at the other end of open relayed exchanges
+   * are checked for liveness; a request waiting on a process that died fails within about this
+   * time plus the relay's liveness window. Default 1,000.
+   */
+  relayCheckMs?: number;
+
   // --- Queued SSE output (clients that stop reading) ---
   /**
    * Bytes an SSE connection may have queued, unread by its client, before more is written; past
@@ -247,3 +270,10 @@ export const DEFAULT_RETRY_MS = 1_000;
  * createHttpHandler(server, { keepAliveMs: DEFAULT_KEEP_ALIVE_MS * 2 }); // behind a proxy with a 60 s idle cut
  */
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/**
+ * Default `relayCheckMs`: liveness checks of the peers of relayed exchanges, once a second.
+ *
+ * @example
+ * createHttpHandler(server, { backplane, relayCheckMs: DEFAULT_RELAY_CHECK_MS / 2 });
+ */
+export const DEFAULT_RELAY_CHECK_MS = 1_000;

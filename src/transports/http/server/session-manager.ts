@@ -20,6 +20,7 @@ import { SHUTTING_DOWN } from './responses.js';
 import { SessionSlot, SessionTiers, Tier } from './session-tiers.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
 import type { KeepAlive } from './keep-alive.js';
+import type { SessionRecords } from './cluster/session-records.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -52,6 +53,8 @@ export class SessionManager implements TransportHost {
   private accepting = true;
   readonly retryMs: number;
   readonly budget: ReturnType<typeof outputBudgetOf>;
+  /** With a backplane: the shared records of this process's sessions. */
+  records: SessionRecords | undefined;
 
   constructor(
     private readonly target: Connectable,
@@ -82,6 +85,11 @@ export class SessionManager implements TransportHost {
     return this.sessions.size + this.stateless.size;
   }
 
+  /** Whether a live session with this id is held here (not marked as used). */
+  has(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
   /** The live session with this id (marked as used), or undefined (unknown, expired, deleted). */
   get(sessionId: string): HttpServerTransport | undefined {
     const slot = this.sessions.get(sessionId);
@@ -92,9 +100,13 @@ export class SessionManager implements TransportHost {
 
   /**
    * A new session for the `initialize` request of `exchange`, or the refusal to answer: 503 when
-   * shutting down or full with nothing evictable, 429 when the client is over its limit.
+   * shutting down or full with nothing evictable, 429 when the client is over its limit. With a
+   * backplane the session's shared record is created first (503 when the store is unavailable).
    */
-  create(exchange: HttpExchange, extra: HttpRequestExtra | undefined): HttpServerTransport | HttpReply {
+  async create(
+    exchange: HttpExchange,
+    extra: HttpRequestExtra | undefined,
+  ): Promise<HttpServerTransport | HttpReply> {
     if (!this.accepting) return SHUTTING_DOWN;
     const key = this.quota.keyOf(exchange, extra);
     if (!this.quota.admits(key)) return CLIENT_LIMIT;
@@ -103,6 +115,19 @@ export class SessionManager implements TransportHost {
     if (!VISIBLE_ASCII.test(sessionId) || this.sessions.has(sessionId)) {
       throw new Error('generateId must return unique, visible-ASCII session ids');
     }
+    if (this.records) {
+      const refused = await this.records.admit(sessionId, key);
+      if (refused) return refused;
+      if (!this.accepting || this.sessions.has(sessionId)) {
+        // Shutdown began while the record was written: it must not outlive this refusal.
+        this.records.release(sessionId);
+        return SHUTTING_DOWN;
+      }
+    }
+    return this.open(sessionId, key);
+  }
+
+  private open(sessionId: string, key: string | undefined): HttpServerTransport {
     const transport = new HttpServerTransport(this, sessionId);
     const slot = new SessionSlot(transport, key);
     this.sessions.set(sessionId, slot);
@@ -157,12 +182,14 @@ export class SessionManager implements TransportHost {
     // Past the deadline, cut the streams; the engines finish their teardown on their own.
     if (!finished) for (const transport of all) void transport.close();
     this.keepAlive?.stop();
+    if (this.records) await within(this.records.settled(), deadlineMs);
   }
 
   touched(transport: HttpServerTransport): void {
     transport.lastSeen = Date.now();
     const slot = this.slotOf(transport);
     if (slot) this.tiers.touch(slot);
+    if (slot && this.records) this.records.refresh(slot.transport.sessionId!);
   }
 
   /**
@@ -203,6 +230,7 @@ export class SessionManager implements TransportHost {
       this.sessions.delete(sessionId);
       this.tiers.remove(slot);
       this.quota.release(slot.key);
+      this.records?.release(sessionId);
     }
     if (this.sessions.size === 0) this.stopSweep();
     this.notify(() => this.options.onSessionEnd?.(sessionId, reason));
@@ -233,6 +261,10 @@ export class SessionManager implements TransportHost {
     this.sweepTimer = undefined;
     for (const slot of this.tiers.expired(Date.now() - this.idleMs)) {
       void this.terminate(slot.transport, 'expired');
+    }
+    // A session with an open stream makes no requests to refresh its record: do it here.
+    if (this.records) {
+      for (const [id, slot] of this.sessions) if (slot.transport.attached > 0) this.records.refresh(id);
     }
     if (this.sessions.size > 0) this.scheduleSweep();
   }

@@ -1,0 +1,164 @@
+/**
+ * The relay messages that carry one HTTP exchange between the process that received it (the
+ * *forwarder*) and the process that owns its session (the *owner*). JSON text; `x` is the
+ * exchange id, unique per forwarding node, so the owner keys exchanges by (sender, `x`).
+ *
+ * Forwarder → owner: `open` (the request), `gone` (the client left).
+ * Owner → forwarder: `head` (status and headers; `b` a complete body, `null` for none, absent
+ * when an event stream follows as `data` chunks), then `end` or `abort`.
+ */
+
+/** A relayed request: method, headers, body (text, or base64 when not UTF-8), host facts. */
+export interface OpenMessage {
+  t: 'open';
+  x: string;
+  m: string;
+  h: [string, string][];
+  b?: string;
+  b64?: string;
+  e?: { remoteAddress?: string; authInfo?: unknown };
+}
+
+/** The reply head; `b` undefined means an SSE body follows. */
+export interface HeadMessage {
+  t: 'head';
+  x: string;
+  s: number;
+  h: [string, string][];
+  b?: string | null;
+}
+
+/** Owner → forwarder stream pieces; forwarder → owner `gone`. */
+export type StreamMessage =
+  | { t: 'data'; x: string; d: string }
+  | { t: 'end'; x: string }
+  | { t: 'abort'; x: string }
+  | { t: 'gone'; x: string };
+
+/**
+ * Any message of the tunnel.
+ *
+ * @example
+ * const message: TunnelMessage = { t: 'gone', x: '7' };
+ */
+export type TunnelMessage = OpenMessage | HeadMessage | StreamMessage;
+
+function isHeaderList(value: unknown): value is [string, string][] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (pair) =>
+        Array.isArray(pair) &&
+        pair.length === 2 &&
+        typeof pair[0] === 'string' &&
+        typeof pair[1] === 'string',
+    )
+  );
+}
+
+function optionalString(value: unknown): boolean {
+  return value === undefined || typeof value === 'string';
+}
+
+/**
+ * Parse and check one relay message; `undefined` for anything malformed (the caller ignores it:
+ * a peer's bug, or a message of another kind, must never crash this process).
+ *
+ * @example
+ * const message = parseTunnelMessage(text);
+ * if (!message) return logger.debug('ignored a malformed relay message');
+ */
+export function parseTunnelMessage(text: string): TunnelMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const m = value as Record<string, unknown>;
+  if (typeof m.x !== 'string') return undefined;
+  switch (m.t) {
+    case 'open': {
+      const e = m.e;
+      const extraOk =
+        e === undefined ||
+        (typeof e === 'object' && e !== null && optionalString((e as Record<string, unknown>).remoteAddress));
+      if (typeof m.m !== 'string' || !isHeaderList(m.h) || !optionalString(m.b) || !optionalString(m.b64))
+        return undefined;
+      return extraOk ? (m as unknown as OpenMessage) : undefined;
+    }
+    case 'head':
+      if (typeof m.s !== 'number' || !Number.isInteger(m.s) || m.s < 100 || m.s > 599) return undefined;
+      if (!isHeaderList(m.h) || !(m.b === null || optionalString(m.b))) return undefined;
+      return m as unknown as HeadMessage;
+    case 'data':
+      return typeof m.d === 'string' ? (m as unknown as StreamMessage) : undefined;
+    case 'end':
+    case 'abort':
+    case 'gone':
+      return m as unknown as StreamMessage;
+    default:
+      return undefined;
+  }
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A body as the `open` message carries it: text when it is valid UTF-8 (the normal JSON case),
+ * else base64, so any byte sequence reaches the owner unchanged (and its checks answer it).
+ *
+ * @example
+ * Object.assign(open, encodeBody(bytes)); // { b: '{"jsonrpc":...}' } or { b64: '...' }
+ */
+export function encodeBody(bytes: Uint8Array): { b?: string; b64?: string } {
+  if (bytes.byteLength === 0) return {};
+  try {
+    return { b: decoder.decode(bytes) };
+  } catch {
+    let binary = '';
+    for (let i = 0; i < bytes.byteLength; i += 0x8000) {
+      binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    }
+    return { b64: btoa(binary) };
+  }
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The body bytes of an `open` message (undefined base64 is a malformed message: empty body).
+ *
+ * @example
+ * const bytes = decodeBody(open); // Uint8Array
+ */
+export function decodeBody(open: OpenMessage): Uint8Array {
+  if (open.b !== undefined) return encoder.encode(open.b);
+  if (open.b64 === undefined) return new Uint8Array(0);
+  try {
+    const binary = atob(open.b64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  } catch {
+    return new Uint8Array(0);
+  }
+}
+
+/**
+ * `authInfo` as JSON when it survives a round trip as JSON (a plain verified caller does);
+ * otherwise it is left out: the owner re-runs its own auth gate anyway.
+ *
+ * @example
+ * const authInfo = jsonSafe(extra?.authInfo);
+ */
+export function jsonSafe(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * Session routing between processes (issue 12). Each legacy session has one owner, the process
+ * that answered its `initialize` (named in its shared record). A request for a session this
+ * process does not hold is relayed, whole, to the owner and the answer relayed back; the owner
+ * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
+ */
+import type { Logger } from '../../../../core/engine/connection.js';
+import { StoreUnavailableError } from '../../../../core/errors.js';
+import type { OutputBudget } from '../output-budget.js';
+import { SHUTTING_DOWN } from '../responses.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
+import type { Backplane } from './backplane.js';
+import { Forwarder } from './forwarder.js';
+import { Inbound } from './inbound.js';
+import { PeerWatch } from './peer-watch.js';
+import type { RelayListener } from './relay.js';
+import { ownerOfRecord } from './session-records.js';
+import type { TunnelLink } from './tunnel-link.js';
+import { storeUnavailableReply } from './tunnel-replies.js';
+import { parseTunnelMessage, type TunnelMessage } from './tunnel-wire.js';
+
+const SHUTTING_DOWN_HEADERS = Object.entries(SHUTTING_DOWN.headers);
+
+/** How many session → owner entries are kept (a miss costs one store read). */
+const OWNER_CACHE_SIZE = 1_024;
+
+/**
+ * What the tunnel needs from its handler.
+ *
+ * @example
+ * new Tunnel({ backplane, logger, budget, maxBodyBytes, checkMs: 1_000, serve });
+ */
+export interface TunnelOptions {
+  readonly backplane: Backplane;
+  readonly logger: Logger;
+  readonly budget: OutputBudget;
+  readonly maxBodyBytes: number;
+  /** How often peers of open relayed exchanges are checked for liveness. */
+  readonly checkMs: number;
+  /** The handler core without routing: how the owner serves a relayed exchange. */
+  readonly serve: (exchange: HttpExchange, extra: HttpRequestExtra | undefined) => Promise<HttpReply>;
+}
+
+/**
+ * One handler's end of the relay: routing (`route`), both sides of relayed exchanges, and the
+ * relay's lifetime (listening from creation, closed last in `close`).
+ *
+ * @example
+ * const reply = await tunnel.route(exchange, sessionId, extra); // undefined: serve locally
+ */
+export class Tunnel implements TunnelLink {
+  readonly watch: PeerWatch;
+  readonly logger: Logger;
+  private readonly forwarder: Forwarder;
+  private readonly inbound: Inbound;
+  private readonly owners = new Map<string, string>();
+  private readonly sending = new Set<Promise<void>>();
+  private listening: Promise<void> | undefined;
+  private closed = false;
+  private readonly listener: RelayListener = {
+    message: (from, text) => this.onMessage(from, text),
+    broadcast: (from, text) => this.onBroadcast(from, text),
+    interrupted: () => this.onInterrupted(),
+  };
+
+  constructor(private readonly options: TunnelOptions) {
+    this.logger = options.logger;
+    this.watch = new PeerWatch(options.backplane.relay, options.checkMs, options.logger);
+    this.forwarder = new Forwarder(this, options.budget, options.maxBodyBytes);
+    this.inbound = new Inbound(this, options.serve);
+    this.listen().catch((error: unknown) =>
+      this.logger.error('relay: listen failed (retried when a request needs it)', error),
+    );
+  }
+
+  get nodeId(): string {
+    return this.options.backplane.relay.nodeId;
+  }
+
+  /** Listening on the relay; a failed attempt is retried by the next call. */
+  listen(): Promise<void> {
+    // Never (again) after close: the relay would announce a process that is gone.
+    if (this.closed) return Promise.reject(new StoreUnavailableError('relay', 'listen'));
+    return (this.listening ??= this.options.backplane.relay.listen(this.listener).catch((error: unknown) => {
+      this.listening = undefined;
+      throw error;
+    }));
+  }
+
+  /**
+   * Where a request for `sessionId` (not held here) goes: relayed to its live owner (the reply),
+   * or `undefined` to continue locally (no record, owner dead: the usual 404). 503 when the
+   * store or relay is unavailable.
+   */
+  async route(
+    exchange: HttpExchange,
+    sessionId: string,
+    extra: HttpRequestExtra | undefined,
+  ): Promise<HttpReply | undefined> {
+    let owner: string | undefined;
+    try {
+      await this.listen();
+      owner = await this.ownerOf(sessionId);
+      if (owner === undefined || owner === this.nodeId) return undefined;
+      if (!(await this.options.backplane.relay.alive(owner))) {
+        this.ownerGone(sessionId);
+        return undefined;
+      }
+    } catch (error) {
+      this.logger.error('relay: routing a session request failed', error);
+      exchange.discardBody();
+      return storeUnavailableReply(error);
+    }
+    return this.forwarder.forward(exchange, owner, extra);
+  }
+
+  send(to: string, message: TunnelMessage, onFail?: (error: unknown) => void): void {
+    let sent: Promise<void>;
+    try {
+      sent = this.options.backplane.relay.send(to, JSON.stringify(message));
+    } catch (error) {
+      sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    const tracked = sent.then(
+      () => {},
+      (error: unknown) => {
+        this.logger.error(`relay: sending "${message.t}" failed`, error);
+        onFail?.(error);
+      },
+    );
+    this.sending.add(tracked);
+    void tracked.finally(() => this.sending.delete(tracked));
+  }
+
+  /**
+   * After the sessions ended (their last chunks are sent): fail what this process still
+   * forwards, wait (bounded) for the sends in flight, then close the relay.
+   */
+  async close(deadlineMs: number): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.forwarder.abandonAll();
+    this.inbound.loseAll();
+    this.watch.stop();
+    // A listen still on its way must settle first, or it could outlive the close.
+    const listening = this.listening?.catch(() => undefined);
+    await within(Promise.all([...this.sending, listening]), deadlineMs);
+    await this.options.backplane.relay.close();
+  }
+
+  /**
+   * The session's owner is gone, and the session with it: drop its record now rather than at its
+   * expiry, so it no longer counts against its client's session limit.
+   */
+  private ownerGone(sessionId: string): void {
+    this.owners.delete(sessionId);
+    this.options.backplane.sessions.delete(sessionId).catch((error: unknown) => {
+      this.logger.error('relay: deleting the record of a session whose owner is gone failed', error);
+    });
+  }
+
+  private async ownerOf(sessionId: string): Promise<string | undefined> {
+    const cached = this.owners.get(sessionId);
+    if (cached !== undefined) return cached;
+    const owner = ownerOfRecord(await this.options.backplane.sessions.get(sessionId));
+    if (owner === undefined) return undefined;
+    if (this.owners.size >= OWNER_CACHE_SIZE) this.owners.delete(this.owners.keys().next().value!);
+    this.owners.set(sessionId, owner);
+    return owner;
+  }
+
+  private onMessage(from: string, text: string): void {
+    const message = parseTunnelMessage(text);
+    if (!message) return this.logger.debug(`relay: ignored a malformed message from ${from}`);
+    switch (message.t) {
+      case 'open':
+        // Closing: answered at once, while the relay is still open (the core would say 503 too).
+        if (!this.closed) return this.inbound.open(from, message);
+        return this.send(from, {
+          t: 'head',
+          x: message.x,
+          s: SHUTTING_DOWN.status,
+          h: SHUTTING_DOWN_HEADERS,
+          b: SHUTTING_DOWN.body as string,
+        });
+      case 'gone':
+        return this.inbound.gone(from, message.x);
+      case 'head':
+        return this.forwarder.head(from, message);
+      case 'data':
+        return this.forwarder.data(from, message.x, message.d);
+      case 'end':
+      case 'abort':
+        return this.forwarder.ended(from, message.x, message.t === 'abort');
+    }
+  }
+
+  /**
+   * Server-wide notifications raised on another process (fan-out). Not connected yet: the
+   * server's notification fan-out plugs in here.
+   */
+  private onBroadcast(_from: string, _text: string): void {
+    // Intentionally empty until the fan-out lands.
+  }
+
+  /** The medium may have lost messages both ways: nothing in flight can be trusted to finish. */
+  private onInterrupted(): void {
+    this.logger.error('relay: connection interrupted; failing relayed exchanges in flight', undefined);
+    this.forwarder.failAll();
+    this.inbound.loseAll();
+  }
+}
+
+/** Resolves when `work` settles or after `ms`, whichever is first (the timer is cleared). */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}

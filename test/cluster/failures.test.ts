@@ -1,0 +1,197 @@
+/**
+ * Issue 12: what fails, and how, when a process or the relay goes away. An owner that crashes
+ * fails only its own sessions' calls (typed errors at the client), later requests for its
+ * sessions get 404; a relay that is down gets 503 with a JSON-RPC error where it is needed,
+ * and everything works again once it is back.
+ */
+import { afterEach, expect, test } from 'vitest';
+import { McpClient } from '../../src/client/index.js';
+import { ConnectionClosedError, McpError } from '../../src/core/errors.js';
+import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { SessionExpiredError } from '../../src/transports/http/client/errors.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { SseReader } from '../http-server/support/harness.js';
+import {
+  callTool,
+  initializeRequest,
+  openSession,
+  request,
+  startCluster,
+  URL_,
+  type Cluster,
+  until,
+  type Node,
+} from './support/cluster.js';
+
+useProcessGuard();
+
+let cluster: Cluster | undefined;
+afterEach(async () => {
+  await cluster?.close();
+  cluster = undefined;
+});
+
+function three(c: Cluster): [Node, Node, Node] {
+  return c.nodes as [Node, Node, Node];
+}
+
+/** A client whose initialize goes to `owner` and every later request through `via`. */
+async function clientOwnedBy(c: Cluster, owner: number, via: number): Promise<McpClient> {
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const request = new Request(input, init);
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as JsonObject) : undefined;
+    const node = body?.method === 'initialize' ? owner : via;
+    return c.nodes[node]!.handler(request);
+  };
+  const transport = new StreamableHttpClientTransport(URL_, { fetch, openGetStream: false });
+  return within(McpClient.connect(transport, { era: 'legacy' }), 5_000, 'connect');
+}
+
+test('owner crash mid-call: relayed calls fail with typed errors, other owners still serve, then 404', async () => {
+  cluster = startCluster(3, { retryMs: 10 });
+  const [a] = three(cluster);
+  const onA = await clientOwnedBy(cluster, 0, 2);
+  const onB = await clientOwnedBy(cluster, 1, 2);
+  const sessionOnA = [...a.sessions.keys()][0]!;
+
+  // One call waits before any reply (JSON pending), one has its SSE head already.
+  const pending = onA.callTool('slow').then(
+    () => 'resolved',
+    (error: unknown) => error,
+  );
+  const streaming = onA.callTool('gated').then(
+    () => 'resolved',
+    (error: unknown) => error,
+  );
+  await within(a.probes.for(a.probes.started, 'slow').promise);
+  await within(a.probes.for(a.probes.started, 'gated').promise);
+  cluster.hub.crash('node-1');
+
+  const [beforeHead, afterHead] = await within(Promise.all([pending, streaming]), 5_000, 'calls fail');
+  // Before the head: the forwarder answered the request with -32000.
+  expect(beforeHead).toBeInstanceOf(McpError);
+  expect(beforeHead).toMatchObject({
+    code: -32000,
+    message: expect.stringContaining('holding this session stopped'),
+  });
+  // After the head: the stream was cut; the client's resume got 404 (the session is gone).
+  expect(afterHead).toBeInstanceOf(ConnectionClosedError);
+  expect((afterHead as Error).cause).toBeInstanceOf(SessionExpiredError);
+  expect((afterHead as Error).cause).toMatchObject({ status: 404, sessionId: sessionOnA });
+
+  // A session owned by another process, through the same handler, still works.
+  expect(await within(onB.callTool('whoami'))).toMatchObject({ content: [{ type: 'text' }] });
+  // The next request for the dead owner's session gets 404, on every handler still running.
+  for (const node of [cluster.nodes[1]!, cluster.nodes[2]!]) {
+    const response = await request(node, 'POST', { sessionId: sessionOnA, body: callTool(9, 'whoami') });
+    expect(response.status).toBe(404);
+  }
+  // ... and its record is gone at once (it no longer counts against the client's limit).
+  expect(await cluster.store.get(sessionOnA)).toBeUndefined();
+  // The crashed process's handler still ends its own sessions (its handlers see the abort).
+  a.probes.for(a.probes.gates, 'slow').resolve();
+  a.probes.for(a.probes.gates, 'gated').resolve();
+  await onA.close();
+  await onB.close();
+});
+
+test('relay down: new sessions and relayed requests get 503 with a JSON-RPC error; local sessions keep working; back up, all works', async () => {
+  cluster = startCluster();
+  const [a, b] = three(cluster);
+  const sessionId = await openSession(a);
+  cluster.hub.down = true;
+
+  const init = await request(a, 'POST', { body: initializeRequest() });
+  expect(init.status).toBe(503);
+  expect(await init.json()).toMatchObject({
+    jsonrpc: '2.0',
+    error: { code: -32000, message: expect.stringContaining('memory relay') },
+  });
+  const relayed = await request(b, 'POST', { sessionId, body: callTool(1, 'whoami') });
+  expect(relayed.status).toBe(503);
+  expect(await relayed.json()).toMatchObject({
+    error: { code: -32000, message: expect.stringContaining('memory relay') },
+  });
+  const local = await request(a, 'POST', { sessionId, body: callTool(2, 'whoami') });
+  expect(local.status).toBe(200);
+  expect(await local.json()).toMatchObject({ id: 2, result: { content: [{ type: 'text' }] } });
+  // No session was created for the refused initialize.
+  expect(a.started).toHaveLength(1);
+
+  cluster.hub.down = false;
+  const again = await request(b, 'POST', { sessionId, body: callTool(3, 'whoami') });
+  expect(again.status).toBe(200);
+  expect(
+    JSON.parse(((await again.json()) as { result: { content: { text: string }[] } }).result.content[0]!.text),
+  ).toMatchObject({
+    node: 'node-1',
+    sessionId,
+  });
+  await openSession(b);
+});
+
+test('a relay that is down when the handler starts: listening is retried when a request needs it', async () => {
+  const errors: unknown[] = [];
+  const logger = { debug() {}, error: (_message: string, error: unknown) => void errors.push(error) };
+  cluster = startCluster(2, { logger }, { hubDown: true });
+  const [a, b] = cluster.nodes as [Node, Node];
+  // The eager listen() failed (logged), without an unhandled rejection.
+  await until(() => errors.length >= 2, 'listen failures logged');
+  expect(cluster.hub.nodes.size).toBe(0);
+  expect((await request(a, 'POST', { body: initializeRequest() })).status).toBe(503);
+
+  cluster.hub.down = false;
+  const sessionId = await openSession(a);
+  expect(cluster.hub.nodes.has('node-1')).toBe(true);
+  // B listens once it routes its first request.
+  const relayed = await request(b, 'POST', { sessionId, body: callTool(1, 'whoami') });
+  expect(relayed.status).toBe(200);
+  expect([...cluster.hub.nodes.keys()].sort()).toEqual(['node-1', 'node-2']);
+});
+
+test('a relayed SSE stream cut by the owner process dying ends the client response (abort)', async () => {
+  cluster = startCluster();
+  const [a, b] = three(cluster);
+  const sessionId = await openSession(a);
+  const stream = new SseReader(await request(b, 'POST', { sessionId, body: callTool(4, 'gated') }));
+  expect(await within(stream.nextMessage())).toMatchObject({ params: { data: 'before gate' } });
+  cluster.hub.crash('node-1');
+  expect(await within(stream.rest(), 5_000, 'stream cut')).toEqual([]);
+  a.probes.for(a.probes.gates, 'gated').resolve();
+});
+
+test('owner dead before it answered: GET and DELETE get 503, a POST without requests gets 202, one with a request -32000', async () => {
+  cluster = startCluster();
+  const [a, b] = three(cluster);
+  const sessionId = await openSession(a);
+  // Everything B sends from now on is lost, so no head ever comes back.
+  b.relay.dropping = true;
+  const replies = [
+    request(b, 'GET', { sessionId }),
+    request(b, 'DELETE', { sessionId }),
+    request(b, 'POST', { sessionId, body: { jsonrpc: '2.0', method: 'notifications/roots/list_changed' } }),
+    request(b, 'POST', { sessionId, body: callTool('r-1', 'whoami') }),
+  ];
+  await until(() => b.relay.sent.filter((entry) => entry.message.t === 'open').length === 4, 'four opens');
+  cluster.hub.crash('node-1');
+  const [get, del, notification, call] = await within(Promise.all(replies), 5_000, 'replies');
+  for (const reply of [get!, del!]) {
+    expect(reply.status).toBe(503);
+    expect(await reply.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32000,
+        message: 'Service unavailable: the server process holding this session stopped',
+      },
+    });
+  }
+  expect(notification!.status).toBe(202);
+  expect(await notification!.text()).toBe('');
+  expect(call!.status).toBe(200);
+  expect(await call!.json()).toEqual({
+    jsonrpc: '2.0',
+    id: 'r-1',
+    error: { code: -32000, message: 'the server process holding this session stopped' },
+  });
+});

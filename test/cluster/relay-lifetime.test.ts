@@ -1,0 +1,71 @@
+/**
+ * Issue 12: the handler owns its relay's lifetime: listen() at creation (not awaited, a failure
+ * logged), close() last in handler.close(), never a listen that outlives the close.
+ */
+import { expect, test } from 'vitest';
+import { Server } from '../../src/server/server.js';
+import {
+  createHttpHandler,
+  InMemorySessionStore,
+  type Relay,
+  type RelayListener,
+} from '../../src/transports/http/server/index.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+
+useProcessGuard();
+
+/** A relay whose listen() settles when the test says; it records the order of calls. */
+class SlowRelay implements Relay {
+  readonly nodeId = 'slow';
+  readonly calls: string[] = [];
+  settleListen!: (ok: boolean) => void;
+
+  listen(_listener: RelayListener): Promise<void> {
+    this.calls.push('listen');
+    return new Promise((resolve, reject) => {
+      this.settleListen = (ok) => {
+        this.calls.push(ok ? 'listening' : 'listen failed');
+        if (ok) resolve();
+        else reject(new Error('no medium'));
+      };
+    });
+  }
+  send(): Promise<void> {
+    return Promise.resolve();
+  }
+  broadcast(): Promise<void> {
+    return Promise.resolve();
+  }
+  alive(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+  close(): Promise<void> {
+    this.calls.push('close');
+    return Promise.resolve();
+  }
+}
+
+function server(): Server {
+  return new Server({ name: 'slow', version: '1' }, { capabilities: {} });
+}
+
+test.each([true, false])(
+  'a listen still pending at close settles before the relay is closed (listen ok: %s)',
+  async (ok) => {
+    const relay = new SlowRelay();
+    const errors: unknown[] = [];
+    const handler = createHttpHandler(server(), {
+      backplane: { relay, sessions: new InMemorySessionStore() },
+      logger: { debug() {}, error: (_m: string, e: unknown) => void errors.push(e) },
+    });
+    expect(relay.calls).toEqual(['listen']);
+    const closed = handler.close({ deadlineMs: 2_000 });
+    // Give close() every chance to run ahead (event-loop turns, not time): it must wait.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(relay.calls).toEqual(['listen']);
+    relay.settleListen(ok);
+    await within(closed);
+    expect(relay.calls).toEqual(['listen', ok ? 'listening' : 'listen failed', 'close']);
+    expect(errors).toHaveLength(ok ? 0 : 1);
+  },
+);

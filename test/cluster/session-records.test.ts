@@ -1,0 +1,157 @@
+/**
+ * Issue 12: a legacy session's shared record. Created before the session is announced (naming
+ * its owner), refreshed without a store round trip per request (and by the sweeper while a stream
+ * is open), deleted through the one teardown path; the shared per-client limit; a store that is
+ * down gives 503, never a 500 or a hang.
+ */
+import { afterEach, expect, test } from 'vitest';
+import { StoreUnavailableError } from '../../src/core/errors.js';
+import {
+  InMemorySessionStore,
+  type SessionCreateResult,
+  type SessionRecord,
+  type SessionStore,
+} from '../../src/transports/http/server/index.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { SseReader } from '../http-server/support/harness.js';
+import {
+  callTool,
+  initializeRequest,
+  openSession,
+  request,
+  startCluster,
+  type Cluster,
+  type Node,
+} from './support/cluster.js';
+
+useProcessGuard();
+
+/** The in-memory store, counting calls; `down` makes every call fail as a dead backend would. */
+class CountingStore implements SessionStore {
+  readonly inner = new InMemorySessionStore();
+  readonly calls = { create: 0, get: 0, touch: 0, delete: 0 };
+  down = false;
+  private touched: (() => void) | undefined;
+
+  /** Resolves at the next `touch`. */
+  nextTouch(): Promise<void> {
+    return new Promise((resolve) => (this.touched = resolve));
+  }
+
+  create(
+    record: { id: string; clientKey?: string; data?: string },
+    options: { ttlMs: number; maxPerClient?: number },
+  ): Promise<SessionCreateResult> {
+    this.calls.create++;
+    return this.check('create') ?? this.inner.create(record, options);
+  }
+  get(id: string): Promise<SessionRecord | undefined> {
+    this.calls.get++;
+    return this.check('get') ?? this.inner.get(id);
+  }
+  touch(id: string, ttlMs: number): Promise<boolean> {
+    this.calls.touch++;
+    const touched = this.touched;
+    this.touched = undefined;
+    touched?.();
+    return this.check('touch') ?? this.inner.touch(id, ttlMs);
+  }
+  delete(id: string): Promise<boolean> {
+    this.calls.delete++;
+    return this.check('delete') ?? this.inner.delete(id);
+  }
+  private check(operation: string): Promise<never> | undefined {
+    return this.down ? Promise.reject(new StoreUnavailableError('test session store', operation)) : undefined;
+  }
+}
+
+let cluster: Cluster | undefined;
+afterEach(async () => {
+  await cluster?.close();
+  cluster = undefined;
+});
+
+function two(c: Cluster): [Node, Node] {
+  return c.nodes as [Node, Node];
+}
+
+test('the record names the owner, is not written per request, and is deleted when the session ends', async () => {
+  const store = new CountingStore();
+  cluster = startCluster(2, { sessions: { idleMs: 60_000 } }, { store });
+  const [a, b] = two(cluster);
+  const sessionId = await openSession(a);
+  const record = await store.inner.get(sessionId);
+  expect(record?.data).toBe(JSON.stringify({ owner: 'node-1' }));
+  for (let i = 0; i < 10; i++) {
+    expect((await request(i % 2 ? a : b, 'POST', { sessionId, body: callTool(i, 'whoami') })).status).toBe(
+      200,
+    );
+  }
+  // Refreshes are throttled (every idleMs / 4 at most); B read the owner once, then from its cache.
+  expect(store.calls).toMatchObject({ create: 1, touch: 0, get: 1 });
+  expect((await request(b, 'DELETE', { sessionId })).status).toBe(200);
+  expect(store.calls.delete).toBe(1);
+  expect(await store.inner.get(sessionId)).toBeUndefined();
+});
+
+test('the sweeper refreshes the record of a session whose only activity is an open stream', async () => {
+  const store = new CountingStore();
+  cluster = startCluster(2, { sessions: { idleMs: 400 } }, { store });
+  const [a, b] = two(cluster);
+  const sessionId = await openSession(a);
+  const stream = new SseReader(await request(b, 'GET', { sessionId }));
+  const touchedBefore = store.calls.touch;
+  await within(store.nextTouch(), 5_000, 'record refresh');
+  expect(store.calls.touch).toBeGreaterThan(touchedBefore);
+  expect(await store.inner.get(sessionId)).toBeDefined();
+  await stream.cancel();
+});
+
+test('the per-client limit is shared: a client at its limit on one process gets 429 on another', async () => {
+  cluster = startCluster(2, { sessions: { clientKey: (client) => client.remoteAddress, maxPerClient: 1 } });
+  const [a, b] = two(cluster);
+  const extra = { remoteAddress: '10.0.0.9' };
+  expect((await request(a, 'POST', { body: initializeRequest(), extra })).status).toBe(200);
+  const refused = await request(b, 'POST', { body: initializeRequest(), extra });
+  expect(refused.status).toBe(429);
+  expect(b.started).toEqual([]);
+  // Another client is not affected.
+  expect(
+    (await request(b, 'POST', { body: initializeRequest(), extra: { remoteAddress: '10.0.0.10' } })).status,
+  ).toBe(200);
+});
+
+test('session store down: initialize and relayed requests get 503 naming the store; local sessions keep working', async () => {
+  const store = new CountingStore();
+  const errors: unknown[] = [];
+  cluster = startCluster(
+    2,
+    { logger: { debug() {}, error: (_m: string, e: unknown) => void errors.push(e) } },
+    { store },
+  );
+  const [a, b] = two(cluster);
+  const sessionId = await openSession(a);
+  store.down = true;
+  const init = await request(a, 'POST', { body: initializeRequest() });
+  expect(init.status).toBe(503);
+  expect(init.headers.get('retry-after')).toBe('1');
+  expect(await init.json()).toEqual({
+    jsonrpc: '2.0',
+    error: {
+      code: -32000,
+      message: 'Service unavailable: test session store: create failed (backend unavailable)',
+    },
+  });
+  const relayed = await request(b, 'POST', { sessionId, body: callTool(1, 'whoami') });
+  expect(relayed.status).toBe(503);
+  expect(await relayed.json()).toMatchObject({
+    error: { message: expect.stringContaining('test session store: get') },
+  });
+  expect((await request(a, 'POST', { sessionId, body: callTool(2, 'whoami') })).status).toBe(200);
+  expect(a.started).toHaveLength(1);
+  expect(errors.every((error) => error instanceof StoreUnavailableError)).toBe(true);
+
+  store.down = false;
+  expect((await request(b, 'POST', { sessionId, body: callTool(3, 'whoami') })).status).toBe(200);
+  expect((await request(a, 'POST', { body: initializeRequest() })).status).toBe(200);
+});
