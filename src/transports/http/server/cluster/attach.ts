@@ -1,10 +1,8 @@
 /**
  * Wiring a handler to its backplane: the tunnel (routing, relayed exchanges, the relay's
- * lifetime), the server's notification fan-out over the relay's broadcasts, and, with sessions
- * on, the session records its session manager keeps.
+ * lifetime) and, with sessions on, the session records its session manager keeps.
  */
 import type { Logger } from '../../../../core/engine/connection.js';
-import type { Connectable } from '../../../../server/server.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -18,15 +16,13 @@ import { SessionRecords } from './session-records.js';
 import { Tunnel } from './tunnel.js';
 
 /**
- * The handler's tunnel when `options.backplane` is set (undefined otherwise); joins `target` to
- * the deployment's notification fan-out (when it can: `Server`, `McpServer`); gives `manager`
+ * The handler's tunnel when `options.backplane` is set (undefined otherwise); gives `manager`
  * its session records when sessions are on.
  *
  * @example
- * this.tunnel = attachBackplane(target, options, manager, logger, (exchange, extra) => this.serve(exchange, extra, false));
+ * this.tunnel = attachBackplane(options, manager, logger, (exchange, extra) => this.serve(exchange, extra, false));
  */
 export function attachBackplane(
-  target: Connectable,
   options: HttpHandlerOptions,
   manager: SessionManager,
   logger: Logger,
@@ -35,12 +31,8 @@ export function attachBackplane(
 ): Tunnel | undefined {
   const backplane = options.backplane;
   if (!backplane) return undefined;
-  // Server-wide notifications raised here go to every other process; theirs arrive through the
-  // tunnel's broadcast listener.
-  const fanout = target.joinFanout?.({ publish: (message) => backplane.relay.broadcast(message) }, logger);
   const tunnel = new Tunnel({
     backplane,
-    fanout,
     logger,
     budget: manager.budget,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

@@ -5,7 +5,6 @@
  * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
  */
 import type { Logger } from '../../../../core/engine/connection.js';
-import type { FanoutMembership } from '../../../../server/fanout.js';
 import { StoreUnavailableError } from '../../../../core/errors.js';
 import type { OutputBudget } from '../output-budget.js';
 import { SHUTTING_DOWN } from '../responses.js';
@@ -33,8 +32,6 @@ const OWNER_CACHE_SIZE = 1_024;
  */
 export interface TunnelOptions {
   readonly backplane: Backplane;
-  /** The server's place in the notification fan-out: fed the relay's broadcasts, left on close. */
-  readonly fanout?: FanoutMembership;
   readonly logger: Logger;
   readonly budget: OutputBudget;
   readonly maxBodyBytes: number;
@@ -142,7 +139,6 @@ export class Tunnel implements TunnelLink {
   async close(deadlineMs: number): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.options.fanout?.leave();
     this.forwarder.abandonAll();
     this.inbound.loseAll();
     this.watch.stop();
@@ -199,9 +195,12 @@ export class Tunnel implements TunnelLink {
     }
   }
 
-  /** Server-wide notifications raised on another process: delivered here (never republished). */
-  private onBroadcast(_from: string, text: string): void {
-    this.options.fanout?.receive(text);
+  /**
+   * Server-wide notifications raised on another process (fan-out). Not connected yet: the
+   * server's notification fan-out plugs in here.
+   */
+  private onBroadcast(_from: string, _text: string): void {
+    // Intentionally empty until the fan-out lands.
   }
 
   /** The medium may have lost messages both ways: nothing in flight can be trusted to finish. */
