@@ -75,6 +75,8 @@ export class RecordingRelay implements Relay {
 
 export interface Node {
   readonly name: string;
+  /** The node's server (what `server.broadcast` raises here fans out to the others). */
+  readonly server: Server;
   readonly handler: HttpHandler;
   readonly relay: RecordingRelay;
   readonly probes: Probes;
@@ -212,7 +214,7 @@ export function startCluster(
       onSessionStart: (id) => started.push(id),
       onSessionEnd: (id, reason) => ended.push([id, reason]),
     });
-    nodes.push({ name, handler, relay, probes, sessions, started, ended });
+    nodes.push({ name, server, handler, relay, probes, sessions, started, ended });
   }
   let k = 0;
   const cluster: Cluster = {

@@ -150,7 +150,7 @@ class HttpHandlerCore {
       this.logger,
       options.retryMs ?? DEFAULT_RETRY_MS,
     );
-    this.tunnel = attachBackplane(options, this.manager, this.logger, (exchange, extra) =>
+    this.tunnel = attachBackplane(target, options, this.manager, this.logger, (exchange, extra) =>
       this.serve(exchange, extra, false),
     );
     this.gate = options.auth ? new AuthGate(options.auth, target, this.logger) : undefined;

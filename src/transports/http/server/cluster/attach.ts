@@ -3,6 +3,7 @@
  * lifetime) and, with sessions on, the session records its session manager keeps.
  */
 import type { Logger } from '../../../../core/engine/connection.js';
+import type { Connectable } from '../../../../server/server.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -20,9 +21,10 @@ import { Tunnel } from './tunnel.js';
  * its session records when sessions are on.
  *
  * @example
- * this.tunnel = attachBackplane(options, manager, logger, (exchange, extra) => this.serve(exchange, extra, false));
+ * this.tunnel = attachBackplane(server, options, manager, logger, (exchange, extra) => this.serve(exchange, extra, false));
  */
 export function attachBackplane(
+  target: Connectable,
   options: HttpHandlerOptions,
   manager: SessionManager,
   logger: Logger,
@@ -37,6 +39,7 @@ export function attachBackplane(
     budget: manager.budget,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     checkMs: Math.max(1, options.relayCheckMs ?? DEFAULT_RELAY_CHECK_MS),
+    target,
     serve,
   });
   if (options.sessions !== false) {

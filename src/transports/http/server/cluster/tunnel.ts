@@ -5,6 +5,8 @@
  * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
  */
 import type { Logger } from '../../../../core/engine/connection.js';
+import type { FanoutMembership } from '../../../../server/fanout.js';
+import type { Connectable } from '../../../../server/server.js';
 import { StoreUnavailableError } from '../../../../core/errors.js';
 import type { OutputBudget } from '../output-budget.js';
 import { SHUTTING_DOWN } from '../responses.js';
@@ -37,6 +39,8 @@ export interface TunnelOptions {
   readonly maxBodyBytes: number;
   /** How often peers of open relayed exchanges are checked for liveness. */
   readonly checkMs: number;
+  /** The served server: it joins the deployment's notification fan-out over the relay. */
+  readonly target: Connectable;
   /** The handler core without routing: how the owner serves a relayed exchange. */
   readonly serve: (exchange: HttpExchange, extra: HttpRequestExtra | undefined) => Promise<HttpReply>;
 }
@@ -57,6 +61,8 @@ export class Tunnel implements TunnelLink {
   private readonly sending = new Set<Promise<void>>();
   private listening: Promise<void> | undefined;
   private closed = false;
+  /** Server-wide notifications to and from the other processes (see `Server.joinFanout`). */
+  private readonly fanout: FanoutMembership | undefined;
   private readonly listener: RelayListener = {
     message: (from, text) => this.onMessage(from, text),
     broadcast: (from, text) => this.onBroadcast(from, text),
@@ -68,6 +74,11 @@ export class Tunnel implements TunnelLink {
     this.watch = new PeerWatch(options.backplane.relay, options.checkMs, options.logger);
     this.forwarder = new Forwarder(this, options.budget, options.maxBodyBytes);
     this.inbound = new Inbound(this, options.serve);
+    const relay = options.backplane.relay;
+    this.fanout = options.target.joinFanout?.(
+      { publish: (message) => relay.broadcast(message) },
+      this.logger,
+    );
     this.listen().catch((error: unknown) =>
       this.logger.error('relay: listen failed (retried when a request needs it)', error),
     );
@@ -142,6 +153,7 @@ export class Tunnel implements TunnelLink {
     this.forwarder.abandonAll();
     this.inbound.loseAll();
     this.watch.stop();
+    this.fanout?.leave();
     // A listen still on its way must settle first, or it could outlive the close.
     const listening = this.listening?.catch(() => undefined);
     await within(Promise.all([...this.sending, listening]), deadlineMs);
@@ -195,12 +207,9 @@ export class Tunnel implements TunnelLink {
     }
   }
 
-  /**
-   * Server-wide notifications raised on another process (fan-out). Not connected yet: the
-   * server's notification fan-out plugs in here.
-   */
-  private onBroadcast(_from: string, _text: string): void {
-    // Intentionally empty until the fan-out lands.
+  /** Server-wide notifications raised on another process: delivered here only, never republished. */
+  private onBroadcast(_from: string, text: string): void {
+    this.fanout?.receive(text);
   }
 
   /** The medium may have lost messages both ways: nothing in flight can be trusted to finish. */
