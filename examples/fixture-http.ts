@@ -2,12 +2,20 @@
  * The conformance fixture over Streamable HTTP on the port in $PORT (default 3000), for the
  * official suite: `PORT=3001 npm run fixture:http`, then
  * `npx conformance server --url http://127.0.0.1:3001/mcp`.
+ *
+ * With `REDIS_URL` set its sessions, events and relay live on Redis (namespace `fixture`), so
+ * several processes on different ports serve the same sessions (docs/scale-out.md):
+ * `PORT=3001 REDIS_URL=redis://127.0.0.1:6390 npm run --silent fixture:http`.
  */
 import { serveHttp } from '../src/adapters/node/index.js';
 import { createFixtureServer } from './fixture-server.js';
+import { backplaneFromEnv } from './redis-backplane.js';
 
 const port = Number(process.env.PORT ?? 3000);
+const report = (message: string): void => console.error(`[fixture-http] ${message}`);
+const { backplane, close: closeRedis } = await backplaneFromEnv('fixture', report);
 const serving = await serveHttp(createFixtureServer(), {
+  backplane,
   port,
   host: '127.0.0.1',
   path: '/mcp',
@@ -22,5 +30,11 @@ const serving = await serveHttp(createFixtureServer(), {
 console.log(serving.url);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void serving.close({ deadlineMs: 2_000 }));
+  process.once(signal, () => {
+    // Bounded: sessions get 2 s to end, then the Redis client (if any) closes.
+    void serving
+      .close({ deadlineMs: 2_000 })
+      .catch((error: unknown) => report(`close: ${String(error)}`))
+      .finally(() => void closeRedis().catch((error: unknown) => report(`redis close: ${String(error)}`)));
+  });
 }

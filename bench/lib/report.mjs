@@ -1,5 +1,5 @@
 // Writes BENCHMARKS.md from the collected measurements.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { CPU_ROWS, PHASES, SDK_COMPARISONS, TARGETS, cell, fmt, ratios } from './report-spec.mjs';
 import { summary } from './stats.mjs';
 
@@ -307,5 +307,18 @@ export async function writeReport(path, { info, servers, entries, results, error
     );
     out.push('');
   }
+  // Sections other benches own (between `<!-- name:start -->` / `<!-- name:end -->` markers,
+  // e.g. bench/scale-out.mjs) survive a rewrite: they come from runs this one did not make.
+  out.push(...keptSections(path));
   writeFileSync(path, await formatted(out.join('\n'), path));
+}
+
+function keptSections(path) {
+  let previous;
+  try {
+    previous = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return [...previous.matchAll(/<!-- ([\w-]+):start -->[\s\S]*?<!-- \1:end -->/g)].map((m) => `${m[0]}\n`);
 }

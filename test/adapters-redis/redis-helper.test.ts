@@ -34,3 +34,26 @@ describe.skipIf(!redisAvailable())('test/helpers/redis.ts', () => {
     expect(existsSync(dir)).toBe(false);
   });
 });
+
+describe('redisAvailable(): skip only where Redis is not required', () => {
+  const missing = { REDIS_SERVER_BIN: '/nonexistent/redis-server' };
+
+  it('is false for a missing binary on a machine that does not require Redis', () => {
+    expect(redisAvailable({ ...missing })).toBe(false);
+    expect(redisAvailable({ ...missing, CI: 'false' })).toBe(false);
+    expect(redisAvailable({ ...missing, CI: '' })).toBe(false);
+  });
+
+  it('throws for a missing binary when CI or REDIS_URL is set, so the suite fails instead of skipping', () => {
+    expect(() => redisAvailable({ ...missing, CI: 'true' })).toThrow(
+      /required here \(CI or REDIS_URL is set\)/,
+    );
+    expect(() => redisAvailable({ ...missing, CI: '1' })).toThrow(/nonexistent\/redis-server --version/);
+    expect(() => redisAvailable({ ...missing, REDIS_URL: 'redis://127.0.0.1:1' })).toThrow(/required here/);
+  });
+
+  it.skipIf(!redisAvailable())('is true when the binary runs, required or not', () => {
+    expect(redisAvailable({ CI: 'true' })).toBe(true);
+    expect(redisAvailable({})).toBe(true);
+  });
+});

@@ -8,7 +8,9 @@
  *   await redis.stop();                  // process gone, temp dir removed
  *
  * `redisAvailable()` says whether the binary is installed (Debian: `apt-get install redis-server`),
- * so a suite can skip with a visible reason instead of failing on a machine without it.
+ * so a suite can skip with a visible reason on a developer machine without it. Where Redis is
+ * required (`CI` or `REDIS_URL` set, as `.ci/run` does) a missing binary throws instead: the suite
+ * fails rather than silently skipping.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,10 +38,28 @@ export interface TestRedis {
   thaw(): void;
 }
 
-/** Whether `redis-server` can be run here. */
-export function redisAvailable(): boolean {
-  const probe = spawnSync(BINARY, ['--version'], { stdio: 'ignore', timeout: 5_000 });
-  return probe.status === 0;
+/** Whether this environment promises Redis (CI, or a `REDIS_URL` handed to the tests). */
+function redisRequired(env: NodeJS.ProcessEnv): boolean {
+  const ci = env.CI?.trim().toLowerCase();
+  return Boolean(env.REDIS_URL) || (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0');
+}
+
+/**
+ * Whether `redis-server` can be run here (`env.REDIS_SERVER_BIN`, default `redis-server`).
+ * Throws when it cannot but the environment requires Redis (`CI` or `REDIS_URL` set): a suite
+ * that uses it in `describe.skipIf(!redisAvailable())` then fails with this message.
+ */
+export function redisAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
+  const binary = env.REDIS_SERVER_BIN ?? 'redis-server';
+  const probe = spawnSync(binary, ['--version'], { stdio: 'ignore', timeout: 5_000 });
+  if (probe.status === 0) return true;
+  if (redisRequired(env)) {
+    throw new Error(
+      `${binary} is required here (CI or REDIS_URL is set) but \`${binary} --version\` failed: ` +
+        'install Debian redis-server (.ci/run does) or point REDIS_SERVER_BIN at the binary',
+    );
+  }
+  return false;
 }
 
 /** A port the OS just handed out (closed again at once; the server binds it right after). */

@@ -184,3 +184,38 @@ test('closeSSEStream ends the connection after the priming event; the result arr
     await serving.close();
   }
 });
+
+test('closeSSEStream right away with an asynchronous store (Redis): the priming event still goes out first', async () => {
+  const { Server } = await import('../../src/server/server.js');
+  const { serveHttp } = await import('../../src/adapters/node/index.js');
+  const server = new Server({ name: 'reconnect', version: '1' }, { capabilities: { tools: {} } });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  server.setRequestHandler('tools/call', async (_params, ctx) => {
+    ctx.info?.closeSSEStream?.();
+    await gate;
+    return { content: [{ type: 'text', text: 'after reconnect' }] };
+  });
+  // The priming event's id comes back a tick later: the close must wait for it, or the client
+  // gets an empty stream with nothing to resume from.
+  const serving = await serveHttp(server, { port: 0, keepAliveMs: 0, eventStore: new AsyncStore() });
+  try {
+    const sessionId = await openSession(serving.url);
+    const response = await post(serving.url, callTool(5, 'test_reconnection'), {
+      sessionId,
+      headers: { 'mcp-protocol-version': '2025-03-26' }, // any supported version is accepted
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = new SseReader(response);
+    const priming = await within(events.next());
+    expect(priming?.data).toBe('');
+    expect(await within(events.next())).toBeUndefined(); // closed mid-call
+    release();
+    const resumed = await within(new SseReader(await resume(serving.url, sessionId, priming!.id!)).rest());
+    expect(resumed).toEqual([
+      { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'after reconnect' }] } },
+    ]);
+  } finally {
+    await serving.close();
+  }
+});

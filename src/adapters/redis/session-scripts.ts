@@ -3,7 +3,7 @@
  * KEYS[1] = the session hash. The per-client index (a sorted set of session ids scored by expiry
  * time) is named from ARGV, because `touch` and `delete` only learn the client key from the hash.
  * Scripts that touch undeclared keys work on a single Redis (and replicas), not on Redis Cluster:
- * see docs/redis-wip.md.
+ * see docs/scale-out.md ("Open questions").
  */
 
 /** Server time in ms: one clock for every process. */

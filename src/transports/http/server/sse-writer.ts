@@ -21,6 +21,8 @@ export class SseWriter implements SseSource, Budgeted {
   private isOpen = true;
   /** While a resumption replays stored events, live events wait here (id, text). */
   private held: [string | undefined, string][] | undefined;
+  /** `close()` came while events were held: end once they are written. */
+  private closeWhenReleased = false;
 
   constructor(
     /** The request stream this connection carries, or the transport (standalone GET stream). */
@@ -79,10 +81,20 @@ export class SseWriter implements SseSource, Budgeted {
     this.held = undefined;
     if (!held) return;
     for (const [id, text] of held) if (id === undefined || !written.has(id)) this.write(text);
+    if (this.closeWhenReleased) this.end(false);
   }
 
-  /** End the response body (server side). Idempotent. */
+  /**
+   * End the response body (server side). Idempotent. While events are held (an asynchronous
+   * store has not yet given the priming event its id, or a resumption is catching up), the end
+   * waits for them: ending at once would drop them, and a stream closed before its priming
+   * event leaves the client nothing to resume from.
+   */
   close(): void {
+    if (this.held) {
+      this.closeWhenReleased = true;
+      return;
+    }
     this.end(false);
   }
 
