@@ -41,3 +41,12 @@ export interface RedisRelayClient {
   on(event: ConnectionEvent, listener: (...args: unknown[]) => void): unknown;
   off(event: ConnectionEvent, listener: (...args: unknown[]) => void): unknown;
 }
+
+/** Drop a subscriber connection at once; one already closed has nothing left to tear down. */
+export function destroy(subscriber: RedisRelaySubscriber): void {
+  try {
+    subscriber.destroy?.();
+  } catch {
+    // Already closed: nothing left to tear down.
+  }
+}

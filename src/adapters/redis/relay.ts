@@ -6,7 +6,7 @@ import type { Logger } from '../../core/engine/connection-types.js';
 import type { Relay, RelayListener } from '../../transports/http/server/cluster/relay.js';
 import { attempt, bounded, rejection } from './bounded.js';
 import { checkName, keyPrefix } from './namespace.js';
-import type { RedisRelayClient, RedisRelaySubscriber } from './relay-client.js';
+import { destroy, type RedisRelayClient, type RedisRelaySubscriber } from './relay-client.js';
 
 /**
  * @example
@@ -132,13 +132,11 @@ export class RedisRelay implements Relay {
   }
 
   /**
-   * PUBLISH answers how many subscribers took the message: 0 means `to` is not listening (never
-   * did, closed, or its subscriber connection is gone), and `send` resolves `false`.
-   *
-   * That count is only exact on one server. Keel supports a single Redis (with replicas or
-   * Sentinel for failover), every process connected to its primary. On Redis Cluster, PUBLISH
-   * counts only the subscribers connected to the node that took it (and sharded pub/sub counts
-   * per shard), so a process listening on another node would read as not listening.
+   * PUBLISH answers how many subscribers took the message: 0 (`false`) means `to` is not
+   * listening (never did, closed, or its subscriber connection is gone). That count is exact on
+   * one server only: Keel supports a single Redis (with replicas or Sentinel), every process on
+   * its primary. On Redis Cluster PUBLISH counts only the subscribers of the node that took it
+   * (sharded pub/sub: of the shard), so a process listening elsewhere would read as absent.
    */
   send(to: string, message: string): Promise<boolean> {
     return this.publish('send', this.channel(to), message).then(someone);
@@ -263,11 +261,3 @@ function someone(receivers: unknown): boolean {
 }
 
 function nothing(): void {}
-
-function destroy(subscriber: RedisRelaySubscriber): void {
-  try {
-    subscriber.destroy?.();
-  } catch {
-    // Already closed: nothing left to tear down.
-  }
-}
