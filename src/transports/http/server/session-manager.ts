@@ -3,6 +3,7 @@
  * expiry, eviction and shutdown, all ending a session through one path
  * ({@link SessionManager.terminate}).
  */
+import { unrefTimer, within } from '../../../core/timers.js';
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { Connectable } from '../../../server/server.js';
 import type { EventStore } from './event-store.js';
@@ -247,8 +248,7 @@ export class SessionManager implements TransportHost {
   private scheduleSweep(): void {
     if (this.sweepTimer !== undefined || !Number.isFinite(this.idleMs)) return;
     const interval = Math.min(Math.max(this.idleMs / 2, 1), 60_000);
-    this.sweepTimer = setTimeout(sweep, interval, this);
-    (this.sweepTimer as { unref?: () => void }).unref?.();
+    this.sweepTimer = unrefTimer(setTimeout(sweep, interval, this));
   }
 
   private stopSweep(): void {
@@ -280,13 +280,4 @@ export class SessionManager implements TransportHost {
 
 function sweep(manager: SessionManager): void {
   manager.sweep();
-}
-
-/** True if `work` settled within `ms`. */
-function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<boolean>((resolve) => {
-    timer = setTimeout(resolve, ms, false);
-  });
-  return Promise.race([work.then(() => true), limit]).finally(() => clearTimeout(timer));
 }

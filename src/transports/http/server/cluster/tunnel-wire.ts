@@ -8,6 +8,8 @@
  * when an event stream follows as `data` chunks), then `end` or `abort`.
  */
 
+import { fromBase64, toBase64 } from '../../../../core/base64.js';
+
 /** A relayed request: method, headers, body (text, or base64 when not UTF-8), host facts. */
 export interface OpenMessage {
   t: 'open';
@@ -117,11 +119,7 @@ export function encodeBody(bytes: Uint8Array): { b?: string; b64?: string } {
   try {
     return { b: decoder.decode(bytes) };
   } catch {
-    let binary = '';
-    for (let i = 0; i < bytes.byteLength; i += 0x8000) {
-      binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    }
-    return { b64: btoa(binary) };
+    return { b64: toBase64(bytes) };
   }
 }
 
@@ -136,14 +134,7 @@ const encoder = new TextEncoder();
 export function decodeBody(open: OpenMessage): Uint8Array {
   if (open.b !== undefined) return encoder.encode(open.b);
   if (open.b64 === undefined) return new Uint8Array(0);
-  try {
-    const binary = atob(open.b64);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
-  } catch {
-    return new Uint8Array(0);
-  }
+  return fromBase64(open.b64) ?? new Uint8Array(0);
 }
 
 /**

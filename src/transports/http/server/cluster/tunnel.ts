@@ -4,6 +4,7 @@
  * process does not hold is relayed, whole, to the owner and the answer relayed back; the owner
  * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
  */
+import { within } from '../../../../core/timers.js';
 import type { Logger } from '../../../../core/engine/connection.js';
 import type { FanoutMembership } from '../../../../server/fanout.js';
 import type { Connectable } from '../../../../server/server.js';
@@ -222,11 +223,4 @@ export class Tunnel implements TunnelLink {
     this.forwarder.failAll();
     this.inbound.loseAll();
   }
-}
-
-/** Resolves when `work` settles or after `ms`, whichever is first (the timer is cleared). */
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([work, limit]).finally(() => clearTimeout(timer));
 }
