@@ -175,6 +175,7 @@ export class SessionManager implements TransportHost {
 
   /** End every session and stateless exchange; resolves within `deadlineMs`. */
   async shutdown(deadlineMs: number): Promise<void> {
+    const end = Date.now() + deadlineMs;
     this.accepting = false;
     this.stopSweep();
     const all = [...[...this.sessions.values()].map((slot) => slot.transport), ...this.stateless];
@@ -183,7 +184,16 @@ export class SessionManager implements TransportHost {
     // Past the deadline, cut the streams; the engines finish their teardown on their own.
     if (!finished) for (const transport of all) void transport.close();
     this.keepAlive?.stop();
-    if (this.records) await within(this.records.settled(), deadlineMs);
+    if (this.records) await within(this.records.settled(), Math.max(0, end - Date.now()));
+  }
+
+  /**
+   * The shared record of session `sessionId` is gone (another process deleted it: this process
+   * read as dead to it). Others now answer 404 for it, so this process ends it too.
+   */
+  recordLost(sessionId: string): void {
+    const slot = this.sessions.get(sessionId);
+    if (slot) void this.terminate(slot.transport, 'expired');
   }
 
   touched(transport: HttpServerTransport): void {
