@@ -137,8 +137,9 @@ export class Forwarder {
   ended(from: string, x: string, aborted: boolean): void {
     const entry = this.from(from, x);
     if (!entry) return this.link.logger.debug(`relay: end for unknown exchange ${x}`);
-    // Before the reply is complete, an abort means the owner dropped the exchange.
-    if (aborted && !entry.stream) return this.fail(x);
+    // Before the reply is complete, an abort means the owner dropped the exchange (and an end
+    // without a head is a broken reply): the client is answered as if the owner stopped.
+    if (!entry.stream && (aborted || !entry.json)) return this.fail(x);
     const json = entry.json;
     const resolve = entry.resolve;
     this.finish(x, entry);
