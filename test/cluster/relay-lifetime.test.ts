@@ -72,7 +72,6 @@ test.each([true, false])(
 
 /** A relay whose listen and close never settle (a medium that hangs). */
 class HungRelay extends SlowRelay {
-  override readonly nodeId = 'hung';
   override close(): Promise<void> {
     this.calls.push('close');
     return new Promise(() => {});

@@ -4,7 +4,7 @@
  * process does not hold is relayed, whole, to the owner and the answer relayed back; the owner
  * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
  */
-import { unrefTimer, within } from '../../../../core/timers.js';
+import { within } from '../../../../core/timers.js';
 import type { Logger } from '../../../../core/engine/connection.js';
 import type { FanoutMembership } from '../../../../server/fanout.js';
 import type { Connectable } from '../../../../server/server.js';
@@ -17,6 +17,7 @@ import { Forwarder } from './forwarder.js';
 import { Inbound } from './inbound.js';
 import { OwnerCache } from './owner-cache.js';
 import { PeerWatch } from './peer-watch.js';
+import { RelayJoining } from './relay-joining.js';
 import type { RelayListener } from './relay.js';
 import { ownerOfRecord } from './session-records.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
@@ -27,9 +28,6 @@ const SHUTTING_DOWN_HEADERS = Object.entries(SHUTTING_DOWN.headers);
 
 /** How many session → owner entries are kept (a miss costs one store read). */
 const OWNER_CACHE_SIZE = 1_024;
-/** First retry of a failed `listen()`, doubled per failure up to {@link LISTEN_RETRY_MAX_MS}. */
-const LISTEN_RETRY_MS = 1_000;
-const LISTEN_RETRY_MAX_MS = 30_000;
 
 /**
  * What the tunnel needs from its handler.
@@ -64,10 +62,7 @@ export class Tunnel implements TunnelLink {
   private readonly inbound: Inbound;
   private readonly owners = new OwnerCache(OWNER_CACHE_SIZE);
   private readonly sending = new Set<Promise<void>>();
-  private listening: Promise<void> | undefined;
-  /** Retries a failed listen in the background (a process with no routed traffic must still join). */
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private retryMs = LISTEN_RETRY_MS;
+  private readonly joining: RelayJoining;
   private closed = false;
   /** Server-wide notifications to and from the other processes (see `Server.joinFanout`). */
   private readonly fanout: FanoutMembership | undefined;
@@ -87,45 +82,17 @@ export class Tunnel implements TunnelLink {
       { publish: (message) => relay.broadcast(message) },
       this.logger,
     );
-    this.join();
+    this.joining = new RelayJoining(relay, this.listener, this.logger);
+    this.joining.start();
   }
 
   get nodeId(): string {
     return this.options.backplane.relay.nodeId;
   }
 
-  /** Listening on the relay; a failed attempt is retried by the next call (and by a timer). */
+  /** Listening on the relay (see {@link RelayJoining}). */
   listen(): Promise<void> {
-    // Never (again) after close: the relay would announce a process that is gone.
-    if (this.closed) return Promise.reject(new StoreUnavailableError('relay', 'listen'));
-    return (this.listening ??= this.options.backplane.relay.listen(this.listener).then(
-      () => this.stopRetrying(),
-      (error: unknown) => {
-        this.listening = undefined;
-        throw error;
-      },
-    ));
-  }
-
-  /** Listen now; on failure, again after a backoff (1 s doubling to 30 s) until it works or close. */
-  private join(): void {
-    this.listen().catch((error: unknown) => {
-      this.logger.error('relay: listen failed (retried)', error);
-      if (this.closed || this.retryTimer !== undefined) return;
-      this.retryTimer = unrefTimer(setTimeout(() => this.retry(), this.retryMs));
-      this.retryMs = Math.min(this.retryMs * 2, LISTEN_RETRY_MAX_MS);
-    });
-  }
-
-  private retry(): void {
-    this.retryTimer = undefined;
-    this.join();
-  }
-
-  private stopRetrying(): void {
-    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    this.retryMs = LISTEN_RETRY_MS;
+    return this.joining.listen();
   }
 
   /**
@@ -201,13 +168,12 @@ export class Tunnel implements TunnelLink {
     if (this.closed) return;
     this.closed = true;
     const end = Date.now() + deadlineMs;
-    this.stopRetrying();
+    const listening = this.joining.stop();
     this.forwarder.abandonAll();
     this.inbound.loseAll();
     this.watch.stop();
     this.fanout?.leave();
     // A listen still on its way must settle first, or it could outlive the close.
-    const listening = this.listening?.catch(() => undefined);
     await within(Promise.all([...this.sending, listening]), deadlineMs);
     // The relay bounds its own close by its command timeout; the caller's deadline comes first.
     await within(this.options.backplane.relay.close(), Math.max(0, end - Date.now()));
