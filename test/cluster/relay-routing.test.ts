@@ -161,3 +161,32 @@ test('a relayed open over its bound is refused (abort, not served); a data piece
   expect(received.filter((message) => message.t === 'gone')).toEqual([{ t: 'gone', x }]);
   await intruder.close();
 });
+
+test('an owner that ends or aborts an exchange before its head: the client gets the owner-stopped reply, never a wait', async () => {
+  cluster = startCluster(2, { relayCheckMs: 60_000 });
+  const [, b] = two(cluster);
+  const owner = cluster.hub.node('intruder');
+  const opens: string[] = [];
+  await owner.listen({
+    message: (_from, text) => {
+      const message = JSON.parse(text) as JsonObject;
+      if (message.t === 'open') opens.push(message.x as string);
+    },
+    broadcast() {},
+  });
+  await cluster.store.create(
+    { id: 'elsewhere', data: JSON.stringify({ owner: 'intruder' }) },
+    { ttlMs: 60_000 },
+  );
+  for (const t of ['end', 'abort']) {
+    const pending = request(b, 'GET', { sessionId: 'elsewhere' });
+    await until(() => opens.length === 1, 'the relayed GET');
+    await owner.send('node-2', JSON.stringify({ t, x: opens.pop() }));
+    const response = await within(pending);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({
+      error: { code: -32000, message: expect.stringContaining('holding this session stopped') },
+    });
+  }
+  await owner.close();
+});
