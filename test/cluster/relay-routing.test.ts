@@ -53,6 +53,10 @@ test('an open that reached nobody: owner alive (between connections) is 503; own
   const between = await request(b, 'POST', { sessionId, body: callTool(1, 'whoami') });
   expect(between.status).toBe(503);
   expect(between.headers.get('retry-after')).toBe('1');
+  // Names the relay, not the process that did not answer.
+  expect(await between.json()).toMatchObject({
+    error: { code: -32000, message: 'Service unavailable: relay: send failed (backend unavailable)' },
+  });
   expect(b.relay.aliveCalls).toBe(1);
   expect(await cluster.store.get(sessionId)).toBeDefined();
   b.relay.unheard = false;

@@ -122,7 +122,7 @@ export class Tunnel implements TunnelLink {
     // The owner was not listening: gone for good (404 here), or between connections (503).
     try {
       if (await this.options.backplane.relay.alive(owner)) {
-        return storeUnavailableReply(new StoreUnavailableError('relay', `send to ${owner}: not listening`));
+        return storeUnavailableReply(new StoreUnavailableError('relay', 'send'));
       }
     } catch (error) {
       this.logger.error('relay: checking an unreachable owner failed', error);
