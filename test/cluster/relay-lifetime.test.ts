@@ -10,7 +10,7 @@ import {
   type Relay,
   type RelayListener,
 } from '../../src/transports/http/server/index.js';
-import { useProcessGuard, within } from '../helpers/guard.js';
+import { TimerTracker, useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();
 
@@ -69,3 +69,53 @@ test.each([true, false])(
     expect(errors).toHaveLength(ok ? 0 : 1);
   },
 );
+
+/** A relay whose listen and close never settle (a medium that hangs). */
+class HungRelay extends SlowRelay {
+  override close(): Promise<void> {
+    this.calls.push('close');
+    return new Promise(() => {});
+  }
+}
+
+test('close keeps one deadline for every step, even when the relay hangs (listen and close never settle)', async () => {
+  const relay = new HungRelay();
+  const handler = createHttpHandler(server(), { backplane: { relay, sessions: new InMemorySessionStore() } });
+  // Without one deadline this never resolves: the relay's close is awaited unbounded.
+  await within(handler.close({ deadlineMs: 50 }), 5_000, 'handler.close');
+  expect(relay.calls).toEqual(['listen', 'close']);
+});
+
+test('a listen that failed is retried on a timer (1 s, doubling) without any request, until it works', async () => {
+  const relay = new SlowRelay();
+  const errors: unknown[] = [];
+  const handler = createHttpHandler(server(), {
+    sessions: false,
+    backplane: { relay, sessions: new InMemorySessionStore() },
+    logger: { debug() {}, error: (_m: string, e: unknown) => void errors.push(e) },
+  });
+  relay.settleListen(false);
+  // The retry comes from a timer (no traffic at all): wait for it, bounded.
+  for (let i = 0; i < 60 && relay.calls.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+  expect(relay.calls).toEqual(['listen', 'listen failed', 'listen']);
+  relay.settleListen(true);
+  await within(handler.close({ deadlineMs: 1_000 }));
+  expect(relay.calls).toEqual(['listen', 'listen failed', 'listen', 'listening', 'close']);
+  expect(errors).toHaveLength(1);
+});
+
+test("close clears a pending listen retry at once (no unref'd timer left behind)", async () => {
+  const relay = new SlowRelay();
+  const timers = new TimerTracker();
+  timers.start();
+  const handler = createHttpHandler(server(), {
+    backplane: { relay, sessions: new InMemorySessionStore() },
+    logger: { debug() {}, error() {} },
+  });
+  relay.settleListen(false);
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+  await within(handler.close({ deadlineMs: 1_000 }));
+  timers.stop();
+  expect(timers.unrefLeft()).toEqual([]);
+  expect(relay.calls).toEqual(['listen', 'listen failed', 'close']);
+});

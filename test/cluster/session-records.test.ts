@@ -155,3 +155,29 @@ test('session store down: initialize and relayed requests get 503 naming the sto
   expect((await request(b, 'POST', { sessionId, body: callTool(3, 'whoami') })).status).toBe(200);
   expect((await request(a, 'POST', { body: initializeRequest() })).status).toBe(200);
 });
+
+test('a record deleted elsewhere (its owner read as dead there) ends the session on its owner at the next refresh', async () => {
+  const store = new CountingStore();
+  cluster = startCluster(2, { sessions: { idleMs: 400 } }, { store });
+  const [a, b] = two(cluster);
+  const sessionId = await openSession(a);
+  // As another process does when this one was unseen for the liveness window.
+  await store.inner.delete(sessionId);
+  const touched = store.nextTouch();
+  let refreshed = false;
+  void touched.then(() => (refreshed = true));
+  // Active all along (a ping every 20 ms, idle timeout 400 ms): only the lost record can end it.
+  for (let i = 0; i < 200 && !refreshed; i++) {
+    const ping = await request(a, 'POST', { sessionId, body: { jsonrpc: '2.0', id: i, method: 'ping' } });
+    expect(ping.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await within(touched, 5_000, 'record refresh');
+  for (let turn = 0; turn < 100 && a.ended.length === 0; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  expect(a.ended).toEqual([[sessionId, 'expired']]);
+  expect(a.sessions.has(sessionId)).toBe(false);
+  expect((await request(a, 'POST', { sessionId, body: callTool(1, 'whoami') })).status).toBe(404);
+  expect((await request(b, 'POST', { sessionId, body: callTool(2, 'whoami') })).status).toBe(404);
+});

@@ -78,8 +78,15 @@ test('malformed relay messages and unknown exchanges are ignored; a well-formed 
       b: body,
     }),
   );
-  await until(() => received.length === 3, 'three heads');
-  const byX = Object.fromEntries(received.map((message) => [message.x, message]));
+  await until(() => received.length === 5, 'three heads and two gones');
+  // A head or data for an exchange the receiver does not have is answered `gone` (the sender
+  // drops it); nothing else unknown is answered.
+  expect(received.filter((message) => message.t === 'gone')).toEqual([
+    { t: 'gone', x: 'nope' },
+    { t: 'gone', x: 'nope' },
+  ]);
+  const heads = received.filter((message) => message.t === 'head');
+  const byX = Object.fromEntries(heads.map((message) => [message.x, message]));
   expect(Object.keys(byX).sort()).toEqual(['b64', 'host', 'ok']);
   expect(byX.ok).toMatchObject({ t: 'head', s: 200 });
   expect(JSON.parse(JSON.parse(byX.ok!.b as string).result.content[0].text)).toMatchObject({

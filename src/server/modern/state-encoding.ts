@@ -4,6 +4,8 @@
  * synchronous fingerprint.
  */
 
+import { fromBase64 } from '../../core/base64.js';
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
@@ -42,14 +44,8 @@ export function toBase64Url(bytes: Uint8Array): string {
 /** Decode base64url (no padding); undefined for anything that is not strictly base64url. */
 export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (!BASE64URL.test(text) || text.length % 4 === 1) return undefined;
-  let binary: string;
-  try {
-    binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  } catch {
-    return undefined;
-  }
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  const bytes = fromBase64(text.replace(/-/g, '+').replace(/_/g, '/'));
+  if (bytes === undefined) return undefined;
   // Only the canonical spelling: the last character's unused low bits must be zero. Otherwise two
   // strings decode to the same bytes, and a changed token would still verify.
   return toBase64Url(bytes) === text ? bytes : undefined;

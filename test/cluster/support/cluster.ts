@@ -34,6 +34,10 @@ export class RecordingRelay implements Relay {
   dropping = false;
   /** While true, sends are recorded and refused (the medium did not take them). */
   refusing = false;
+  /** While true, sends are recorded and reach nobody (`false`: the peer was not listening). */
+  unheard = false;
+  /** How many times `alive` was asked. */
+  aliveCalls = 0;
 
   /** As the medium would after losing its connection. */
   interrupt(): void {
@@ -55,6 +59,7 @@ export class RecordingRelay implements Relay {
     if (this.closed) this.afterClose.push(message);
     this.sent.push({ to, message: JSON.parse(message) as JsonObject });
     if (this.refusing) return Promise.reject(new StoreUnavailableError('test relay', 'send'));
+    if (this.unheard) return Promise.resolve(false);
     return this.dropping ? Promise.resolve(true) : this.inner.send(to, message);
   }
 
@@ -64,6 +69,7 @@ export class RecordingRelay implements Relay {
   }
 
   alive(nodeId: string): Promise<boolean> {
+    this.aliveCalls++;
     return this.inner.alive(nodeId);
   }
 
@@ -108,6 +114,7 @@ export interface Cluster {
  * - `close-stream`: a log, closes its SSE stream (SEP-1699), waits for the gate, a log, returns.
  * - `flood`: ten 2 KiB log messages, then waits for the gate.
  * - `slow`: waits for the gate without sending anything first (its reply stays JSON).
+ * - `big`: returns `arguments.text` repeated `arguments.times` times (a large JSON reply).
  */
 function createNodeServer(name: string, probes: Probes, sessions: Map<string, ServerSession>): Server {
   const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
@@ -160,6 +167,8 @@ function createNodeServer(name: string, probes: Probes, sessions: Map<string, Se
           }
           await probes.for(probes.gates, key).promise;
           return text('flooded');
+        case 'big':
+          return text(String(args.text).repeat(Number(args.times)));
         case 'slow':
           await probes.for(probes.gates, key).promise;
           return text('slow done');

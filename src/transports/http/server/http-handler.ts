@@ -182,7 +182,9 @@ class HttpHandlerCore {
         const sessionId = exchange.header(SESSION_HEADER);
         if (sessionId !== null && !this.manager.has(sessionId)) {
           const relayed = await this.tunnel.route(exchange, sessionId, extra);
-          if (relayed) return relayed;
+          if (relayed && 'status' in relayed) return relayed;
+          // Served here after all (its owner is gone): the body the tunnel already read.
+          if (relayed) exchange = relayed;
         }
       }
       const method = exchange.method;
@@ -219,10 +221,14 @@ class HttpHandlerCore {
     return (this.closed ??= this.shutdown(deadlineMs));
   }
 
-  /** Sessions first (their last chunks still reach relayed clients), then the relay. */
+  /**
+   * Sessions first (their last chunks still reach relayed clients), then the relay: one deadline
+   * for both, each step getting only the time left.
+   */
   private async shutdown(deadlineMs: number): Promise<void> {
+    const end = Date.now() + deadlineMs;
     await this.manager.shutdown(deadlineMs);
-    await this.tunnel?.close(deadlineMs);
+    await this.tunnel?.close(Math.max(0, end - Date.now()));
   }
 
   get closing(): boolean {

@@ -1,6 +1,7 @@
 /**
  * One interval timer for the keep-alive comments of every open SSE stream of a handler.
  */
+import { unrefTimer } from '../../../core/timers.js';
 
 /** Anything that can take an SSE comment. */
 export interface Commentable {
@@ -23,8 +24,7 @@ export class KeepAlive {
   add(writer: Commentable): void {
     this.writers.add(writer);
     if (this.timer === undefined) {
-      this.timer = setInterval(tick, this.intervalMs, this.writers);
-      (this.timer as { unref?: () => void }).unref?.();
+      this.timer = unrefTimer(setInterval(tick, this.intervalMs, this.writers));
     }
   }
 

@@ -3,6 +3,7 @@
  * expiry, eviction and shutdown, all ending a session through one path
  * ({@link SessionManager.terminate}).
  */
+import { unrefTimer, within } from '../../../core/timers.js';
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { Connectable } from '../../../server/server.js';
 import type { EventStore } from './event-store.js';
@@ -174,6 +175,7 @@ export class SessionManager implements TransportHost {
 
   /** End every session and stateless exchange; resolves within `deadlineMs`. */
   async shutdown(deadlineMs: number): Promise<void> {
+    const end = Date.now() + deadlineMs;
     this.accepting = false;
     this.stopSweep();
     const all = [...[...this.sessions.values()].map((slot) => slot.transport), ...this.stateless];
@@ -182,7 +184,16 @@ export class SessionManager implements TransportHost {
     // Past the deadline, cut the streams; the engines finish their teardown on their own.
     if (!finished) for (const transport of all) void transport.close();
     this.keepAlive?.stop();
-    if (this.records) await within(this.records.settled(), deadlineMs);
+    if (this.records) await within(this.records.settled(), Math.max(0, end - Date.now()));
+  }
+
+  /**
+   * The shared record of session `sessionId` is gone (another process deleted it: this process
+   * read as dead to it). Others now answer 404 for it, so this process ends it too.
+   */
+  recordLost(sessionId: string): void {
+    const slot = this.sessions.get(sessionId);
+    if (slot) void this.terminate(slot.transport, 'expired');
   }
 
   touched(transport: HttpServerTransport): void {
@@ -247,8 +258,7 @@ export class SessionManager implements TransportHost {
   private scheduleSweep(): void {
     if (this.sweepTimer !== undefined || !Number.isFinite(this.idleMs)) return;
     const interval = Math.min(Math.max(this.idleMs / 2, 1), 60_000);
-    this.sweepTimer = setTimeout(sweep, interval, this);
-    (this.sweepTimer as { unref?: () => void }).unref?.();
+    this.sweepTimer = unrefTimer(setTimeout(sweep, interval, this));
   }
 
   private stopSweep(): void {
@@ -280,13 +290,4 @@ export class SessionManager implements TransportHost {
 
 function sweep(manager: SessionManager): void {
   manager.sweep();
-}
-
-/** True if `work` settled within `ms`. */
-function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<boolean>((resolve) => {
-    timer = setTimeout(resolve, ms, false);
-  });
-  return Promise.race([work.then(() => true), limit]).finally(() => clearTimeout(timer));
 }

@@ -48,7 +48,13 @@ export function attachBackplane(
       idleMs: Math.max(1, sessions.idleMs ?? DEFAULT_IDLE_MS),
       maxPerClient: Math.max(1, sessions.maxPerClient ?? DEFAULT_MAX_PER_CLIENT),
     };
-    manager.records = new SessionRecords(backplane, limits, logger, () => tunnel.listen());
+    manager.records = new SessionRecords(
+      backplane,
+      limits,
+      logger,
+      () => tunnel.listen(),
+      (id) => manager.recordLost(id),
+    );
   }
   return tunnel;
 }

@@ -8,20 +8,33 @@ import type { OutputBudget } from '../output-budget.js';
 import { emptyReply, httpError } from '../responses.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import { RelayedStream } from './relayed-stream.js';
+import { ReplayExchange } from './replay-exchange.js';
 import { FORWARDER_CLOSING, ownerStoppedReply, storeUnavailableReply } from './tunnel-replies.js';
-import type { TunnelLink } from './tunnel-link.js';
+import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { encodeBody, jsonSafe, type HeadMessage, type OpenMessage } from './tunnel-wire.js';
 
 const CLIENT_LEFT: HttpReply = Object.freeze(emptyReply(202));
+
+/**
+ * The `open` reached nobody (the owner was not listening): the exchange, body included, for the
+ * caller to serve here if the owner turns out to be gone.
+ */
+export interface Unreached {
+  readonly unreached: HttpExchange;
+}
 
 interface Outgoing {
   readonly owner: string;
   readonly method: string;
   /** The body as text, for the failure reply (one error per request in it). */
   readonly body: string | undefined;
-  /** Set until the head arrived. */
-  resolve: ((reply: HttpReply) => void) | undefined;
+  /** The request as this process read it, in case it must be served here after all. */
+  readonly replay: HttpExchange;
+  /** Set until the reply is complete enough to answer (its head, or its whole JSON body). */
+  resolve: ((reply: HttpReply | Unreached) => void) | undefined;
   stream: RelayedStream | undefined;
+  /** A JSON body arriving in pieces: its head, and the pieces so far. */
+  json: { head: HeadMessage; parts: string[] } | undefined;
   unwatch: () => void;
 }
 
@@ -33,6 +46,8 @@ interface Outgoing {
  */
 export class Forwarder {
   private readonly outgoing = new Map<string, Outgoing>();
+  /** Random per start: a process restarted under the same node id never reuses an old id. */
+  private readonly prefix = globalThis.crypto.randomUUID().slice(0, 8);
   private seq = 0;
 
   constructor(
@@ -51,17 +66,19 @@ export class Forwarder {
     exchange: HttpExchange,
     owner: string,
     extra: HttpRequestExtra | undefined,
-  ): Promise<HttpReply> {
+  ): Promise<HttpReply | Unreached> {
     const method = exchange.method;
     let body: { b?: string; b64?: string } = {};
+    let bytes: Uint8Array = new Uint8Array(0);
     if (method === 'POST') {
       const read = await this.readBody(exchange);
       if ('status' in read) return read;
-      body = read;
+      bytes = read;
+      body = encodeBody(read);
     } else {
       exchange.discardBody();
     }
-    const x = String(++this.seq);
+    const x = `${this.prefix}.${++this.seq}`;
     const h: [string, string][] = [];
     exchange.headers().forEach((value, name) => h.push([name, value]));
     const host = exchange.host();
@@ -71,11 +88,20 @@ export class Forwarder {
     if (extra?.remoteAddress !== undefined || authInfo !== undefined) {
       open.e = { remoteAddress: extra?.remoteAddress, authInfo };
     }
-    return new Promise<HttpReply>((resolve) => {
-      const entry: Outgoing = { owner, method, body: body.b, resolve, stream: undefined, unwatch: () => {} };
+    return new Promise<HttpReply | Unreached>((resolve) => {
+      const entry: Outgoing = {
+        owner,
+        method,
+        body: body.b,
+        replay: new ReplayExchange(exchange, bytes),
+        resolve,
+        stream: undefined,
+        json: undefined,
+        unwatch: () => {},
+      };
       this.outgoing.set(x, entry);
       entry.unwatch = this.link.watch.watch(owner, () => this.fail(x));
-      this.link.send(owner, open, (error) => this.openFailed(x, error));
+      this.link.send(owner, open, (error, why) => this.openFailed(x, error, why));
       // After `open`: a client already gone makes this run at once, and `gone` must follow `open`.
       exchange.onClientGone(() => this.clientLeft(x));
     });
@@ -84,7 +110,11 @@ export class Forwarder {
   head(from: string, message: HeadMessage): void {
     const entry = this.from(from, message.x);
     const resolve = entry?.resolve;
-    if (!entry || !resolve) return this.link.logger.debug(`relay: head for unknown exchange ${message.x}`);
+    if (!entry || !resolve || entry.json) return this.unknown(from, message.x, 'head');
+    if (message.j === 1) {
+      entry.json = { head: message, parts: [] };
+      return;
+    }
     entry.resolve = undefined;
     const headers = Object.freeze(Object.fromEntries(message.h));
     if (message.b !== undefined) {
@@ -97,18 +127,28 @@ export class Forwarder {
   }
 
   data(from: string, x: string, text: string): void {
-    const stream = this.from(from, x)?.stream;
-    if (stream) stream.data(text);
-    else this.link.logger.debug(`relay: data for unknown exchange ${x}`);
+    const entry = this.from(from, x);
+    if (entry?.json) entry.json.parts.push(text);
+    else if (entry?.stream) entry.stream.data(text);
+    else this.unknown(from, x, 'data');
   }
 
   /** `end` or `abort` from the owner. */
   ended(from: string, x: string, aborted: boolean): void {
     const entry = this.from(from, x);
-    if (!entry?.stream) return this.link.logger.debug(`relay: end for unknown exchange ${x}`);
+    if (!entry) return this.link.logger.debug(`relay: end for unknown exchange ${x}`);
+    // Before the reply is complete, an abort means the owner dropped the exchange (and an end
+    // without a head is a broken reply): the client is answered as if the owner stopped.
+    if (!entry.stream && (aborted || !entry.json)) return this.fail(x);
+    const json = entry.json;
+    const resolve = entry.resolve;
     this.finish(x, entry);
-    if (aborted) entry.stream.abort();
-    else entry.stream.end();
+    if (json && resolve) {
+      entry.resolve = undefined;
+      const headers = Object.freeze(Object.fromEntries(json.head.h));
+      resolve({ status: json.head.s, headers, body: json.parts.join('') });
+    } else if (aborted) entry.stream?.abort();
+    else entry.stream?.end();
   }
 
   /**
@@ -125,19 +165,34 @@ export class Forwarder {
     else entry.stream?.abort();
   }
 
-  /** The relay refused the request itself: nothing reached the owner, the relay is the fault. */
-  private openFailed(x: string, error: unknown): void {
+  /** A message for `x` from its owner was refused (too large): fail it, and the owner drops it. */
+  refuse(from: string, x: string): void {
+    if (!this.from(from, x)) return;
+    this.fail(x);
+    this.link.send(from, { t: 'gone', x });
+  }
+
+  /**
+   * The relay did not deliver the request: nothing reached the owner. Not listening: the caller
+   * decides from the owner's liveness (`Unreached`); refused: the relay is the fault (503).
+   */
+  private openFailed(x: string, error: unknown, why: SendFault): void {
     const entry = this.outgoing.get(x);
     const resolve = entry?.resolve;
     if (!entry || !resolve) return;
     entry.resolve = undefined;
     this.finish(x, entry);
-    resolve(storeUnavailableReply(error));
+    if (why === 'nobody') resolve({ unreached: entry.replay });
+    else if (why === 'too-large') resolve(tooLarge(this.maxBodyBytes));
+    else resolve(storeUnavailableReply(error));
   }
 
-  /** Fail every exchange in flight (the relay lost messages, or this process is closing). */
+  /** The relay lost messages: fail every exchange in flight, and their owners drop them. */
   failAll(): void {
-    for (const x of [...this.outgoing.keys()]) this.fail(x);
+    for (const [x, entry] of [...this.outgoing]) {
+      this.link.send(entry.owner, { t: 'gone', x });
+      this.fail(x);
+    }
   }
 
   /** This process is closing: the owners drop what they still serve for us. */
@@ -152,6 +207,16 @@ export class Forwarder {
   private from(from: string, x: string): Outgoing | undefined {
     const entry = this.outgoing.get(x);
     return entry?.owner === from ? entry : undefined;
+  }
+
+  /**
+   * A reply for an exchange this process no longer has (it failed it, or its client left and the
+   * `gone` was lost): say `gone`, or the owner keeps serving it (a GET stream would stay open
+   * there, and the session's next GET would get 409).
+   */
+  private unknown(from: string, x: string, what: string): void {
+    this.link.logger.debug(`relay: ${what} for unknown exchange ${x}`);
+    this.link.send(from, { t: 'gone', x });
   }
 
   private clientLeft(x: string): void {
@@ -170,7 +235,7 @@ export class Forwarder {
     entry.unwatch();
   }
 
-  private async readBody(exchange: HttpExchange): Promise<{ b?: string; b64?: string } | HttpReply> {
+  private async readBody(exchange: HttpExchange): Promise<Uint8Array | HttpReply> {
     const limit = this.maxBodyBytes;
     const declared = exchange.header('content-length');
     if (declared !== null && Number(declared) > limit) {
@@ -181,7 +246,7 @@ export class Forwarder {
     if (bytes === 'too-large') return tooLarge(limit);
     if (bytes === 'unreadable')
       return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
-    return encodeBody(bytes);
+    return bytes;
   }
 }
 

@@ -2,14 +2,16 @@
  * The owner's side of the tunnel: requests other processes relayed for sessions this process
  * owns. Each runs through the handler core exactly like a local request (the full pipeline:
  * Host/Origin, auth, version checks, session ownership); its reply goes back as `head`, then
- * `data` chunks and `end` / `abort` for an event stream.
+ * `data` chunks and `end` / `abort` for an event stream (or a large JSON body).
  */
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import { InboundExchange, RelaySink } from './inbound-exchange.js';
 import type { TunnelLink } from './tunnel-link.js';
-import type { OpenMessage } from './tunnel-wire.js';
+import { pieces, PIECE_CHARS, type OpenMessage } from './tunnel-wire.js';
 
 interface Incoming {
+  readonly from: string;
+  readonly x: string;
   readonly exchange: InboundExchange;
   gone: boolean;
   unwatch: () => void;
@@ -47,10 +49,15 @@ export class Inbound {
     } catch {
       return this.link.logger.debug(`relay: ignored exchange ${message.x} with malformed headers`);
     }
-    const entry: Incoming = { exchange, gone: false, unwatch: () => {} };
+    const entry: Incoming = { from, x: message.x, exchange, gone: false, unwatch: () => {} };
     this.incoming.set(key, entry);
     entry.unwatch = this.link.watch.watch(from, () => this.lost(key));
-    void this.run(from, message, entry, key);
+    // A throw past the core (a body source refusing its sink) must not become an unhandled
+    // rejection: the exchange is dropped, and its forwarder told.
+    this.run(from, message, entry, key).catch((error: unknown) => {
+      this.link.logger.error('relay: serving a relayed exchange failed', error);
+      this.drop(entry);
+    });
   }
 
   /** The forwarder's client left (or its stream was cut there). */
@@ -60,9 +67,20 @@ export class Inbound {
     this.lost(key);
   }
 
-  /** Every forwarder counts as gone (the relay may have lost messages). */
+  /**
+   * Drop every exchange (the relay may have lost messages, or this process is closing): each
+   * forwarder is told (`abort`, best effort) so its client is answered rather than left waiting.
+   */
   loseAll(): void {
-    for (const key of [...this.incoming.keys()]) this.lost(key);
+    for (const entry of [...this.incoming.values()]) this.drop(entry);
+  }
+
+  /** Drop one exchange this side: its forwarder gets `abort`, the exchange sees its client leave. */
+  private drop(entry: Incoming): void {
+    const key = keyOf(entry.from, entry.x);
+    if (this.incoming.get(key) !== entry) return;
+    if (!entry.gone) this.link.send(entry.from, { t: 'abort', x: entry.x });
+    this.lost(key);
   }
 
   private async run(from: string, message: OpenMessage, entry: Incoming, key: string): Promise<void> {
@@ -76,7 +94,16 @@ export class Inbound {
     const fail = (): void => this.lost(key);
     if (typeof reply.body !== 'object') {
       this.finish(key, entry);
-      if (!entry.gone) this.link.send(from, { t: 'head', x, s: reply.status, h, b: reply.body ?? null });
+      if (entry.gone) return;
+      const body = reply.body ?? null;
+      if (body === null || body.length <= PIECE_CHARS) {
+        this.link.send(from, { t: 'head', x, s: reply.status, h, b: body });
+        return;
+      }
+      // A large JSON body goes in pieces: no relay message grows with the reply.
+      this.link.send(from, { t: 'head', x, s: reply.status, h, j: 1 });
+      for (const d of pieces(body)) this.link.send(from, { t: 'data', x, d });
+      this.link.send(from, { t: 'end', x });
       return;
     }
     if (!entry.gone) this.link.send(from, { t: 'head', x, s: reply.status, h }, fail);
@@ -86,8 +113,12 @@ export class Inbound {
           return entry.gone;
         },
         push: (piece) => {
-          if (piece.t !== 'data') this.finish(key, entry);
-          this.link.send(from, { ...piece, x }, fail);
+          if (piece.t !== 'data') {
+            this.finish(key, entry);
+            this.link.send(from, { t: piece.t, x }, fail);
+            return;
+          }
+          for (const d of pieces(piece.d)) this.link.send(from, { t: 'data', x, d }, fail);
         },
       }),
     );

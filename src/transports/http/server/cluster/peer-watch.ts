@@ -3,6 +3,7 @@
  * goodbye, so each side polls `relay.alive(peer)` for the peers it has exchanges with: one
  * unref'd timer for all of them, running only while something is watched.
  */
+import { unrefTimer } from '../../../../core/timers.js';
 import type { Logger } from '../../../../core/engine/connection.js';
 import type { Relay } from './relay.js';
 
@@ -55,8 +56,7 @@ export class PeerWatch {
 
   private schedule(): void {
     if (this.stopped || this.timer !== undefined || this.checking || this.watchers.size === 0) return;
-    this.timer = setTimeout(check, this.intervalMs, this);
-    (this.timer as { unref?: () => void }).unref?.();
+    this.timer = unrefTimer(setTimeout(check, this.intervalMs, this));
   }
 
   private unschedule(): void {

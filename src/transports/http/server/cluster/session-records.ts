@@ -52,6 +52,8 @@ export class SessionRecords {
     private readonly logger: Logger,
     /** Resolves once this process listens on the relay (others can reach its sessions). */
     private readonly listening: () => Promise<void>,
+    /** A refresh found the record gone: the session must end here too. */
+    private readonly lost: (id: string) => void = () => {},
   ) {
     this.ttlMs = Math.min(Math.max(2 * limits.idleMs, 1_000), MAX_TTL_MS);
     this.maxPerClient = limits.maxPerClient;
@@ -105,7 +107,12 @@ export class SessionRecords {
     this.refreshed.set(id, now);
     this.track(
       this.backplane.sessions.touch(id, this.ttlMs).then((live) => {
-        if (!live) this.logger.debug(`session ${id}: its shared record was gone on refresh`);
+        if (live || !this.refreshed.has(id)) return;
+        // Deleted elsewhere (this process read as dead there): the session is 404 everywhere
+        // else, so it must not live on here either.
+        this.logger.debug(`session ${id}: its shared record was gone on refresh; ending it`);
+        this.refreshed.delete(id);
+        this.lost(id);
       }),
       'refresh',
     );

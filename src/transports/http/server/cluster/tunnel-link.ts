@@ -7,6 +7,16 @@ import type { PeerWatch } from './peer-watch.js';
 import type { TunnelMessage } from './tunnel-wire.js';
 
 /**
+ * Why a message did not reach its peer: the relay refused it (down, or no answer in time), the
+ * peer was not listening (gone, or between connections), or it was over the size bound and was
+ * not sent.
+ *
+ * @example
+ * link.send(owner, open, (error, why) => (why === 'nobody' ? checkOwner() : fail(error)));
+ */
+export type SendFault = 'refused' | 'nobody' | 'too-large';
+
+/**
  * The tunnel's outbound side, as the forwarder and owner halves use it.
  *
  * @example
@@ -14,7 +24,7 @@ import type { TunnelMessage } from './tunnel-wire.js';
  */
 export interface TunnelLink {
   /** Hand `message` to the relay for `to`, in call order; `onFail` runs if the relay refuses it. */
-  send(to: string, message: TunnelMessage, onFail?: (error: unknown) => void): void;
+  send(to: string, message: TunnelMessage, onFail?: (error: unknown, why: SendFault) => void): void;
   readonly watch: PeerWatch;
   readonly logger: Logger;
 }

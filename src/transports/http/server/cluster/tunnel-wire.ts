@@ -5,8 +5,16 @@
  *
  * Forwarder → owner: `open` (the request), `gone` (the client left).
  * Owner → forwarder: `head` (status and headers; `b` a complete body, `null` for none, absent
- * when an event stream follows as `data` chunks), then `end` or `abort`.
+ * when an event stream follows as `data` chunks), then `end` or `abort`. A JSON body larger than
+ * {@link PIECE_CHARS} comes as a `head` with `j: 1` and no `b`, then `data` pieces and `end`, so no
+ * message grows with the reply. An `abort` before any head means the owner dropped the exchange
+ * (its relay connection broke, or it is closing): the forwarder answers as if the owner stopped.
+ *
+ * Every message is bounded ({@link messageLimit}): a larger one is refused and its exchange
+ * failed, so a peer's bug cannot make a process buffer without bound.
  */
+
+import { fromBase64, toBase64 } from '../../../../core/base64.js';
 
 /** A relayed request: method, headers, body (text, or base64 when not UTF-8), host facts. */
 export interface OpenMessage {
@@ -19,13 +27,69 @@ export interface OpenMessage {
   e?: { remoteAddress?: string; authInfo?: unknown };
 }
 
-/** The reply head; `b` undefined means an SSE body follows. */
+/** The reply head; `b` undefined means a body follows in `data` pieces: SSE, or JSON when `j` is 1. */
 export interface HeadMessage {
   t: 'head';
   x: string;
   s: number;
   h: [string, string][];
   b?: string | null;
+  j?: 1;
+}
+
+/**
+ * Largest `data` piece, in UTF-16 units. Even if JSON escaping made every unit six characters
+ * long, a piece stays under {@link OTHER_LIMIT}.
+ */
+export const PIECE_CHARS = 128 * 1024;
+/** Bound on every message but `open`, in characters. */
+export const OTHER_LIMIT = 1024 * 1024;
+
+/**
+ * The largest message of kind `t` a process sends or accepts. An `open` carries the request body
+ * (at most `maxBodyBytes`), which JSON escaping or base64 can make longer: twice the body, plus
+ * 64 KiB for headers and the rest.
+ *
+ * @example
+ * if (text.length > messageLimit('open', maxBodyBytes)) refuse();
+ */
+export function messageLimit(t: string, maxBodyBytes: number): number {
+  return t === 'open' ? 2 * maxBodyBytes + 64 * 1024 : OTHER_LIMIT;
+}
+
+/**
+ * `text` cut into pieces of at most {@link PIECE_CHARS}, never between the two halves of a
+ * surrogate pair (each piece is written to the client on its own and must stay valid text).
+ *
+ * @example
+ * for (const d of pieces(body)) link.send(from, { t: 'data', x, d });
+ */
+export function pieces(text: string, size = PIECE_CHARS): string[] {
+  if (text.length <= size) return [text];
+  const out: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(at + size, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && end - at > 1 && last >= 0xd800 && last <= 0xdbff) end--;
+    out.push(text.slice(at, end));
+    at = end;
+  }
+  return out;
+}
+
+const PREFIX = /^\{"t":"(open|head|data|end|abort|gone)","x":"([^"\\]*)"/;
+
+/**
+ * Kind and exchange id of a message, read from its first characters without parsing it (for a
+ * message too large to parse): every message this code sends starts with `t` then `x`.
+ *
+ * @example
+ * const peek = peekMessage(text); // { t: 'open', x: 'k3v.7' } or undefined
+ */
+export function peekMessage(text: string): { t: string; x: string } | undefined {
+  const match = PREFIX.exec(text.slice(0, 256));
+  return match ? { t: match[1]!, x: match[2]! } : undefined;
 }
 
 /** Owner → forwarder stream pieces; forwarder → owner `gone`. */
@@ -91,6 +155,7 @@ export function parseTunnelMessage(text: string): TunnelMessage | undefined {
     case 'head':
       if (typeof m.s !== 'number' || !Number.isInteger(m.s) || m.s < 100 || m.s > 599) return undefined;
       if (!isHeaderList(m.h) || !(m.b === null || optionalString(m.b))) return undefined;
+      if (m.j !== undefined && (m.j !== 1 || m.b !== undefined)) return undefined;
       return m as unknown as HeadMessage;
     case 'data':
       return typeof m.d === 'string' ? (m as unknown as StreamMessage) : undefined;
@@ -117,11 +182,7 @@ export function encodeBody(bytes: Uint8Array): { b?: string; b64?: string } {
   try {
     return { b: decoder.decode(bytes) };
   } catch {
-    let binary = '';
-    for (let i = 0; i < bytes.byteLength; i += 0x8000) {
-      binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    }
-    return { b64: btoa(binary) };
+    return { b64: toBase64(bytes) };
   }
 }
 
@@ -136,14 +197,7 @@ const encoder = new TextEncoder();
 export function decodeBody(open: OpenMessage): Uint8Array {
   if (open.b !== undefined) return encoder.encode(open.b);
   if (open.b64 === undefined) return new Uint8Array(0);
-  try {
-    const binary = atob(open.b64);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
-  } catch {
-    return new Uint8Array(0);
-  }
+  return fromBase64(open.b64) ?? new Uint8Array(0);
 }
 
 /**

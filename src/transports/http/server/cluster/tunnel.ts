@@ -4,6 +4,7 @@
  * process does not hold is relayed, whole, to the owner and the answer relayed back; the owner
  * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
  */
+import { within } from '../../../../core/timers.js';
 import type { Logger } from '../../../../core/engine/connection.js';
 import type { FanoutMembership } from '../../../../server/fanout.js';
 import type { Connectable } from '../../../../server/server.js';
@@ -14,12 +15,14 @@ import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import type { Backplane } from './backplane.js';
 import { Forwarder } from './forwarder.js';
 import { Inbound } from './inbound.js';
+import { OwnerCache } from './owner-cache.js';
 import { PeerWatch } from './peer-watch.js';
+import { RelayJoining } from './relay-joining.js';
 import type { RelayListener } from './relay.js';
 import { ownerOfRecord } from './session-records.js';
-import type { TunnelLink } from './tunnel-link.js';
+import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { storeUnavailableReply } from './tunnel-replies.js';
-import { parseTunnelMessage, type TunnelMessage } from './tunnel-wire.js';
+import { messageLimit, parseTunnelMessage, peekMessage, type TunnelMessage } from './tunnel-wire.js';
 
 const SHUTTING_DOWN_HEADERS = Object.entries(SHUTTING_DOWN.headers);
 
@@ -57,9 +60,9 @@ export class Tunnel implements TunnelLink {
   readonly logger: Logger;
   private readonly forwarder: Forwarder;
   private readonly inbound: Inbound;
-  private readonly owners = new Map<string, string>();
+  private readonly owners = new OwnerCache(OWNER_CACHE_SIZE);
   private readonly sending = new Set<Promise<void>>();
-  private listening: Promise<void> | undefined;
+  private readonly joining: RelayJoining;
   private closed = false;
   /** Server-wide notifications to and from the other processes (see `Server.joinFanout`). */
   private readonly fanout: FanoutMembership | undefined;
@@ -79,56 +82,66 @@ export class Tunnel implements TunnelLink {
       { publish: (message) => relay.broadcast(message) },
       this.logger,
     );
-    this.listen().catch((error: unknown) =>
-      this.logger.error('relay: listen failed (retried when a request needs it)', error),
-    );
+    this.joining = new RelayJoining(relay, this.listener, this.logger);
+    this.joining.start();
   }
 
   get nodeId(): string {
     return this.options.backplane.relay.nodeId;
   }
 
-  /** Listening on the relay; a failed attempt is retried by the next call. */
+  /** Listening on the relay (see {@link RelayJoining}). */
   listen(): Promise<void> {
-    // Never (again) after close: the relay would announce a process that is gone.
-    if (this.closed) return Promise.reject(new StoreUnavailableError('relay', 'listen'));
-    return (this.listening ??= this.options.backplane.relay.listen(this.listener).catch((error: unknown) => {
-      this.listening = undefined;
-      throw error;
-    }));
+    return this.joining.listen();
   }
 
   /**
-   * Where a request for `sessionId` (not held here) goes: relayed to its live owner (the reply),
-   * or `undefined` to continue locally (no record, owner dead: the usual 404). 503 when the
-   * store or relay is unavailable.
+   * Where a request for `sessionId` (not held here) goes: relayed to its owner (the reply), or
+   * to be served here (`undefined`: no record, or this process is the owner; an exchange: the
+   * owner is gone, and the exchange, body already read, gets the usual 404 here). 503 when the
+   * store or relay is unavailable. No liveness round trip per request: a request that reaches
+   * nobody checks it then, and the peer watch catches an owner that dies while it waits.
    */
   async route(
     exchange: HttpExchange,
     sessionId: string,
     extra: HttpRequestExtra | undefined,
-  ): Promise<HttpReply | undefined> {
+  ): Promise<HttpReply | HttpExchange | undefined> {
     let owner: string | undefined;
     try {
       await this.listen();
       owner = await this.ownerOf(sessionId);
-      if (owner === undefined || owner === this.nodeId) return undefined;
-      if (!(await this.options.backplane.relay.alive(owner))) {
-        this.ownerGone(sessionId);
-        return undefined;
-      }
     } catch (error) {
       this.logger.error('relay: routing a session request failed', error);
       exchange.discardBody();
       return storeUnavailableReply(error);
     }
-    return this.forwarder.forward(exchange, owner, extra);
+    if (owner === undefined || owner === this.nodeId) return undefined;
+    const result = await this.forwarder.forward(exchange, owner, extra);
+    if (!('unreached' in result)) return result;
+    // The owner was not listening: gone for good (404 here), or between connections (503).
+    try {
+      if (await this.options.backplane.relay.alive(owner)) {
+        return storeUnavailableReply(new StoreUnavailableError('relay', 'send'));
+      }
+    } catch (error) {
+      this.logger.error('relay: checking an unreachable owner failed', error);
+      return storeUnavailableReply(error);
+    }
+    this.ownerGone(sessionId);
+    return result.unreached;
   }
 
-  send(to: string, message: TunnelMessage, onFail?: (error: unknown) => void): void {
+  send(to: string, message: TunnelMessage, onFail?: (error: unknown, why: SendFault) => void): void {
+    const text = JSON.stringify(message);
+    if (text.length > messageLimit(message.t, this.options.maxBodyBytes)) {
+      this.logger.debug(`relay: "${message.t}" of ${text.length} characters is over the bound; not sent`);
+      onFail?.(new StoreUnavailableError('relay', 'send: message too large'), 'too-large');
+      return;
+    }
     let sent: Promise<boolean>;
     try {
-      sent = this.options.backplane.relay.send(to, JSON.stringify(message));
+      sent = this.options.backplane.relay.send(to, text);
     } catch (error) {
       sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -136,11 +149,11 @@ export class Tunnel implements TunnelLink {
       (delivered) => {
         if (delivered) return;
         this.logger.debug(`relay: "${message.t}" reached nobody (${to} is not listening)`);
-        onFail?.(new StoreUnavailableError('relay', `send to ${to}: not listening`));
+        onFail?.(new StoreUnavailableError('relay', `send to ${to}: not listening`), 'nobody');
       },
       (error: unknown) => {
         this.logger.error(`relay: sending "${message.t}" failed`, error);
-        onFail?.(error);
+        onFail?.(error, 'refused');
       },
     );
     this.sending.add(tracked);
@@ -149,19 +162,21 @@ export class Tunnel implements TunnelLink {
 
   /**
    * After the sessions ended (their last chunks are sent): fail what this process still
-   * forwards, wait (bounded) for the sends in flight, then close the relay.
+   * forwards, wait for the sends in flight, then close the relay; all within `deadlineMs`.
    */
   async close(deadlineMs: number): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const end = Date.now() + deadlineMs;
+    const listening = this.joining.stop();
     this.forwarder.abandonAll();
     this.inbound.loseAll();
     this.watch.stop();
     this.fanout?.leave();
     // A listen still on its way must settle first, or it could outlive the close.
-    const listening = this.listening?.catch(() => undefined);
     await within(Promise.all([...this.sending, listening]), deadlineMs);
-    await this.options.backplane.relay.close();
+    // The relay bounds its own close by its command timeout; the caller's deadline comes first.
+    await within(this.options.backplane.relay.close(), Math.max(0, end - Date.now()));
   }
 
   /**
@@ -179,13 +194,14 @@ export class Tunnel implements TunnelLink {
     const cached = this.owners.get(sessionId);
     if (cached !== undefined) return cached;
     const owner = ownerOfRecord(await this.options.backplane.sessions.get(sessionId));
-    if (owner === undefined) return undefined;
-    if (this.owners.size >= OWNER_CACHE_SIZE) this.owners.delete(this.owners.keys().next().value!);
-    this.owners.set(sessionId, owner);
+    if (owner !== undefined) this.owners.set(sessionId, owner);
     return owner;
   }
 
   private onMessage(from: string, text: string): void {
+    const peek = peekMessage(text);
+    if (text.length > messageLimit(peek?.t ?? '', this.options.maxBodyBytes))
+      return this.oversized(from, peek);
     const message = parseTunnelMessage(text);
     if (!message) return this.logger.debug(`relay: ignored a malformed message from ${from}`);
     switch (message.t) {
@@ -211,6 +227,13 @@ export class Tunnel implements TunnelLink {
     }
   }
 
+  /** A message over its bound: not parsed; its exchange fails on both sides. */
+  private oversized(from: string, peek: { t: string; x: string } | undefined): void {
+    this.logger.debug(`relay: ignored a message over the size bound from ${from} (${peek?.t ?? 'unknown'})`);
+    if (peek?.t === 'open') this.send(from, { t: 'abort', x: peek.x });
+    else if (peek?.t === 'head' || peek?.t === 'data') this.forwarder.refuse(from, peek.x);
+  }
+
   /** Server-wide notifications raised on another process: delivered here only, never republished. */
   private onBroadcast(_from: string, text: string): void {
     this.fanout?.receive(text);
@@ -222,11 +245,4 @@ export class Tunnel implements TunnelLink {
     this.forwarder.failAll();
     this.inbound.loseAll();
   }
-}
-
-/** Resolves when `work` settles or after `ms`, whichever is first (the timer is cleared). */
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([work, limit]).finally(() => clearTimeout(timer));
 }
