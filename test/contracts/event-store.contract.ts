@@ -168,27 +168,27 @@ export function eventStoreContract(
       expect((await replay(store, again)).stream).toBe('gone:1');
     });
 
-    it.runIf(options.keys)('every key the store leaves has a TTL', async () => {
-      const { store, keyTtls } = await make({ maxAgeMs: 60_000 });
-      for (const stream of ['live:1', 'done:1', 'forgotten:1']) {
-        await put(store, stream, undefined);
-        await put(store, stream, note(1, stream));
-      }
-      await store.finishStream?.('done:1');
-      await store.forgetStream?.('forgotten:1');
-      const ttls = await keyTtls!();
-      expect(ttls.size).toBeGreaterThanOrEqual(2);
-      for (const [key, ttl] of ttls) expect(ttl, key).toBeGreaterThan(0);
-      // The finished stream now lives no longer than its age bound.
-      const done = [...ttls].filter(([key]) => key.includes('{done:1}'));
-      expect(done.length).toBeGreaterThan(0);
-      for (const [key, ttl] of done) expect(ttl, key).toBeLessThanOrEqual(60_000);
-      expect([...ttls.keys()].some((key) => key.includes('forgotten'))).toBe(false);
-    });
+    if (options.keys)
+      it('every key the store leaves has a TTL', async () => {
+        const { store, keyTtls } = await make({ maxAgeMs: 60_000 });
+        for (const stream of ['live:1', 'done:1', 'forgotten:1']) {
+          await put(store, stream, undefined);
+          await put(store, stream, note(1, stream));
+        }
+        await store.finishStream?.('done:1');
+        await store.forgetStream?.('forgotten:1');
+        const ttls = await keyTtls!();
+        expect(ttls.size).toBeGreaterThanOrEqual(2);
+        for (const [key, ttl] of ttls) expect(ttl, key).toBeGreaterThan(0);
+        // The finished stream now lives no longer than its age bound.
+        const done = [...ttls].filter(([key]) => key.includes('{done:1}'));
+        expect(done.length).toBeGreaterThan(0);
+        for (const [key, ttl] of done) expect(ttl, key).toBeLessThanOrEqual(60_000);
+        expect([...ttls.keys()].some((key) => key.includes('forgotten'))).toBe(false);
+      });
 
-    it.runIf(options.backend)(
-      'backend down: a typed error, no hang; back up: the store works again',
-      async () => {
+    if (options.backend)
+      it('backend down: a typed error, no hang; back up: the store works again', async () => {
         const { store, backend } = await make();
         const before = await put(store, 's:1', note(1));
         await backend!.stop();
@@ -204,7 +204,6 @@ export function eventStoreContract(
         const first = await put(store, 's:2', undefined);
         const next = await put(store, 's:2', note(3));
         expect(await replay(store, first)).toMatchObject({ stream: 's:2', ids: [next] });
-      },
-    );
+      });
   });
 }

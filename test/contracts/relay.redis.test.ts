@@ -46,6 +46,6 @@ describe.skipIf(!redisAvailable())('RedisRelay', () => {
         close: () => nodes.close(),
       };
     },
-    { interrupts: true },
+    { interrupts: true, freeze: true, keys: true },
   );
 });
