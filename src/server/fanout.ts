@@ -11,6 +11,7 @@
  * process lists its own registry), nor do per-session notifications (logging, progress).
  */
 import type { Logger } from '../core/engine/connection-types.js';
+import { containedLogger } from '../core/engine/connection.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 
 /**
@@ -91,7 +92,7 @@ export class Fanout {
 
   /** Join through `link`; messages and failures are logged on `logger`. */
   join(link: FanoutLink, logger?: Logger): FanoutMembership {
-    const member: Member = { link, logger: contained(logger ?? this.defaultLogger) };
+    const member: Member = { link, logger: containedLogger(logger ?? this.defaultLogger) };
     this.members.push(member);
     return {
       receive: (message) => this.receive(member, message),
@@ -199,24 +200,4 @@ function tooLarge(text: string): boolean {
   if (text.length > MAX_FANOUT_MESSAGE_BYTES) return true;
   if (text.length * 3 <= MAX_FANOUT_MESSAGE_BYTES) return false;
   return encoder.encode(text).byteLength > MAX_FANOUT_MESSAGE_BYTES;
-}
-
-/** A logger that cannot throw: a faulty one must not break delivery or the relay's listener. */
-function contained(logger: Logger): Logger {
-  return {
-    debug(message, detail) {
-      try {
-        logger.debug(message, detail);
-      } catch {
-        // Nowhere left to report to.
-      }
-    },
-    error(message, detail) {
-      try {
-        logger.error(message, detail);
-      } catch {
-        // Nowhere left to report to.
-      }
-    },
-  };
 }

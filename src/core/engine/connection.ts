@@ -422,7 +422,11 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-function containedLogger(logger: Logger): Logger {
+/**
+ * @internal A logger that cannot throw: a faulty one must not break the engine or whatever
+ * delivery loop reports through it (e.g. the notification fan-out).
+ */
+export function containedLogger(logger: Logger): Logger {
   return {
     debug(message, detail) {
       try {
