@@ -172,7 +172,7 @@ function section(results, info) {
     '',
     '## Scale-out on Redis (issue 12)',
     '',
-    "Written by `node bench/scale-out.mjs` (after `npm run build`), not by `npm run bench`, which rewrites this file: run it again afterwards. `tools/call echo` over legacy HTTP sessions (2025-11-25), through the round-robin proxy of the scale-out tests (no sticky sessions: consecutive requests of a session go to different processes, so with 3 processes two requests in three are relayed to the session's owner over Redis pub/sub). Processes: `dist/examples/scale-out-server.js`.",
+    "Written by `node bench/scale-out.mjs` (after `npm run build`), not by `npm run bench` (which keeps this section when it rewrites the file). `tools/call echo` over legacy HTTP sessions (2025-11-25), through the round-robin proxy of the scale-out tests (no sticky sessions: consecutive requests of a session go to different processes, so with 3 processes two requests in three are relayed to the session's owner over Redis pub/sub). Processes: `dist/examples/scale-out-server.js`.",
     '',
     `- Machine: ${info.model}, ${info.cores} cores; Node.js ${process.version}; redis-server ${info.redisVersion} on 127.0.0.1 (no persistence); run on ${info.date}, took ${info.minutes} min; 1-minute load average at the start ${info.load}.`,
     `- Load: ${sessionCount} sessions opened through the proxy (so their owners are spread over the processes), ${concurrency} calls in flight, ${warmup} warm-up calls then ${calls} measured calls per window; ${reps} rounds, setups interleaved. Each cell: median over the rounds (min–max).`,
