@@ -5,6 +5,13 @@
  */
 import type { Server } from './server.js';
 
+/**
+ * The lists a server can announce changes of.
+ *
+ * @example
+ * const kind: ListKind = 'resources';
+ * server.notifyListChanged(kind);
+ */
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
 /**

@@ -14,7 +14,7 @@ import { isLoggingLevel, type LoggingLevel } from '../core/types/logging.js';
 import { complete } from './completion.js';
 import type { FanoutLink, FanoutMembership } from './fanout.js';
 import type { HandlerFailure, ServerErrorHandler } from './handler-errors.js';
-import { ListChangedNotifier } from './list-changed.js';
+import { ListChangedNotifier, type ListKind } from './list-changed.js';
 import { logParams, setLogLevel, shouldLog } from './logging.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 import { PromptRegistry } from './prompt-registry.js';
@@ -117,6 +117,7 @@ export class McpServer implements Connectable, ContextServices {
   private readonly resources: ResourceRegistry;
   private readonly prompts: PromptRegistry;
   private readonly declared: ServerCapabilities;
+  private readonly listChanged: ListChangedNotifier;
   /**
    * @internal The back-channel of each 2026-07-28 request (`ctx.elicit` & co. as `input_required`
    * rounds, see {@link inputRoundsFactory}); replaceable for tests.
@@ -152,6 +153,7 @@ export class McpServer implements Connectable, ContextServices {
     if (!isLoggingLevel(this.defaultLogLevel))
       throw new Error(`Invalid defaultLogLevel: ${String(options.defaultLogLevel)}`);
     const notifier = new ListChangedNotifier(this.server);
+    this.listChanged = notifier;
     this.tools = new ToolRegistry(notifier);
     this.resources = new ResourceRegistry(notifier);
     this.prompts = new PromptRegistry(notifier);
@@ -281,6 +283,26 @@ export class McpServer implements Connectable, ContextServices {
    */
   notifyResourceUpdated(uri: string): Promise<void> {
     return notifyResourceUpdated(this.server, uri);
+  }
+
+  /**
+   * Tell connected clients that a list changed when its content comes from data rather than from
+   * registrations (a template's `list`, tools derived from a database): the same path as a
+   * registration change, so any number of calls in one tick send one
+   * `notifications/<kind>/list_changed` per session, only to sessions that were promised
+   * `listChanged` for that list, and only on this process (each process lists its own data; after
+   * {@link McpServer.joinFanout} call it on every process whose list changed).
+   *
+   * @example
+   * notes.push({ id: 'b' }); // what the `notes://{id}` template's `list` returns
+   * server.notifyListChanged('resources');
+   */
+  notifyListChanged(kind: ListKind): void {
+    if (kind !== 'tools' && kind !== 'resources' && kind !== 'prompts')
+      throw new TypeError(
+        `notifyListChanged: "${String(kind)}" is not a list; expected 'tools', 'resources' or 'prompts'`,
+      );
+    this.listChanged.changed(kind);
   }
 
   /**
