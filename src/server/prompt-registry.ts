@@ -8,6 +8,7 @@ import { compileSchema, type CompiledSchema } from '../core/schema/compile-schem
 import { isStandardSchema } from '../core/schema/standard-schema.js';
 import type { Prompt, PromptArgument } from '../core/types/prompts.js';
 import type { ListChangedNotifier } from './list-changed.js';
+import { argumentsFromSchema } from './prompt-args.js';
 import { paginate } from './pagination.js';
 import type {
   PromptArgsInput,
@@ -30,21 +31,6 @@ export interface PromptEntry {
   complete: { [argument: string]: Completer };
   /** OAuth scopes a `prompts/get` needs (registration option `scopes`). */
   scopes: readonly string[] | undefined;
-}
-
-function argumentsFromSchema(schema: CompiledSchema, name: string): PromptArgument[] {
-  const json = schema.jsonSchema;
-  if (json.type !== 'object')
-    throw new Error(`The arguments schema of prompt "${name}" must describe an object`);
-  const required = new Set(Array.isArray(json.required) ? (json.required as string[]) : []);
-  const properties = (json.properties ?? {}) as Record<string, { title?: unknown; description?: unknown }>;
-  return Object.entries(properties).map(([argName, property]) => {
-    const argument: PromptArgument = { name: argName };
-    if (typeof property.title === 'string') argument.title = property.title;
-    if (typeof property.description === 'string') argument.description = property.description;
-    if (required.has(argName)) argument.required = true;
-    return argument;
-  });
 }
 
 function toResult(value: PromptReturn, description: string | undefined): JsonObject {

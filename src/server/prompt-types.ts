@@ -9,13 +9,17 @@ import type { Completer } from './resource-types.js';
 import type { ToolContext } from './tool-context.js';
 
 /**
- * Prompt arguments: a Standard Schema of an object of strings, or an explicit list.
+ * Prompt arguments: a Standard Schema of an object of strings, or an explicit list. Arguments are
+ * strings on the wire, so a schema whose input has a non-string property (`z.number()`) is a type
+ * error here and throws at registration; convert inside the schema instead
+ * (`z.string().transform(Number)`).
  *
  * @example
- * const typed: PromptArgsInput = z.object({ who: z.string() });
+ * const typed: PromptArgsInput = z.object({ who: z.string(), times: z.string().transform(Number).optional() });
  * const listed: PromptArgsInput = [{ name: 'who', description: 'Whom to greet', required: true }];
  */
-export type PromptArgsInput = StandardSchema<any, any> | readonly PromptArgument[];
+export type PromptArgsInput =
+  StandardSchema<{ readonly [name: string]: string | undefined }, any> | readonly PromptArgument[];
 
 /**
  * @example
