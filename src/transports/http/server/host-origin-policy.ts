@@ -51,6 +51,45 @@ export class HostOriginPolicy {
   }
 }
 
+/**
+ * Longest part of a rejected header value quoted in a 403 message: enough to recognise a host or
+ * origin, short enough that a hostile header cannot bloat the answer.
+ *
+ * @example
+ * value.length > MAX_REPORTED_HEADER_CHARS; // the quote is cut and ends with "..."
+ */
+export const MAX_REPORTED_HEADER_CHARS = 100;
+
+/**
+ * The message of the 403 for a request `policy` refuses, or `undefined` when it is allowed. It
+ * names the header and its value so a developer sees what to add to which option; the value is
+ * the sender's own, but it is made visible ASCII (anything else becomes `?`) and cut at
+ * {@link MAX_REPORTED_HEADER_CHARS}, so no control character or megabyte header is echoed.
+ *
+ * @example
+ * describeRejection(policy, 'evil.example', null);
+ * // 'Forbidden: Host "evil.example" is not allowed (see the allowedHosts option)'
+ */
+export function describeRejection(
+  policy: HostOriginPolicy,
+  host: string | null,
+  origin: string | null,
+): string | undefined {
+  if (host === null) return 'Forbidden: the request has no Host header';
+  if (!policy.hostAllowed(host))
+    return `Forbidden: Host "${reportable(host)}" is not allowed (see the allowedHosts option)`;
+  if (!policy.originAllowed(origin))
+    return `Forbidden: Origin "${reportable(origin ?? '')}" is not allowed (see the allowedOrigins option)`;
+  return undefined;
+}
+
+function reportable(value: string): string {
+  const visible = value.replace(/[^\x21-\x7e]/g, '?');
+  return visible.length > MAX_REPORTED_HEADER_CHARS
+    ? `${visible.slice(0, MAX_REPORTED_HEADER_CHARS)}...`
+    : visible;
+}
+
 function splitHost(value: string): { name: string; port: string | undefined } {
   if (value.startsWith('[')) {
     const end = value.indexOf(']');

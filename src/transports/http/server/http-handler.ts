@@ -13,7 +13,7 @@ import type { Tunnel } from './cluster/tunnel.js';
 import { InMemoryEventStore } from './event-store.js';
 import { SERVE_EXCHANGE } from './exchange.js';
 import { handlePost } from './handle-post.js';
-import { HostOriginPolicy } from './host-origin-policy.js';
+import { describeRejection, HostOriginPolicy } from './host-origin-policy.js';
 import {
   DEFAULT_KEEP_ALIVE_MS,
   DEFAULT_RETRY_MS,
@@ -63,9 +63,6 @@ const silent: Logger = { debug() {}, error() {} };
 
 const INTERNAL_ERROR = Object.freeze(
   httpError(httpStatusForCode(ErrorCode.InternalError), ErrorCode.InternalError, 'Internal server error'),
-);
-const FORBIDDEN = Object.freeze(
-  httpError(403, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed'),
 );
 const NOT_SSE = Object.freeze(httpError(406, ErrorCode.InvalidRequest, 'Accept must list text/event-stream'));
 const STREAM_CONFLICT = Object.freeze(
@@ -173,9 +170,12 @@ class HttpHandlerCore {
         exchange.discardBody();
         return SHUTTING_DOWN;
       }
-      if (!this.hostAndOriginAllowed(exchange)) {
+      const refused =
+        this.policy && describeRejection(this.policy, exchange.host(), exchange.header('origin'));
+      if (refused !== undefined) {
         exchange.discardBody();
-        return FORBIDDEN;
+        // No `id`: the transport spec's 403 body is "a JSON-RPC error response that has no id".
+        return httpError(403, ErrorCode.InvalidRequest, refused);
       }
       if (route && this.tunnel && this.stateful) {
         // Before auth: the owner runs the whole pipeline; this process only picks where it runs.
@@ -233,13 +233,6 @@ class HttpHandlerCore {
 
   get closing(): boolean {
     return this.closed !== undefined;
-  }
-
-  private hostAndOriginAllowed(exchange: HttpExchange): boolean {
-    const policy = this.policy;
-    return (
-      !policy || (policy.hostAllowed(exchange.host()) && policy.originAllowed(exchange.header('origin')))
-    );
   }
 
   private async get(exchange: HttpExchange, auth: AuthInfo | undefined): Promise<HttpReply> {
