@@ -1,0 +1,71 @@
+/**
+ * Express 5 with `mcpExpress` (keel-mcp/express): a real Express server on 127.0.0.1:0 passes the
+ * framework scenario with the route mounted bare, and again behind `express.json()` (which reads
+ * the stream first: the adapter uses the parsed `req.body`).
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { describe, expect, test } from 'vitest';
+import { mcpExpress } from '../../src/adapters/express/index.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+import { createHttpHandler, type HttpHandler } from '../../src/transports/http/index.js';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { frameworkScenario, type Mounted } from './support/scenario.js';
+
+useProcessGuard();
+
+async function listen(app: ReturnType<typeof express>): Promise<Mounted> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started: Server = app.listen(0, '127.0.0.1', (error) => (error ? reject(error) : resolve(started)));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+describe('mounted without a body parser', () => {
+  frameworkScenario((handler: HttpHandler) => {
+    const app = express();
+    app.all('/mcp', mcpExpress(handler));
+    return listen(app);
+  });
+});
+
+describe('mounted behind express.json()', () => {
+  frameworkScenario((handler: HttpHandler) => {
+    const app = express();
+    app.use(express.json());
+    app.all('/mcp', mcpExpress(handler));
+    return listen(app);
+  });
+
+  test('a body over Keel’s limit is still a 413 with a JSON-RPC error, after the parser read it', async () => {
+    const server = new McpServer({ name: 'limits', version: '1' });
+    const handler = createHttpHandler(server, { maxBodyBytes: 64 });
+    const app = express();
+    app.use(express.json());
+    app.all('/mcp', mcpExpress(handler));
+    const mounted = await listen(app);
+    try {
+      const response = await within(
+        fetch(mounted.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(200) } }),
+        }),
+      );
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+    } finally {
+      await handler.close({ deadlineMs: 1_000 });
+      await mounted.close();
+    }
+  });
+});
