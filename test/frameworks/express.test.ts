@@ -46,7 +46,7 @@ describe('mounted behind express.json()', () => {
     return listen(app);
   });
 
-  test('a body over Keel’s limit is still a 413 with a JSON-RPC error, after the parser read it', async () => {
+  test('Keel’s body limit applies to the parsed body: 413 with a JSON-RPC error, not a parse error', async () => {
     const server = new McpServer({ name: 'limits', version: '1' });
     const handler = createHttpHandler(server, { maxBodyBytes: 64 });
     const app = express();
@@ -54,15 +54,33 @@ describe('mounted behind express.json()', () => {
     app.all('/mcp', mcpExpress(handler));
     const mounted = await listen(app);
     try {
+      // Streamed (chunked, no Content-Length): only the bytes can tell Keel the size, and the
+      // parser has read them all before Keel runs.
+      const text = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'ping',
+        params: { pad: 'x'.repeat(200) },
+      });
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+        },
+      });
       const response = await within(
         fetch(mounted.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(200) } }),
-        }),
+          body,
+          duplex: 'half',
+        } as RequestInit),
       );
       expect(response.status).toBe(413);
-      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Request body larger than 64 bytes' },
+      });
     } finally {
       await handler.close({ deadlineMs: 1_000 });
       await mounted.close();
