@@ -11,9 +11,17 @@ import { mcpExpress } from '../../src/adapters/express/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { createHttpHandler, type HttpHandler } from '../../src/transports/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { frameworkScenario, type Mounted } from './support/scenario.js';
+import { AUTH, frameworkScenario, type Mounted } from './support/scenario.js';
 
 useProcessGuard();
+
+/** An auth middleware's result on `req.auth`, which `mcpExpress` passes on by default. */
+function auth(app: ReturnType<typeof express>): void {
+  app.use((req, _res, next) => {
+    (req as { auth?: unknown }).auth = AUTH;
+    next();
+  });
+}
 
 async function listen(app: ReturnType<typeof express>): Promise<Mounted> {
   const server = await new Promise<Server>((resolve, reject) => {
@@ -33,6 +41,7 @@ async function listen(app: ReturnType<typeof express>): Promise<Mounted> {
 describe('mounted without a body parser', () => {
   frameworkScenario((handler: HttpHandler) => {
     const app = express();
+    auth(app);
     app.all('/mcp', mcpExpress(handler));
     return listen(app);
   });
@@ -42,6 +51,7 @@ describe('mounted behind express.json()', () => {
   frameworkScenario((handler: HttpHandler) => {
     const app = express();
     app.use(express.json());
+    auth(app);
     app.all('/mcp', mcpExpress(handler));
     return listen(app);
   });

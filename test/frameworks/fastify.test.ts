@@ -10,7 +10,7 @@ import { mcpFastify } from '../../src/adapters/fastify/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { createHttpHandler, type HttpHandler } from '../../src/transports/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { frameworkScenario, type Mounted } from './support/scenario.js';
+import { AUTH, frameworkScenario, type Mounted } from './support/scenario.js';
 
 useProcessGuard();
 
@@ -18,7 +18,12 @@ async function mount(handler: HttpHandler, extra?: (app: FastifyInstance) => voi
   // As the other frameworks' tests do with closeAllConnections: close does not wait out the
   // client's keep-alive sockets (Node closes only those idle at the moment close starts).
   const app = Fastify({ forceCloseConnections: true });
-  await app.register(mcpFastify, { handler });
+  // An auth hook's result on the Fastify request, picked by the plugin's `authInfo` option.
+  app.addHook('onRequest', async (request) => {
+    (request as { user?: unknown }).user = AUTH;
+  });
+  await app.register(mcpFastify, { handler, authInfo: (request) => (request as { user?: unknown }).user });
+  app.addHook('preClose', () => handler.close());
   extra?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url: `${address}/mcp`, close: () => app.close() };

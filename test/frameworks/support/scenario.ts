@@ -18,7 +18,14 @@ export interface Mounted {
   url: string;
   close(): Promise<void>;
 }
+/**
+ * Mount `handler` on a new app of the framework, passing {@link AUTH} as `authInfo` the way that
+ * framework's auth middleware would.
+ */
 export type Mount = (handler: HttpHandler) => Promise<Mounted>;
+
+/** What each framework's "auth middleware" sets; tool handlers see it as `ctx.info.authInfo`. */
+export const AUTH = Object.freeze({ user: 'ada' });
 
 const NAME_SCHEMA = {
   type: 'object',
@@ -53,6 +60,9 @@ function keelServer(): { server: McpServer; held: () => Held } {
     const answer = await ctx.elicit({ message: 'Your name?', schema: NAME_SCHEMA });
     return answer.action === 'accept' ? `hello ${String(answer.content.name)}` : answer.action;
   });
+  server.tool('whoami', { description: 'the authInfo the host passed' }, (_args, ctx) =>
+    JSON.stringify(ctx.info?.authInfo ?? null),
+  );
   server.tool('hold', { description: 'waits until its signal aborts' }, async (_args, ctx) => {
     const { started, aborted } = current!;
     ctx.signal.addEventListener('abort', () => aborted(ctx.signal.reason), { once: true });
@@ -121,6 +131,7 @@ export function frameworkScenario(mount: Mount): void {
       'ask',
       'count',
       'hold',
+      'whoami',
     ]);
 
     const progress: number[] = [];
@@ -137,6 +148,7 @@ export function frameworkScenario(mount: Mount): void {
     // framework that buffered the SSE body would deadlock here (and hit the bound).
     expect(text(await within(client.callTool('ask', {}), 10_000, 'ask'))).toBe('hello Ada');
     expect(elicited).toEqual(['Your name?']);
+    expect(text(await within(client.callTool('whoami', {})))).toBe(JSON.stringify(AUTH));
   });
 
   test('2026-07-28 era: list, a call with progress, an elicitation round (input_required)', async () => {
@@ -147,6 +159,7 @@ export function frameworkScenario(mount: Mount): void {
       'ask',
       'count',
       'hold',
+      'whoami',
     ]);
     const progress: number[] = [];
     const counted = await within(
@@ -156,6 +169,7 @@ export function frameworkScenario(mount: Mount): void {
     expect(progress).toEqual([1, 2, 3]);
     expect(text(await within(client.callTool('ask', {}), 10_000, 'ask'))).toBe('hello Ada');
     expect(elicited).toEqual(['Your name?']);
+    expect(text(await within(client.callTool('whoami', {})))).toBe(JSON.stringify(AUTH));
   });
 
   test('a client that disconnects mid-call aborts the handler (2026-07-28: closing the stream is the cancel)', async () => {
