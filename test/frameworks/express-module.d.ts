@@ -16,6 +16,7 @@ declare module 'express' {
   interface Express {
     (): Application;
     json(options?: { limit?: string | number }): Handler;
+    raw(options?: { type?: string; limit?: string | number }): Handler;
   }
   const express: Express;
   export default express;

@@ -1,7 +1,7 @@
 /**
  * Express 5 with `mcpExpress` (keel-mcp/express): a real Express server on 127.0.0.1:0 passes the
- * framework scenario with the route mounted bare, and again behind `express.json()` (which reads
- * the stream first: the adapter uses the parsed `req.body`).
+ * framework scenario with the route mounted bare, and again behind `express.json()` and
+ * `express.raw()` (which read the stream first: the adapter uses the parsed `req.body`).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,6 +41,16 @@ async function listen(app: ReturnType<typeof express>): Promise<Mounted> {
 describe('mounted without a body parser', () => {
   frameworkScenario((handler: HttpHandler) => {
     const app = express();
+    auth(app);
+    app.all('/mcp', mcpExpress(handler));
+    return listen(app);
+  });
+});
+
+describe("mounted behind express.raw({ type: 'application/json' }) (req.body is a Buffer)", () => {
+  frameworkScenario((handler: HttpHandler) => {
+    const app = express();
+    app.use(express.raw({ type: 'application/json' }));
     auth(app);
     app.all('/mcp', mcpExpress(handler));
     return listen(app);
