@@ -25,6 +25,8 @@ export const ENTRY_POINTS = [
   'src/transports/stdio/index.ts',
   'src/transports/http/index.ts',
   'src/adapters/node/index.ts',
+  'src/adapters/express/index.ts',
+  'src/adapters/fastify/index.ts',
   'src/adapters/redis/index.ts',
 ];
 
