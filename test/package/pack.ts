@@ -22,18 +22,22 @@ export function npmCommand(): { command: string; prefix: string[] } {
 /** Run npm with `args` in `cwd`, bounded by `timeoutMs`; resolves with its stdout. */
 export async function npm(args: readonly string[], cwd: string, timeoutMs: number): Promise<string> {
   const { command, prefix } = npmCommand();
+  // Under `npm test` npm hands its own prefixes down as npm_config_*; the child must find its
+  // project from its cwd instead.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    // No update notice, audit or funding chatter: nothing the tests read.
+    npm_config_update_notifier: 'false',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  };
+  for (const key of ['npm_config_prefix', 'npm_config_local_prefix', 'npm_config_global']) delete env[key];
   const { stdout } = await run(command, [...prefix, ...args], {
     cwd,
     timeout: timeoutMs,
     killSignal: 'SIGKILL',
     maxBuffer: 16 * 1024 * 1024,
-    // No update notice, audit or funding chatter: nothing the tests read.
-    env: {
-      ...process.env,
-      npm_config_update_notifier: 'false',
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-    },
+    env,
   });
   return stdout;
 }
