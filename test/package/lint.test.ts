@@ -1,0 +1,90 @@
+/**
+ * The packed tarball passes publint and arethetypeswrong, and holds what it should: the library
+ * (dist/src), the sources its source maps name, README and package.json; no examples, benches or
+ * tests.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ROOT } from '../docs/readme-blocks.mjs';
+import { packKeel, type Packed } from './pack.js';
+
+const run = promisify(execFile);
+let packed: Packed;
+
+beforeAll(async () => {
+  packed = await packKeel();
+}, 40_000);
+afterAll(() => packed?.remove());
+
+describe('the tarball', () => {
+  test('passes publint with no message at any level (strict: warnings count as errors)', async () => {
+    const tarball = readFileSync(packed.tarball);
+    const { messages, pkg } = await publint({
+      pack: { tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength) },
+      level: 'suggestion',
+      strict: true,
+    });
+    expect(
+      messages.map((message) => `${message.type} ${message.code}: ${formatMessage(message, pkg)}`),
+    ).toEqual([]);
+  });
+
+  test('passes arethetypeswrong for ESM consumers (node16 from ESM, bundler)', async () => {
+    // Keel is ESM only ("type": "module", `exports` without `require`): the esm-only profile
+    // leaves out node10 resolution (which ignores `exports`) and `require` from CommonJS.
+    const cli = join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+    const args = [cli, packed.tarball, '--profile', 'esm-only', '--format', 'json'];
+    const result = await run(process.execPath, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code?: number; stdout?: string }) => ({ code: error.code, stdout: error.stdout ?? '' }),
+    );
+    const report = JSON.parse(result.stdout) as {
+      analysis: { entrypoints: Record<string, unknown> };
+      problems?: Record<string, { kind: string; entrypoint: string; resolutionKind?: string }[]>;
+    };
+    const counted = Object.values(report.problems ?? {})
+      .flat()
+      .filter((problem) => problem.resolutionKind !== 'node10' && problem.resolutionKind !== 'node16-cjs')
+      .map((problem) => `${problem.kind} ${problem.entrypoint} (${problem.resolutionKind ?? 'any'})`);
+    expect(counted).toEqual([]);
+    expect(result.code).toBe(0);
+    // Every subpath of the export map was analysed.
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    expect(Object.keys(report.analysis.entrypoints).sort()).toEqual(Object.keys(pkg.exports).sort());
+  }, 60_000);
+
+  test('holds the library, README and package.json, and nothing from examples, bench or test', () => {
+    const outside = packed.files.filter(
+      (path) => !/^(dist\/src|src)\//.test(path) && !['README.md', 'package.json', 'LICENSE'].includes(path),
+    );
+    expect(outside).toEqual([]);
+    expect(packed.files).toContain('dist/src/index.js');
+    expect(packed.files).toContain('dist/src/index.d.ts');
+    expect(packed.files.filter((path) => /\.test\.[jt]s$/.test(path))).toEqual([]);
+  });
+
+  test('every source map names sources the tarball holds', () => {
+    const files = new Set(packed.files);
+    const missing: string[] = [];
+    for (const map of packed.files.filter((path) => path.endsWith('.js.map'))) {
+      const { sources } = JSON.parse(readFileSync(join(ROOT, map), 'utf8')) as { sources: string[] };
+      const dir = map.split('/').slice(0, -1);
+      for (const source of sources) {
+        const parts = [...dir];
+        for (const part of source.split('/')) {
+          if (part === '..') parts.pop();
+          else if (part !== '.') parts.push(part);
+        }
+        if (!files.has(parts.join('/'))) missing.push(`${map} → ${source}`);
+      }
+    }
+    expect(missing.slice(0, 5)).toEqual([]);
+  });
+});
