@@ -133,13 +133,19 @@ export class Forwarder {
     else this.unknown(from, x, 'data');
   }
 
-  /** `end` or `abort` from the owner. */
-  ended(from: string, x: string, aborted: boolean): void {
+  /** `end` (with its piece count `n` after a chunked JSON body) or `abort` from the owner. */
+  ended(from: string, x: string, aborted: boolean, n?: number): void {
     const entry = this.from(from, x);
     if (!entry) return this.link.logger.debug(`relay: end for unknown exchange ${x}`);
     // Before the reply is complete, an abort means the owner dropped the exchange (and an end
     // without a head is a broken reply): the client is answered as if the owner stopped.
     if (!entry.stream && (aborted || !entry.json)) return this.fail(x);
+    // A JSON body missing a piece (lost in the medium) is a broken reply, never a cut one. (No
+    // count: an owner of an earlier version.)
+    if (entry.json && n !== undefined && n !== entry.json.parts.length) {
+      this.link.logger.debug(`relay: exchange ${x} ended after ${entry.json.parts.length} of ${n} pieces`);
+      return this.fail(x);
+    }
     const json = entry.json;
     const resolve = entry.resolve;
     this.finish(x, entry);

@@ -222,8 +222,9 @@ export class Tunnel implements TunnelLink {
       case 'data':
         return this.forwarder.data(from, message.x, message.d);
       case 'end':
+        return this.forwarder.ended(from, message.x, false, message.n);
       case 'abort':
-        return this.forwarder.ended(from, message.x, message.t === 'abort');
+        return this.forwarder.ended(from, message.x, true);
     }
   }
 
@@ -244,5 +245,6 @@ export class Tunnel implements TunnelLink {
     this.logger.error('relay: connection interrupted; failing relayed exchanges in flight', undefined);
     this.forwarder.failAll();
     this.inbound.loseAll();
+    this.inbound.retryAborts();
   }
 }
