@@ -9,7 +9,12 @@ import { emptyReply, httpError } from '../responses.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import { RelayedStream } from './relayed-stream.js';
 import { ReplayExchange } from './replay-exchange.js';
-import { FORWARDER_CLOSING, ownerStoppedReply, storeUnavailableReply } from './tunnel-replies.js';
+import {
+  FORWARDER_CLOSING,
+  ownerStoppedReply,
+  storeUnavailableReply,
+  tooLargeReply as tooLarge,
+} from './tunnel-replies.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { encodeBody, jsonSafe, type HeadMessage, type OpenMessage } from './tunnel-wire.js';
 
@@ -254,9 +259,4 @@ export class Forwarder {
       return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
     return bytes;
   }
-}
-
-/** Same reply as a local POST over the limit. */
-function tooLarge(limit: number): HttpReply {
-  return httpError(413, ErrorCode.InvalidRequest, `Request body larger than ${limit} bytes`);
 }
