@@ -42,6 +42,8 @@ export class SessionRecords {
   readonly ttlMs: number;
   private readonly refreshMs: number;
   private readonly refreshed = new Map<string, number>();
+  /** The client key each record was created with (a re-created record keeps counting). */
+  private readonly keys = new Map<string, string | undefined>();
   private readonly pending = new Set<Promise<unknown>>();
 
   private readonly maxPerClient: number;
@@ -95,7 +97,10 @@ export class SessionRecords {
       },
       { ttlMs: this.ttlMs, ...(clientKey === undefined ? {} : { maxPerClient: this.maxPerClient }) },
     );
-    if (result === 'created') this.refreshed.set(id, Date.now());
+    if (result === 'created') {
+      this.refreshed.set(id, Date.now());
+      this.keys.set(id, clientKey);
+    }
     return result;
   }
 
@@ -106,20 +111,51 @@ export class SessionRecords {
     if (last === undefined || now - last < this.refreshMs) return;
     this.refreshed.set(id, now);
     this.track(
-      this.backplane.sessions.touch(id, this.ttlMs).then((live) => {
+      this.backplane.sessions.touch(id, this.ttlMs).then(async (live) => {
         if (live || !this.refreshed.has(id)) return;
-        // Deleted elsewhere (this process read as dead there): the session is 404 everywhere
-        // else, so it must not live on here either.
+        if (await this.recreate(id)) return;
+        if (!this.refreshed.has(id)) return;
+        // Deleted elsewhere (this process read as dead there), or taken: the session is 404
+        // everywhere else, so it must not live on here either.
         this.logger.debug(`session ${id}: its shared record was gone on refresh; ending it`);
         this.refreshed.delete(id);
+        this.keys.delete(id);
         this.lost(id);
       }),
       'refresh',
     );
   }
 
+  /**
+   * The record was gone on refresh. A store that restarted without persistence, or evicted it,
+   * loses records of live sessions: while this process reads itself alive, the record is made
+   * again (true). False when this process reads as gone (others deleted its records) or the id
+   * now names another owner. A store error rejects: the session is kept, the next refresh retries.
+   */
+  private async recreate(id: string): Promise<boolean> {
+    const { relay, sessions } = this.backplane;
+    if (!(await relay.alive(relay.nodeId))) return false;
+    const clientKey = this.keys.get(id);
+    // No per-client limit: the session exists already; its record only comes back.
+    const result = await sessions.create(
+      {
+        id,
+        ...(clientKey === undefined ? {} : { clientKey }),
+        data: JSON.stringify({ owner: relay.nodeId }),
+      },
+      { ttlMs: this.ttlMs },
+    );
+    if (result === 'created') {
+      this.logger.debug(`session ${id}: its shared record was gone on refresh; made it again`);
+      return true;
+    }
+    // 'exists': made again meanwhile; ours only if it names this process.
+    return ownerOfRecord(await sessions.get(id)) === relay.nodeId;
+  }
+
   /** The session ended: delete its record (errors logged; the record expires anyway). */
   release(id: string): void {
+    this.keys.delete(id);
     if (!this.refreshed.delete(id)) return;
     this.track(this.backplane.sessions.delete(id), 'delete');
   }
