@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../../../../core/engine/connection.js';
 import { StoreUnavailableError } from '../../../../core/errors.js';
+import { unrefTimer } from '../../../../core/timers.js';
 import { CLIENT_LIMIT } from '../client-quota.js';
 import type { SessionCreateResult, SessionRecord } from '../session-store.js';
 import type { HttpReply } from '../types.js';
@@ -47,6 +48,12 @@ export class SessionRecords {
   private readonly pending = new Set<Promise<unknown>>();
 
   private readonly maxPerClient: number;
+  /**
+   * With `idleMs: Infinity` the idle sweep (which refreshes records of sessions holding only a
+   * stream) never runs: this timer refreshes every record instead, only while there are any.
+   */
+  private readonly keepFresh: boolean;
+  private freshTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly backplane: Backplane,
@@ -60,6 +67,7 @@ export class SessionRecords {
     this.ttlMs = Math.min(Math.max(2 * limits.idleMs, 1_000), MAX_TTL_MS);
     this.maxPerClient = limits.maxPerClient;
     this.refreshMs = Math.max(this.ttlMs / 8, 1);
+    this.keepFresh = !Number.isFinite(limits.idleMs);
   }
 
   /**
@@ -100,6 +108,7 @@ export class SessionRecords {
     if (result === 'created') {
       this.refreshed.set(id, Date.now());
       this.keys.set(id, clientKey);
+      this.scheduleFresh();
     }
     return result;
   }
@@ -120,6 +129,7 @@ export class SessionRecords {
         this.logger.debug(`session ${id}: its shared record was gone on refresh; ending it`);
         this.refreshed.delete(id);
         this.keys.delete(id);
+        if (this.refreshed.size === 0) this.stopFresh();
         this.lost(id);
       }),
       'refresh',
@@ -157,7 +167,28 @@ export class SessionRecords {
   release(id: string): void {
     this.keys.delete(id);
     if (!this.refreshed.delete(id)) return;
+    if (this.refreshed.size === 0) this.stopFresh();
     this.track(this.backplane.sessions.delete(id), 'delete');
+  }
+
+  /** @internal Refresh every record (sessions that never expire); runs from the fresh timer. */
+  refreshAll(): void {
+    this.freshTimer = undefined;
+    for (const id of [...this.refreshed.keys()]) {
+      this.refreshed.set(id, 0); // due now, however recent the last activity
+      this.refresh(id);
+    }
+    this.scheduleFresh();
+  }
+
+  private scheduleFresh(): void {
+    if (!this.keepFresh || this.freshTimer !== undefined || this.refreshed.size === 0) return;
+    this.freshTimer = unrefTimer(setTimeout(refreshAll, this.refreshMs, this));
+  }
+
+  private stopFresh(): void {
+    if (this.freshTimer !== undefined) clearTimeout(this.freshTimer);
+    this.freshTimer = undefined;
   }
 
   /** Store operations still in flight (shutdown waits for them). */
@@ -172,4 +203,8 @@ export class SessionRecords {
     this.pending.add(tracked);
     void tracked.finally(() => this.pending.delete(tracked));
   }
+}
+
+function refreshAll(records: SessionRecords): void {
+  records.refreshAll();
 }
