@@ -118,7 +118,7 @@ test('a large JSON reply travels as a head and bounded pieces, and arrives whole
   }
 });
 
-test('a relayed open over its bound is refused (abort, not served); a data piece over its bound fails that stream and the owner is told', async () => {
+test('a relayed open over its bound is refused (413 head, not served); a data piece over its bound fails that stream and the owner is told', async () => {
   const debug: string[] = [];
   cluster = startCluster(2, {
     relayCheckMs: 60_000,
@@ -131,7 +131,7 @@ test('a relayed open over its bound is refused (abort, not served); a data piece
   const received: JsonObject[] = [];
   await intruder.listen({ message: (_from, text) => void received.push(JSON.parse(text)), broadcast() {} });
 
-  // Over 2 × maxBodyBytes + 64 KiB: refused unparsed, the sender told.
+  // Over 2 × maxBodyBytes + 64 KiB: refused unparsed, the sender told (413, as a local request).
   const h: [string, string][] = [
     ['content-type', 'application/json'],
     ['accept', JSON_AND_SSE],
@@ -143,7 +143,7 @@ test('a relayed open over its bound is refused (abort, not served); a data piece
     JSON.stringify({ t: 'open', x: 'huge', m: 'POST', h, b: 'x'.repeat(70_000) }),
   );
   await until(() => received.length === 1, 'the refusal');
-  expect(received).toEqual([{ t: 'abort', x: 'huge' }]);
+  expect(received).toMatchObject([{ t: 'head', x: 'huge', s: 413 }]);
   expect(debug.some((line) => line.includes('over the size bound'))).toBe(true);
 
   // A session "owned" by the intruder: B relays its GET there and gets an oversized chunk back.

@@ -161,7 +161,10 @@ test('a record deleted elsewhere (its owner read as dead there) ends the session
   cluster = startCluster(2, { sessions: { idleMs: 400 } }, { store });
   const [a, b] = two(cluster);
   const sessionId = await openSession(a);
-  // As another process does when this one was unseen for the liveness window.
+  // As another process does when this one was unseen for the liveness window (it reads itself
+  // as gone too: its heartbeat lapsed).
+  const alive = a.relay.alive.bind(a.relay);
+  a.relay.alive = (nodeId: string) => (nodeId === a.relay.nodeId ? Promise.resolve(false) : alive(nodeId));
   await store.inner.delete(sessionId);
   const touched = store.nextTouch();
   let refreshed = false;
@@ -180,4 +183,29 @@ test('a record deleted elsewhere (its owner read as dead there) ends the session
   expect(a.sessions.has(sessionId)).toBe(false);
   expect((await request(a, 'POST', { sessionId, body: callTool(1, 'whoami') })).status).toBe(404);
   expect((await request(b, 'POST', { sessionId, body: callTool(2, 'whoami') })).status).toBe(404);
+});
+
+test('a record lost while its owner is alive (the store restarted empty) is made again; the session lives on', async () => {
+  const store = new CountingStore();
+  cluster = startCluster(2, { sessions: { idleMs: 400 } }, { store });
+  const [a, b] = two(cluster);
+  const sessionId = await openSession(a);
+  await store.inner.delete(sessionId); // a non-persistent store restarted, or evicted it
+  const touched = store.nextTouch();
+  let refreshed = false;
+  void touched.then(() => (refreshed = true));
+  for (let i = 0; i < 200 && !refreshed; i++) {
+    const ping = await request(a, 'POST', { sessionId, body: { jsonrpc: '2.0', id: i, method: 'ping' } });
+    expect(ping.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await within(touched, 5_000, 'record refresh');
+  for (let turn = 0; turn < 1_000 && (await store.inner.get(sessionId)) === undefined; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  expect(JSON.parse((await store.inner.get(sessionId))!.data!)).toEqual({ owner: a.relay.nodeId });
+  expect(a.ended).toEqual([]);
+  const relayed = await request(b, 'POST', { sessionId, body: callTool(2, 'whoami') });
+  expect(relayed.status).toBe(200);
+  expect(await relayed.text()).toContain('node-1');
 });

@@ -230,3 +230,26 @@ test('only the process an exchange was relayed to can answer it', async () => {
     result: { content: [{ type: 'text', text: 'slow done' }] },
   });
 });
+
+test('an open over the size bound on arrival is answered 413, as the same request sent here directly', async () => {
+  cluster = startCluster(2, { maxBodyBytes: 1_024 });
+  const [a] = two(cluster);
+  const sessionId = await openSession(a);
+  const intruder = cluster.hub.node('big-forwarder'); // a process that allows larger bodies
+  const received: JsonObject[] = [];
+  await intruder.listen({ message: (_from, text) => void received.push(JSON.parse(text)), broadcast() {} });
+  const h = [
+    ['content-type', 'application/json'],
+    ['accept', JSON_AND_SSE],
+    ['mcp-session-id', sessionId],
+    ['host', '127.0.0.1'],
+  ];
+  const b = JSON.stringify(callTool(1, 'whoami', { pad: 'x'.repeat(100_000) }));
+  await intruder.send('node-1', JSON.stringify({ t: 'open', x: 'big', m: 'POST', h, b }));
+  await until(() => received.length === 1, 'the answer to the oversized open');
+  const direct = await request(a, 'POST', { sessionId, body: JSON.parse(b) as JsonObject });
+  expect(direct.status).toBe(413);
+  expect(received[0]).toMatchObject({ t: 'head', x: 'big', s: 413 });
+  expect(JSON.parse(received[0]!.b as string)).toEqual(await direct.json());
+  await intruder.close();
+});

@@ -219,3 +219,47 @@ test('closeSSEStream right away with an asynchronous store (Redis): the priming 
     await serving.close();
   }
 });
+
+test('a GET stream whose priming event the store never stores still ends on DELETE (bounded close)', async () => {
+  const { Server } = await import('../../src/server/server.js');
+  const { createHttpHandler } = await import('../../src/transports/http/index.js');
+  const server = new Server({ name: 'hung-store', version: '1' }, { capabilities: { tools: {} } });
+  const inner = new AsyncStore();
+  // Every event is stored, except the priming ones (no message): those never settle.
+  const store: EventStore = {
+    storeEvent: (streamId, message) =>
+      message === undefined ? new Promise<string>(() => {}) : inner.storeEvent(streamId, message),
+    replayEventsAfter: (lastEventId, send) => inner.replayEventsAfter(lastEventId, send),
+  };
+  const handler = createHttpHandler(server, { eventStore: store, keepAliveMs: 0, retryMs: 50 });
+  const url = 'http://127.0.0.1/mcp';
+  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+  try {
+    const init = await handler(
+      new Request(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 't', version: '1' },
+          },
+        }),
+      }),
+    );
+    const sessionId = init.headers.get('mcp-session-id')!;
+    await init.body?.cancel();
+    const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    const get = await handler(new Request(url, { headers: { accept: 'text/event-stream', ...session } }));
+    expect(get.status).toBe(200);
+    const deleted = await handler(new Request(url, { method: 'DELETE', headers: session }));
+    expect(deleted.status).toBe(200);
+    expect(await within(get.text(), 5_000, 'the GET stream ends')).toBe('');
+  } finally {
+    await handler.close();
+  }
+});

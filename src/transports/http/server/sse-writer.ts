@@ -3,8 +3,16 @@
  * the stream was ended, writes are dropped, never thrown. Events written before the host attached
  * its sink (the response was still on its way out) wait in order.
  */
+import { unrefTimer } from '../../../core/timers.js';
 import type { Budgeted } from './output-budget.js';
 import type { SseSink, SseSource, SseWriterOwner, StreamHost } from './types.js';
+
+/** The longest a close waits for held events (see {@link SseWriter.close}). */
+const MAX_CLOSE_WAIT_MS = 1_000;
+
+function endHeld(writer: SseWriter): void {
+  writer.endHeld();
+}
 
 /**
  * One SSE response body (`text/event-stream`).
@@ -23,11 +31,13 @@ export class SseWriter implements SseSource, Budgeted {
   private held: [string | undefined, string][] | undefined;
   /** `close()` came while events were held: end once they are written. */
   private closeWhenReleased = false;
+  /** Ends a deferred close even if the held events are never released (a store that hangs). */
+  private closeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     /** The request stream this connection carries, or the transport (standalone GET stream). */
     readonly owner: SseWriterOwner,
-    private readonly host: Pick<StreamHost, 'keepAlive' | 'budget' | 'logger'>,
+    private readonly host: Pick<StreamHost, 'keepAlive' | 'budget' | 'logger' | 'retryMs'>,
   ) {
     host.keepAlive?.add(this);
   }
@@ -51,6 +61,8 @@ export class SseWriter implements SseSource, Budgeted {
   event(id: string | undefined, data: string): void {
     const text =
       id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`;
+    // After a deferred close, only what was held before it goes out.
+    if (this.closeWhenReleased) return;
     if (this.held) this.held.push([id, text]);
     else this.write(text);
   }
@@ -88,13 +100,23 @@ export class SseWriter implements SseSource, Budgeted {
    * End the response body (server side). Idempotent. While events are held (an asynchronous
    * store has not yet given the priming event its id, or a resumption is catching up), the end
    * waits for them: ending at once would drop them, and a stream closed before its priming
-   * event leaves the client nothing to resume from.
+   * event leaves the client nothing to resume from. The wait is bounded (the reconnection
+   * delay, at most {@link MAX_CLOSE_WAIT_MS}): a store that never answers cannot keep the
+   * response open; the held events are then dropped (the client resumes from what it has).
    */
   close(): void {
-    if (this.held) {
-      this.closeWhenReleased = true;
-      return;
-    }
+    if (!this.held) return this.end(false);
+    if (this.closeWhenReleased) return;
+    this.closeWhenReleased = true;
+    const waitMs = Math.min(Math.max(this.host.retryMs, 0), MAX_CLOSE_WAIT_MS);
+    this.closeTimer = unrefTimer(setTimeout(endHeld, waitMs, this));
+  }
+
+  /** @internal The deferred close waited long enough: end without the held events. */
+  endHeld(): void {
+    this.closeTimer = undefined;
+    if (!this.isOpen) return;
+    this.host.logger.debug('ended an SSE stream whose held events the event store never released');
     this.end(false);
   }
 
@@ -118,6 +140,8 @@ export class SseWriter implements SseSource, Budgeted {
     if (!this.isOpen) return;
     this.isOpen = false;
     this.held = undefined;
+    if (this.closeTimer !== undefined) clearTimeout(this.closeTimer);
+    this.closeTimer = undefined;
     this.host.keepAlive?.delete(this);
     this.host.budget.remove(this);
     if (abort) this.sink?.abort();

@@ -9,7 +9,12 @@ import { emptyReply, httpError } from '../responses.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import { RelayedStream } from './relayed-stream.js';
 import { ReplayExchange } from './replay-exchange.js';
-import { FORWARDER_CLOSING, ownerStoppedReply, storeUnavailableReply } from './tunnel-replies.js';
+import {
+  FORWARDER_CLOSING,
+  ownerStoppedReply,
+  storeUnavailableReply,
+  tooLargeReply as tooLarge,
+} from './tunnel-replies.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { encodeBody, jsonSafe, type HeadMessage, type OpenMessage } from './tunnel-wire.js';
 
@@ -133,13 +138,19 @@ export class Forwarder {
     else this.unknown(from, x, 'data');
   }
 
-  /** `end` or `abort` from the owner. */
-  ended(from: string, x: string, aborted: boolean): void {
+  /** `end` (with its piece count `n` after a chunked JSON body) or `abort` from the owner. */
+  ended(from: string, x: string, aborted: boolean, n?: number): void {
     const entry = this.from(from, x);
     if (!entry) return this.link.logger.debug(`relay: end for unknown exchange ${x}`);
     // Before the reply is complete, an abort means the owner dropped the exchange (and an end
     // without a head is a broken reply): the client is answered as if the owner stopped.
     if (!entry.stream && (aborted || !entry.json)) return this.fail(x);
+    // A JSON body missing a piece (lost in the medium) is a broken reply, never a cut one. (No
+    // count: an owner of an earlier version.)
+    if (entry.json && n !== undefined && n !== entry.json.parts.length) {
+      this.link.logger.debug(`relay: exchange ${x} ended after ${entry.json.parts.length} of ${n} pieces`);
+      return this.fail(x);
+    }
     const json = entry.json;
     const resolve = entry.resolve;
     this.finish(x, entry);
@@ -248,9 +259,4 @@ export class Forwarder {
       return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
     return bytes;
   }
-}
-
-/** Same reply as a local POST over the limit. */
-function tooLarge(limit: number): HttpReply {
-  return httpError(413, ErrorCode.InvalidRequest, `Request body larger than ${limit} bytes`);
 }

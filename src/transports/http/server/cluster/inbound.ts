@@ -6,7 +6,7 @@
  */
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import { InboundExchange, RelaySink } from './inbound-exchange.js';
-import type { TunnelLink } from './tunnel-link.js';
+import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { pieces, PIECE_CHARS, type OpenMessage } from './tunnel-wire.js';
 
 interface Incoming {
@@ -14,8 +14,17 @@ interface Incoming {
   readonly x: string;
   readonly exchange: InboundExchange;
   gone: boolean;
+  /** An `abort` was sent (or tried) after one of its sends failed: once is enough. */
+  aborted: boolean;
   unwatch: () => void;
 }
+
+/**
+ * How many exchanges whose `abort` the relay refused are remembered, to abort again once the
+ * relay reconnects. Bounded: an outage with more than this many leaves the rest to the
+ * forwarders' own `interrupted()` and peer watch.
+ */
+const RETRY_ABORTS = 256;
 
 /**
  * Relayed exchanges this process serves, by (forwarder, exchange id).
@@ -26,6 +35,8 @@ interface Incoming {
  */
 export class Inbound {
   private readonly incoming = new Map<string, Incoming>();
+  /** Exchanges dropped while the relay refused their `abort` (forwarder → exchange ids). */
+  private readonly unaborted = new Map<string, { from: string; x: string }>();
 
   constructor(
     private readonly link: TunnelLink,
@@ -49,7 +60,14 @@ export class Inbound {
     } catch {
       return this.link.logger.debug(`relay: ignored exchange ${message.x} with malformed headers`);
     }
-    const entry: Incoming = { from, x: message.x, exchange, gone: false, unwatch: () => {} };
+    const entry: Incoming = {
+      from,
+      x: message.x,
+      exchange,
+      gone: false,
+      aborted: false,
+      unwatch: () => {},
+    };
     this.incoming.set(key, entry);
     entry.unwatch = this.link.watch.watch(from, () => this.lost(key));
     // A throw past the core (a body source refusing its sink) must not become an unhandled
@@ -75,12 +93,51 @@ export class Inbound {
     for (const entry of [...this.incoming.values()]) this.drop(entry);
   }
 
+  /**
+   * The relay reconnected (`interrupted()`): abort again the exchanges whose `abort` it refused
+   * while it was failing, so their forwarders' clients are answered. A forwarder ignores an
+   * abort for an exchange it no longer has.
+   */
+  retryAborts(): void {
+    const retry = [...this.unaborted.values()];
+    this.unaborted.clear();
+    for (const { from, x } of retry) this.abort(from, x);
+  }
+
   /** Drop one exchange this side: its forwarder gets `abort`, the exchange sees its client leave. */
   private drop(entry: Incoming): void {
     const key = keyOf(entry.from, entry.x);
     if (this.incoming.get(key) !== entry) return;
-    if (!entry.gone) this.link.send(entry.from, { t: 'abort', x: entry.x });
+    if (!entry.gone && !entry.aborted) {
+      entry.aborted = true;
+      this.abort(entry.from, entry.x);
+    }
     this.lost(key);
+  }
+
+  /**
+   * One of the owner's sends for this exchange failed: the forwarder may never see the reply
+   * complete, so it is told `abort` (best effort) and the exchange here sees its client leave.
+   */
+  private sendFailed(entry: Incoming, why: SendFault): void {
+    if (entry.aborted) return;
+    entry.aborted = true;
+    // Nobody listening there: the forwarder is between connections or gone, and its own
+    // `interrupted()` or peer watch fails the exchange; an abort would reach nobody either.
+    if (why !== 'nobody') this.abort(entry.from, entry.x);
+    this.lost(keyOf(entry.from, entry.x));
+  }
+
+  /** Send `abort`; when the relay refuses it, remember the exchange to abort it again later. */
+  private abort(from: string, x: string): void {
+    this.link.send(from, { t: 'abort', x }, (_error, why) => {
+      if (why !== 'refused') return;
+      const key = keyOf(from, x);
+      this.unaborted.delete(key);
+      this.unaborted.set(key, { from, x });
+      // Oldest first out: the bound holds however long the outage lasts.
+      if (this.unaborted.size > RETRY_ABORTS) this.unaborted.delete(this.unaborted.keys().next().value!);
+    });
   }
 
   private async run(from: string, message: OpenMessage, entry: Incoming, key: string): Promise<void> {
@@ -91,19 +148,24 @@ export class Inbound {
     const reply = await this.serve(entry.exchange, extra);
     const x = message.x;
     const h = Object.entries(reply.headers);
-    const fail = (): void => this.lost(key);
+    const fail = (_error: unknown, why: SendFault): void => this.sendFailed(entry, why);
     if (typeof reply.body !== 'object') {
       this.finish(key, entry);
       if (entry.gone) return;
       const body = reply.body ?? null;
       if (body === null || body.length <= PIECE_CHARS) {
-        this.link.send(from, { t: 'head', x, s: reply.status, h, b: body });
+        this.link.send(from, { t: 'head', x, s: reply.status, h, b: body }, fail);
         return;
       }
-      // A large JSON body goes in pieces: no relay message grows with the reply.
-      this.link.send(from, { t: 'head', x, s: reply.status, h, j: 1 });
-      for (const d of pieces(body)) this.link.send(from, { t: 'data', x, d });
-      this.link.send(from, { t: 'end', x });
+      // A large JSON body goes in pieces: no relay message grows with the reply. `end` says how
+      // many, so a piece the relay lost without saying so fails the reply rather than cut it.
+      this.link.send(from, { t: 'head', x, s: reply.status, h, j: 1 }, fail);
+      let n = 0;
+      for (const d of pieces(body)) {
+        n++;
+        this.link.send(from, { t: 'data', x, d }, fail);
+      }
+      this.link.send(from, { t: 'end', x, n }, fail);
       return;
     }
     if (!entry.gone) this.link.send(from, { t: 'head', x, s: reply.status, h }, fail);

@@ -8,8 +8,10 @@ import type { Logger } from '../../../../core/engine/connection.js';
 import type { Relay } from './relay.js';
 
 /**
- * Calls each watcher's `onLost` once when its peer reads as gone (or liveness cannot be read:
- * the medium is down, so nothing would arrive from the peer either).
+ * Calls each watcher's `onLost` once when its peer reads as gone, or when its liveness could not
+ * be read for longer than `failWindowMs` (the medium is down for good, so nothing would arrive
+ * from the peer either). One failed read (a timeout) is not a dead peer: a real connection drop
+ * is reported by the relay's `interrupted()` anyway.
  *
  * @example
  * const watch = new PeerWatch(relay, 1_000, logger);
@@ -21,11 +23,15 @@ export class PeerWatch {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private checking = false;
   private stopped = false;
+  /** Peers whose liveness reads fail, since when (ms). */
+  private readonly failingSince = new Map<string, number>();
 
   constructor(
     private readonly relay: Relay,
     private readonly intervalMs: number,
     private readonly logger: Logger,
+    /** How long liveness reads may keep failing before the peer counts as lost. */
+    private readonly failWindowMs = 5 * intervalMs,
   ) {}
 
   /** Watch `peer` for one exchange; the returned function stops watching (idempotent). */
@@ -38,7 +44,10 @@ export class PeerWatch {
     return () => {
       const current = this.watchers.get(peer);
       if (!current?.delete(entry)) return;
-      if (current.size === 0) this.watchers.delete(peer);
+      if (current.size === 0) {
+        this.watchers.delete(peer);
+        this.failingSince.delete(peer);
+      }
       if (this.watchers.size === 0) this.unschedule();
     };
   }
@@ -76,9 +85,11 @@ export class PeerWatch {
             alive = await this.relay.alive(peer);
           } catch (error) {
             this.logger.error('relay: could not check whether a peer process is alive', error);
+            if (!this.failingTooLong(peer)) return;
             alive = false;
           }
-          if (!alive) this.lose(peer);
+          if (alive) this.failingSince.delete(peer);
+          else this.lose(peer);
         }),
       );
     } finally {
@@ -87,9 +98,18 @@ export class PeerWatch {
     this.schedule();
   }
 
+  /** Record one failed read; true once reads for `peer` have failed for the whole window. */
+  private failingTooLong(peer: string): boolean {
+    const now = Date.now();
+    const since = this.failingSince.get(peer);
+    if (since === undefined) this.failingSince.set(peer, now);
+    return since !== undefined && now - since >= this.failWindowMs;
+  }
+
   private lose(peer: string): void {
     const set = this.watchers.get(peer);
     this.watchers.delete(peer);
+    this.failingSince.delete(peer);
     if (this.watchers.size === 0) this.unschedule();
     for (const onLost of set ?? []) {
       try {

@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../../../../core/engine/connection.js';
 import { StoreUnavailableError } from '../../../../core/errors.js';
+import { unrefTimer } from '../../../../core/timers.js';
 import { CLIENT_LIMIT } from '../client-quota.js';
 import type { SessionCreateResult, SessionRecord } from '../session-store.js';
 import type { HttpReply } from '../types.js';
@@ -42,9 +43,17 @@ export class SessionRecords {
   readonly ttlMs: number;
   private readonly refreshMs: number;
   private readonly refreshed = new Map<string, number>();
+  /** The client key each record was created with (a re-created record keeps counting). */
+  private readonly keys = new Map<string, string | undefined>();
   private readonly pending = new Set<Promise<unknown>>();
 
   private readonly maxPerClient: number;
+  /**
+   * With `idleMs: Infinity` the idle sweep (which refreshes records of sessions holding only a
+   * stream) never runs: this timer refreshes every record instead, only while there are any.
+   */
+  private readonly keepFresh: boolean;
+  private freshTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly backplane: Backplane,
@@ -58,6 +67,7 @@ export class SessionRecords {
     this.ttlMs = Math.min(Math.max(2 * limits.idleMs, 1_000), MAX_TTL_MS);
     this.maxPerClient = limits.maxPerClient;
     this.refreshMs = Math.max(this.ttlMs / 8, 1);
+    this.keepFresh = !Number.isFinite(limits.idleMs);
   }
 
   /**
@@ -95,7 +105,11 @@ export class SessionRecords {
       },
       { ttlMs: this.ttlMs, ...(clientKey === undefined ? {} : { maxPerClient: this.maxPerClient }) },
     );
-    if (result === 'created') this.refreshed.set(id, Date.now());
+    if (result === 'created') {
+      this.refreshed.set(id, Date.now());
+      this.keys.set(id, clientKey);
+      this.scheduleFresh();
+    }
     return result;
   }
 
@@ -106,22 +120,75 @@ export class SessionRecords {
     if (last === undefined || now - last < this.refreshMs) return;
     this.refreshed.set(id, now);
     this.track(
-      this.backplane.sessions.touch(id, this.ttlMs).then((live) => {
+      this.backplane.sessions.touch(id, this.ttlMs).then(async (live) => {
         if (live || !this.refreshed.has(id)) return;
-        // Deleted elsewhere (this process read as dead there): the session is 404 everywhere
-        // else, so it must not live on here either.
+        if (await this.recreate(id)) return;
+        if (!this.refreshed.has(id)) return;
+        // Deleted elsewhere (this process read as dead there), or taken: the session is 404
+        // everywhere else, so it must not live on here either.
         this.logger.debug(`session ${id}: its shared record was gone on refresh; ending it`);
         this.refreshed.delete(id);
+        this.keys.delete(id);
+        if (this.refreshed.size === 0) this.stopFresh();
         this.lost(id);
       }),
       'refresh',
     );
   }
 
+  /**
+   * The record was gone on refresh. A store that restarted without persistence, or evicted it,
+   * loses records of live sessions: while this process reads itself alive, the record is made
+   * again (true). False when this process reads as gone (others deleted its records) or the id
+   * now names another owner. A store error rejects: the session is kept, the next refresh retries.
+   */
+  private async recreate(id: string): Promise<boolean> {
+    const { relay, sessions } = this.backplane;
+    if (!(await relay.alive(relay.nodeId))) return false;
+    const clientKey = this.keys.get(id);
+    // No per-client limit: the session exists already; its record only comes back.
+    const result = await sessions.create(
+      {
+        id,
+        ...(clientKey === undefined ? {} : { clientKey }),
+        data: JSON.stringify({ owner: relay.nodeId }),
+      },
+      { ttlMs: this.ttlMs },
+    );
+    if (result === 'created') {
+      this.logger.debug(`session ${id}: its shared record was gone on refresh; made it again`);
+      return true;
+    }
+    // 'exists': made again meanwhile; ours only if it names this process.
+    return ownerOfRecord(await sessions.get(id)) === relay.nodeId;
+  }
+
   /** The session ended: delete its record (errors logged; the record expires anyway). */
   release(id: string): void {
+    this.keys.delete(id);
     if (!this.refreshed.delete(id)) return;
+    if (this.refreshed.size === 0) this.stopFresh();
     this.track(this.backplane.sessions.delete(id), 'delete');
+  }
+
+  /** @internal Refresh every record (sessions that never expire); runs from the fresh timer. */
+  refreshAll(): void {
+    this.freshTimer = undefined;
+    for (const id of [...this.refreshed.keys()]) {
+      this.refreshed.set(id, 0); // due now, however recent the last activity
+      this.refresh(id);
+    }
+    this.scheduleFresh();
+  }
+
+  private scheduleFresh(): void {
+    if (!this.keepFresh || this.freshTimer !== undefined || this.refreshed.size === 0) return;
+    this.freshTimer = unrefTimer(setTimeout(refreshAll, this.refreshMs, this));
+  }
+
+  private stopFresh(): void {
+    if (this.freshTimer !== undefined) clearTimeout(this.freshTimer);
+    this.freshTimer = undefined;
   }
 
   /** Store operations still in flight (shutdown waits for them). */
@@ -136,4 +203,8 @@ export class SessionRecords {
     this.pending.add(tracked);
     void tracked.finally(() => this.pending.delete(tracked));
   }
+}
+
+function refreshAll(records: SessionRecords): void {
+  records.refreshAll();
 }

@@ -95,7 +95,8 @@ export function peekMessage(text: string): { t: string; x: string } | undefined 
 /** Owner → forwarder stream pieces; forwarder → owner `gone`. */
 export type StreamMessage =
   | { t: 'data'; x: string; d: string }
-  | { t: 'end'; x: string }
+  /** `n`: how many `data` pieces a chunked JSON body came in (absent after an SSE stream). */
+  | { t: 'end'; x: string; n?: number }
   | { t: 'abort'; x: string }
   | { t: 'gone'; x: string };
 
@@ -160,6 +161,9 @@ export function parseTunnelMessage(text: string): TunnelMessage | undefined {
     case 'data':
       return typeof m.d === 'string' ? (m as unknown as StreamMessage) : undefined;
     case 'end':
+      if (m.n !== undefined && !(typeof m.n === 'number' && Number.isInteger(m.n) && m.n >= 0))
+        return undefined;
+      return m as unknown as StreamMessage;
     case 'abort':
     case 'gone':
       return m as unknown as StreamMessage;

@@ -21,7 +21,7 @@ import { RelayJoining } from './relay-joining.js';
 import type { RelayListener } from './relay.js';
 import { ownerOfRecord } from './session-records.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
-import { storeUnavailableReply } from './tunnel-replies.js';
+import { storeUnavailableReply, tooLargeReply } from './tunnel-replies.js';
 import { messageLimit, parseTunnelMessage, peekMessage, type TunnelMessage } from './tunnel-wire.js';
 
 const SHUTTING_DOWN_HEADERS = Object.entries(SHUTTING_DOWN.headers);
@@ -222,16 +222,22 @@ export class Tunnel implements TunnelLink {
       case 'data':
         return this.forwarder.data(from, message.x, message.d);
       case 'end':
+        return this.forwarder.ended(from, message.x, false, message.n);
       case 'abort':
-        return this.forwarder.ended(from, message.x, message.t === 'abort');
+        return this.forwarder.ended(from, message.x, true);
     }
   }
 
   /** A message over its bound: not parsed; its exchange fails on both sides. */
   private oversized(from: string, peek: { t: string; x: string } | undefined): void {
     this.logger.debug(`relay: ignored a message over the size bound from ${from} (${peek?.t ?? 'unknown'})`);
-    if (peek?.t === 'open') this.send(from, { t: 'abort', x: peek.x });
-    else if (peek?.t === 'head' || peek?.t === 'data') this.forwarder.refuse(from, peek.x);
+    // An open over the bound carries a body over this process's limit: the 413 a local request
+    // over the limit gets (its forwarder may allow larger bodies), not an unexplained failure.
+    if (peek?.t === 'open') {
+      const reply = tooLargeReply(this.options.maxBodyBytes);
+      const h = Object.entries(reply.headers);
+      this.send(from, { t: 'head', x: peek.x, s: reply.status, h, b: reply.body as string });
+    } else if (peek?.t === 'head' || peek?.t === 'data') this.forwarder.refuse(from, peek.x);
   }
 
   /** Server-wide notifications raised on another process: delivered here only, never republished. */
@@ -244,5 +250,6 @@ export class Tunnel implements TunnelLink {
     this.logger.error('relay: connection interrupted; failing relayed exchanges in flight', undefined);
     this.forwarder.failAll();
     this.inbound.loseAll();
+    this.inbound.retryAborts();
   }
 }
