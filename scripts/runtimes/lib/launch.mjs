@@ -9,15 +9,19 @@ const URL_LINE = /^KEEL_SMOKE_URL (\S+)$/m;
  * The command line that serves the smoke server on `name`, run from the repository root.
  *
  * @example
- * commandFor('bun', '/repo/.runtimes/bun/.../bun', { root: '/repo' }); // { command, args }
+ * commandFor('bun', '/repo/.runtimes/bun/.../bun', { root: '/repo', cacheDir: '/repo/.runtimes' }); // { command, args }
  */
-export function commandFor(name, bin, { root }) {
+export function commandFor(name, bin, { root, cacheDir }) {
   const script = (file) => join(root, 'scripts/runtimes/server', file);
   if (name === 'node22' || name === 'node24') return { command: bin, args: [script('node.mjs')] };
   if (name === 'bun') return { command: bin, args: ['run', script('bun.mjs')] };
   if (name === 'deno') {
     // Only loopback sockets and reading the repository (dist, node_modules): nothing else.
     return { command: bin, args: ['run', '--allow-net=127.0.0.1', `--allow-read=${root}`, script('deno.mjs')] };
+  }
+  if (name === 'workerd') {
+    // workerd cannot report a port it picked: a Node launcher bundles, configures and starts it.
+    return { command: process.execPath, args: [script('workerd.mjs'), bin, join(cacheDir, 'workerd-smoke')] };
   }
   throw new Error(`no launcher for "${name}"`);
 }

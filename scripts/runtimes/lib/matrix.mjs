@@ -3,7 +3,8 @@ import { STEPS } from './drive.mjs';
 
 /**
  * Renders rows `{ runtime, version, results?: [{ step, ok, detail }], error? }` as a text table,
- * followed by the detail of every failure. `ok` is true only when every step of every row passed.
+ * followed by the detail of every failure. `ok` is true only when every step of every row passed
+ * or was not applicable (`ok: 'n/a'`).
  *
  * @example
  * const { text, ok } = formatMatrix([{ runtime: 'bun', version: '1.4.5', results }]);
@@ -16,7 +17,7 @@ export function formatMatrix(rows) {
     const cells = [`${row.runtime} ${row.version}`];
     for (const step of STEPS) {
       const result = row.results?.find((item) => item.step === step);
-      cells.push(result ? (result.ok ? 'pass' : 'FAIL') : 'FAIL');
+      cells.push(result ? (result.ok === 'n/a' ? 'n/a' : result.ok ? 'pass' : 'FAIL') : 'FAIL');
       if (result && !result.ok) failures.push(`${row.runtime} ${step}: ${result.detail}`);
       if (!result && !row.error) failures.push(`${row.runtime} ${step}: not run`);
     }
