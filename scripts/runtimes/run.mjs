@@ -41,6 +41,8 @@ async function smoke(name) {
     const launch = await commandFor(name, bin, { root, cacheDir });
     const started = await startServer(launch, { cwd: root, logFile: join(logDir, `${name}.log`), timeoutMs: START_TIMEOUT_MS });
     handle = started.handle;
+    // What a server found worth reporting (workerd: whether a resource template can be registered).
+    for (const note of handle.stdout.match(/^KEEL_SMOKE_NOTE .*$/gm) ?? []) log(`${name}: ${note.slice(16)}`);
     const began = Date.now();
     // A Worker isolate keeps no legacy session between requests (see docs/runtimes.md).
     row.results = await driveSmoke(started.url, { sessions: name !== 'workerd' });

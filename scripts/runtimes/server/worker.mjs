@@ -21,7 +21,9 @@ export default {
   fetch(request) {
     if (new URL(request.url).pathname === '/probe') return new Response(templateProbe());
     // Stateless: a legacy session's objects would be reused across requests, which workerd cancels.
-    handler ??= createSmokeHandler('workerd', { sessions: false });
+    // workerd notices a client that left only when the next write to its stream fails, so a short
+    // keep-alive bounds how long an abandoned handler runs (docs/runtimes.md).
+    handler ??= createSmokeHandler('workerd', { sessions: false, keepAliveMs: 250 });
     return handler(request); // not the worker's (env, ctx): Keel's second argument is { authInfo }
   },
 };
