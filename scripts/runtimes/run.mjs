@@ -25,7 +25,8 @@ function parseArgs(argv) {
     if (arg === '--tests') options.tests = true;
     else if (arg === '--no-build') options.build = false;
     else if (arg === '--only') options.only = (argv[++index] ?? '').split(',').filter(Boolean);
-    else throw new Error(`unknown argument ${arg}; usage: run.mjs [--only node22,bun] [--tests] [--no-build]`);
+    else
+      throw new Error(`unknown argument ${arg}; usage: run.mjs [--only node22,bun] [--tests] [--no-build]`);
   }
   for (const name of options.only) if (!RUNTIMES[name]) throw new Error(`unknown runtime "${name}"`);
   return options;
@@ -39,7 +40,11 @@ async function smoke(name) {
   try {
     const bin = await ensureRuntime(cacheDir, name, { logDir, log });
     const launch = await commandFor(name, bin, { root, cacheDir });
-    const started = await startServer(launch, { cwd: root, logFile: join(logDir, `${name}.log`), timeoutMs: START_TIMEOUT_MS });
+    const started = await startServer(launch, {
+      cwd: root,
+      logFile: join(logDir, `${name}.log`),
+      timeoutMs: START_TIMEOUT_MS,
+    });
     handle = started.handle;
     // What a server found worth reporting (workerd: whether a resource template can be registered).
     for (const note of handle.stdout.match(/^KEEL_SMOKE_NOTE .*$/gm) ?? []) log(`${name}: ${note.slice(16)}`);
@@ -67,7 +72,9 @@ async function vitestOn(name) {
   });
   const seconds = ((Date.now() - began) / 1000).toFixed(0);
   const ok = !result.timedOut && result.code === 0;
-  log(`vitest ${VITEST_SUBSET.join(' ')} on ${name}: ${ok ? 'pass' : 'FAIL'} in ${seconds} s (log ${result.logFile})`);
+  log(
+    `vitest ${VITEST_SUBSET.join(' ')} on ${name}: ${ok ? 'pass' : 'FAIL'} in ${seconds} s (log ${result.logFile})`,
+  );
   if (!ok) console.error(result.tail);
   return ok;
 }
@@ -76,7 +83,11 @@ async function main() {
   const options = parseArgs(process.argv.slice(2));
   installExitHandlers();
   if (options.build || !existsSync(join(root, 'dist/src/index.js'))) {
-    const built = await runToCompletion('npm', ['run', '--silent', 'build'], { cwd: root, timeoutMs: 5 * 60_000, logFile: join(logDir, 'build.log') });
+    const built = await runToCompletion('npm', ['run', '--silent', 'build'], {
+      cwd: root,
+      timeoutMs: 5 * 60_000,
+      logFile: join(logDir, 'build.log'),
+    });
     if (built.code !== 0) throw new Error(`build failed:\n${built.tail}`);
   }
   const rows = [];

@@ -50,17 +50,31 @@ export async function ensureRuntime(cacheDir, name, { logDir, log = () => {} }) 
   const prefix = join(cacheDir, name);
   const entry = join(packageDir(cacheDir, name), runtime.entry);
   const marker = join(prefix, `.installed-${runtime.version}`);
-  if (existsSync(marker) && existsSync(entry) && installedVersion(cacheDir, name) === runtime.version) return entry;
+  if (existsSync(marker) && existsSync(entry) && installedVersion(cacheDir, name) === runtime.version)
+    return entry;
   mkdirSync(prefix, { recursive: true });
   log(`installing ${runtime.pkg}@${runtime.version} into ${prefix}`);
-  const args = ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts'];
+  const args = [
+    'install',
+    '--prefix',
+    prefix,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--no-package-lock',
+    '--ignore-scripts',
+  ];
   const result = await runToCompletion('npm', [...args, `${runtime.pkg}@${runtime.version}`], {
     timeoutMs: INSTALL_TIMEOUT_MS,
     logFile: join(logDir, `install-${name}.log`),
   });
   if (result.timedOut || result.code !== 0) {
-    const why = result.timedOut ? `timed out after ${INSTALL_TIMEOUT_MS / 1000}s` : `npm exited with ${result.code}`;
-    throw new Error(`could not install ${runtime.pkg}@${runtime.version} (${why}); npm said:\n${result.tail}`);
+    const why = result.timedOut
+      ? `timed out after ${INSTALL_TIMEOUT_MS / 1000}s`
+      : `npm exited with ${result.code}`;
+    throw new Error(
+      `could not install ${runtime.pkg}@${runtime.version} (${why}); npm said:\n${result.tail}`,
+    );
   }
   if (installedVersion(cacheDir, name) !== runtime.version || !existsSync(entry)) {
     throw new Error(`${runtime.pkg}@${runtime.version} installed but ${entry} is missing`);

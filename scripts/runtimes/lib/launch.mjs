@@ -17,7 +17,10 @@ export function commandFor(name, bin, { root, cacheDir }) {
   if (name === 'bun') return { command: bin, args: ['run', script('bun.mjs')] };
   if (name === 'deno') {
     // Only loopback sockets and reading the repository (dist, node_modules): nothing else.
-    return { command: bin, args: ['run', '--allow-net=127.0.0.1', `--allow-read=${root}`, script('deno.mjs')] };
+    return {
+      command: bin,
+      args: ['run', '--allow-net=127.0.0.1', `--allow-read=${root}`, script('deno.mjs')],
+    };
   }
   if (name === 'workerd') {
     // workerd cannot report a port it picked: a Node launcher bundles, configures and starts it.
@@ -37,7 +40,10 @@ export function commandFor(name, bin, { root, cacheDir }) {
 export function startServer({ command, args }, { cwd, logFile, timeoutMs }) {
   const handle = spawnTracked(command, args, { cwd, logFile, captureStdout: true });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`no URL within ${timeoutMs} ms; log: ${logFile}`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`no URL within ${timeoutMs} ms; log: ${logFile}`)),
+      timeoutMs,
+    );
     const onData = () => {
       const match = URL_LINE.exec(handle.stdout);
       if (match) done(undefined, match[1]);
@@ -49,6 +55,8 @@ export function startServer({ command, args }, { cwd, logFile, timeoutMs }) {
       else resolve({ handle, url });
     }
     handle.child.stdout.on('data', onData);
-    void handle.exited.then((exit) => done(new Error(`exited (${JSON.stringify(exit)}) before serving:\n${handle.tail}`)));
+    void handle.exited.then((exit) =>
+      done(new Error(`exited (${JSON.stringify(exit)}) before serving:\n${handle.tail}`)),
+    );
   });
 }

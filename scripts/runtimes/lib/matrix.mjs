@@ -25,6 +25,11 @@ export function formatMatrix(rows) {
     lines.push(cells);
   }
   const widths = header.map((_, column) => Math.max(...lines.map((cells) => cells[column].length)));
-  const text = lines.map((cells) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+  const text = lines.map((cells) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join('  ')
+      .trimEnd(),
+  );
   return { text: [...text, ...failures.map((line) => `  ${line}`)].join('\n'), ok: failures.length === 0 };
 }

@@ -20,36 +20,61 @@ export function createSmokeServer(runtime) {
   const aborted = [];
   const server = new McpServer({ name: `keel-runtime-smoke-${runtime}`, version: '1.0.0' });
 
-  server.tool('echo', { description: 'Says which runtime answered', input: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => `${runtime}: ${text ?? ''}`);
+  server.tool(
+    'echo',
+    {
+      description: 'Says which runtime answered',
+      input: { type: 'object', properties: { text: { type: 'string' } } },
+    },
+    ({ text }) => `${runtime}: ${text ?? ''}`,
+  );
 
-  server.tool('count', { description: 'Three progress steps, then done', input: NO_ARGS }, async (_args, ctx) => {
-    for (let step = 1; step <= 3; step += 1) await ctx.progress(step, 3, `step ${step}`);
-    return 'counted 3';
-  });
+  server.tool(
+    'count',
+    { description: 'Three progress steps, then done', input: NO_ARGS },
+    async (_args, ctx) => {
+      for (let step = 1; step <= 3; step += 1) await ctx.progress(step, 3, `step ${step}`);
+      return 'counted 3';
+    },
+  );
 
   server.tool('ask', { description: 'Asks the user for a name', input: NO_ARGS }, async (_args, ctx) => {
     const answer = await ctx.elicit({ message: 'Your name?', schema: ASK_SCHEMA });
     return answer.action === 'accept' ? `hello ${answer.content.name}` : `no answer (${answer.action})`;
   });
 
-  server.tool('wait', { description: 'Waits until aborted', input: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] } }, async ({ tag }, ctx) => {
-    // The first progress tells the client the handler runs, so its abort is known to hit one.
-    await ctx.progress(0, 1, 'waiting');
-    return new Promise((_resolve, reject) => {
-      const onAbort = () => {
-        const reason = ctx.signal.reason;
-        aborted.push({ tag, reason: reason instanceof Error ? reason.name : String(reason) });
-        reject(reason);
-      };
-      if (ctx.signal.aborted) onAbort();
-      else ctx.signal.addEventListener('abort', onAbort, { once: true });
-    });
-  });
+  server.tool(
+    'wait',
+    {
+      description: 'Waits until aborted',
+      input: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+    },
+    async ({ tag }, ctx) => {
+      // The first progress tells the client the handler runs, so its abort is known to hit one.
+      await ctx.progress(0, 1, 'waiting');
+      return new Promise((_resolve, reject) => {
+        const onAbort = () => {
+          const reason = ctx.signal.reason;
+          aborted.push({ tag, reason: reason instanceof Error ? reason.name : String(reason) });
+          reject(reason);
+        };
+        if (ctx.signal.aborted) onAbort();
+        else ctx.signal.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+  );
 
-  server.tool('was_aborted', { description: 'How the wait call with this tag ended', input: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] } }, ({ tag }) => {
-    const entry = aborted.find((item) => item.tag === tag);
-    return entry ? `aborted: ${entry.reason}` : 'not aborted';
-  });
+  server.tool(
+    'was_aborted',
+    {
+      description: 'How the wait call with this tag ended',
+      input: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+    },
+    ({ tag }) => {
+      const entry = aborted.find((item) => item.tag === tag);
+      return entry ? `aborted: ${entry.reason}` : 'not aborted';
+    },
+  );
 
   return { server };
 }

@@ -1,3 +1,4 @@
+/* global Deno */
 // Deno smoke server: `Deno.serve` with the web handler (wrapped: Deno passes connection info as the
 // second argument, where Keel's handler expects `{ authInfo }`).
 import { createSmokeHandler } from './app.mjs';

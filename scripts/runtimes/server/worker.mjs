@@ -1,3 +1,4 @@
+/* global Response */
 // workerd smoke worker (module syntax), bundled by workerd.mjs into one ES module. One handler per
 // isolate, created on the first request: workerd forbids timers and I/O at global scope, and the
 // handler's session sweeper is a timer.

@@ -24,7 +24,10 @@ function freePort() {
 
 mkdirSync(workDir, { recursive: true });
 // Rolldown is the bundler vite (and so vitest) already installs; 'browser' keeps Node builtins out.
-const bundle = await rolldown({ input: fileURLToPath(new URL('worker.mjs', import.meta.url)), platform: 'browser' });
+const bundle = await rolldown({
+  input: fileURLToPath(new URL('worker.mjs', import.meta.url)),
+  platform: 'browser',
+});
 await bundle.write({ file: join(workDir, 'worker.mjs'), format: 'esm', codeSplitting: false });
 await bundle.close();
 
@@ -45,7 +48,9 @@ const smokeWorker :Workerd.Worker = (
 `,
 );
 
-const child = spawn(bin, ['serve', join(workDir, 'config.capnp')], { stdio: ['ignore', 'inherit', 'inherit'] });
+const child = spawn(bin, ['serve', join(workDir, 'config.capnp')], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 const stop = () => child.kill('SIGTERM');
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
