@@ -38,7 +38,9 @@ async function smoke(name) {
   const row = { runtime: name, version: RUNTIMES[name].version };
   let handle;
   try {
+    const installing = Date.now();
     const bin = await ensureRuntime(cacheDir, name, { logDir, log });
+    log(`${name}: ready in ${Date.now() - installing} ms`);
     const launch = await commandFor(name, bin, { root, cacheDir });
     const started = await startServer(launch, {
       cwd: root,
