@@ -95,11 +95,10 @@ export async function driveSmoke(url, { sessions = true, abortPollTries = ABORT_
       });
     }
   };
-  const needLegacy = () =>
-    legacy ??
-    (() => {
-      throw new Error('no legacy client (initialize failed)');
-    })();
+  const needLegacy = () => {
+    if (!legacy) throw new Error('no legacy client (initialize failed)');
+    return legacy;
+  };
   const needModern = async () => (modern ??= await connect(url, 'modern', elicited));
 
   await step('initialize', async () => {
