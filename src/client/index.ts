@@ -62,20 +62,4 @@ export {
 export * from './auth/index.js';
 // The error classes a user catches, from this entry too (one class identity with keel-mcp/core's),
 // so a project needs no extra import path for them.
-export {
-  AuthorizationError,
-  CancelledByPeerError,
-  ConnectionClosedError,
-  ContextClosedError,
-  ErrorCode,
-  KeelError,
-  LocalError,
-  McpError,
-  MissingClientCapabilityError,
-  NotConnectedError,
-  RequestAbortedError,
-  RequestTimeoutError,
-  StoreUnavailableError,
-  type AuthorizationFailure,
-  type ErrorCodeValue,
-} from '../core/errors.js';
+export * from '../core/error-classes.js';

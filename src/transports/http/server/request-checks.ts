@@ -74,8 +74,35 @@ export function isJsonContentType(header: string | null): boolean {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-function tooLarge(limit: number): HttpReply {
+/**
+ * The 413 for a body over `limit` bytes (the same answer here and from a relaying process).
+ *
+ * @example
+ * if (size > limit) return tooLargeReply(limit);
+ */
+export function tooLargeReply(limit: number): HttpReply {
   return httpError(413, ErrorCode.InvalidRequest, `Request body larger than ${limit} bytes`);
+}
+
+/**
+ * Read the body's bytes, refusing more than `limit` (413) without buffering them; 400 when it
+ * cannot be read. Returns the bytes, or the reply to send.
+ *
+ * @example
+ * const bytes = await readBodyBytes(exchange, 4 * 1024 * 1024);
+ * if (!(bytes instanceof Uint8Array)) return bytes;
+ */
+export async function readBodyBytes(exchange: HttpExchange, limit: number): Promise<Uint8Array | HttpReply> {
+  const declared = exchange.header('content-length');
+  if (declared !== null && Number(declared) > limit) {
+    exchange.discardBody();
+    return tooLargeReply(limit);
+  }
+  const bytes = await exchange.readBody(limit);
+  if (bytes === 'too-large') return tooLargeReply(limit);
+  if (bytes === 'unreadable')
+    return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
+  return bytes;
 }
 
 /**
@@ -87,15 +114,8 @@ function tooLarge(limit: number): HttpReply {
  * if (typeof text !== 'string') return text;
  */
 export async function readBody(exchange: HttpExchange, limit: number): Promise<string | HttpReply> {
-  const declared = exchange.header('content-length');
-  if (declared !== null && Number(declared) > limit) {
-    exchange.discardBody();
-    return tooLarge(limit);
-  }
-  const bytes = await exchange.readBody(limit);
-  if (bytes === 'too-large') return tooLarge(limit);
-  if (bytes === 'unreadable')
-    return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
+  const bytes = await readBodyBytes(exchange, limit);
+  if (!(bytes instanceof Uint8Array)) return bytes;
   try {
     return decoder.decode(bytes);
   } catch {

@@ -3,18 +3,13 @@
  * process owns. It sends the whole request (`open`), then builds its client's reply from what the
  * owner sends back (`head`, `data`, `end`, `abort`), and tells the owner when the client left.
  */
-import { ErrorCode } from '../../../../core/errors.js';
 import type { OutputBudget } from '../output-budget.js';
-import { emptyReply, httpError } from '../responses.js';
+import { emptyReply } from '../responses.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
+import { readBodyBytes, tooLargeReply as tooLarge } from '../request-checks.js';
 import { RelayedStream } from './relayed-stream.js';
 import { ReplayExchange } from './replay-exchange.js';
-import {
-  FORWARDER_CLOSING,
-  ownerStoppedReply,
-  storeUnavailableReply,
-  tooLargeReply as tooLarge,
-} from './tunnel-replies.js';
+import { FORWARDER_CLOSING, ownerStoppedReply, storeUnavailableReply } from './tunnel-replies.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { encodeBody, jsonSafe, type HeadMessage, type OpenMessage } from './tunnel-wire.js';
 
@@ -246,17 +241,7 @@ export class Forwarder {
     entry.unwatch();
   }
 
-  private async readBody(exchange: HttpExchange): Promise<Uint8Array | HttpReply> {
-    const limit = this.maxBodyBytes;
-    const declared = exchange.header('content-length');
-    if (declared !== null && Number(declared) > limit) {
-      exchange.discardBody();
-      return tooLarge(limit);
-    }
-    const bytes = await exchange.readBody(limit);
-    if (bytes === 'too-large') return tooLarge(limit);
-    if (bytes === 'unreadable')
-      return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
-    return bytes;
+  private readBody(exchange: HttpExchange): Promise<Uint8Array | HttpReply> {
+    return readBodyBytes(exchange, this.maxBodyBytes);
   }
 }

@@ -29,16 +29,6 @@ export function storeUnavailableReply(error: unknown): HttpReply {
 }
 
 /**
- * 413, as a local POST with a body over `limit` bytes gets.
- *
- * @example
- * if (bytes === 'too-large') return tooLargeReply(maxBodyBytes);
- */
-export function tooLargeReply(limit: number): HttpReply {
-  return httpError(413, ErrorCode.InvalidRequest, `Request body larger than ${limit} bytes`);
-}
-
-/**
  * The reply to a relayed request whose owner stopped before it answered: for a POST, 200 JSON
  * with a `-32000` error for its request (the client's call fails, the client can start a new
  * session), 202 when the body held no request; 503 for GET and DELETE.

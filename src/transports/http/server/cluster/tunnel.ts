@@ -21,7 +21,8 @@ import { RelayJoining } from './relay-joining.js';
 import type { RelayListener } from './relay.js';
 import { ownerOfRecord } from './session-records.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
-import { storeUnavailableReply, tooLargeReply } from './tunnel-replies.js';
+import { tooLargeReply } from '../request-checks.js';
+import { storeUnavailableReply } from './tunnel-replies.js';
 import { messageLimit, parseTunnelMessage, peekMessage, type TunnelMessage } from './tunnel-wire.js';
 
 const SHUTTING_DOWN_HEADERS = Object.entries(SHUTTING_DOWN.headers);
