@@ -13,7 +13,8 @@ const PHASE_MODES = { http: 'sessions', stateless: 'stateless', modern: 'session
 /**
  * `servers` with every runtime setup's phase files turned into launch commands
  * (`{ command, args, file }`, the port is appended by HttpServerProcess); setups whose runtime
- * failed to install are dropped and listed in `skipped` as `{ key, label, reason }`. `ensure`
+ * failed to install are dropped and listed in `skipped` as `{ key, label, reason }` (one line, pointing
+ * at npm's log). `ensure`
  * replaces the installer in tests.
  *
  * @example
@@ -33,7 +34,7 @@ export async function prepareRuntimeSetups(servers, { root, log = () => {}, ensu
     try {
       bin = await ensure(cacheDir, server.runtime, { logDir, log });
     } catch (error) {
-      const reason = firstLine(error);
+      const reason = `${firstLine(error)} (npm's output: .runtimes/logs/install-${server.runtime}.log)`;
       log(`${server.key} left out: ${reason}`);
       skipped.push({ key: server.key, label: server.label, reason });
       continue;
@@ -50,6 +51,8 @@ export async function prepareRuntimeSetups(servers, { root, log = () => {}, ensu
   return { servers: ready, skipped };
 }
 
+/** The installer's message up to npm's output, which is in the install log: one report line. */
 function firstLine(error) {
-  return String(error instanceof Error ? error.message : error).split('\n')[0];
+  const message = String(error instanceof Error ? error.message : error).split('\n')[0];
+  return message.replace(/; npm said:$/, '');
 }

@@ -53,7 +53,7 @@ describe('runtime setups', () => {
       expect(prepared.servers.find((s) => s.key === server.key)).toBe(server);
   });
 
-  it('leave out a setup whose runtime cannot be installed, with the first line of the reason', async () => {
+  it('leave out a setup whose runtime cannot be installed, with the reason on one line', async () => {
     const { servers } = benchSetups(root);
     const logged: string[] = [];
     const prepared = await prepareRuntimeSetups(servers, {
@@ -67,7 +67,8 @@ describe('runtime setups', () => {
         return `/installed/${name}`;
       },
     });
-    const reason = 'could not install @oven/bun-linux-x64@1.4.5 (npm exited with 1); npm said:';
+    const reason =
+      "could not install @oven/bun-linux-x64@1.4.5 (npm exited with 1) (npm's output: .runtimes/logs/install-bun.log)";
     expect(prepared.skipped).toEqual([
       { key: 'keelBun', label: servers.find((s) => s.key === 'keelBun')!.label, reason },
     ]);
