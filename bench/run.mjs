@@ -19,6 +19,7 @@ import { machine } from './lib/proc.mjs';
 import { benchSetups } from './lib/setups.mjs';
 import { profilePhase } from './lib/profile-pass.mjs';
 import { writeReport } from './lib/report.mjs';
+import { prepareRuntimeSetups } from './lib/runtime-setups.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bench = join(root, 'bench');
@@ -31,7 +32,7 @@ const started = performance.now();
 const { servers: allServers, entries } = benchSetups(root);
 // BENCH_SETUPS (comma-separated setup keys, for development) runs only some setups.
 const setupKeys = process.env.BENCH_SETUPS ? new Set(process.env.BENCH_SETUPS.split(',')) : undefined;
-const servers = setupKeys ? allServers.filter((server) => setupKeys.has(server.key)) : allServers;
+const chosen = setupKeys ? allServers.filter((server) => setupKeys.has(server.key)) : allServers;
 
 // results[metric][serverKey]: a single value lands at its repetition's index (so per-repetition
 // ratios pair values of the same round); a list of samples (spawn, import) is appended.
@@ -86,6 +87,9 @@ if (process.argv.includes('--report-only')) {
 }
 
 log(`${reps} repetitions, window scale ${scale}`);
+// Bun and Deno come from the runtime matrix's installer; a setup whose runtime cannot be installed
+// is left out, and the report says why.
+const { servers, skipped } = await prepareRuntimeSetups(chosen, { root, log });
 await interleaved(
   'stdio',
   (server) => server.stdio,
@@ -177,7 +181,7 @@ const info = {
 mkdirSync(join(bench, '.work'), { recursive: true });
 writeFileSync(
   join(bench, '.work', 'results.json'),
-  JSON.stringify({ info, results, errors, modules, profiles }, null, 2),
+  JSON.stringify({ info, results, errors, modules, profiles, skipped }, null, 2),
 );
-await writeReport(out, { info, servers: allServers, entries, results, errors, modules, profiles });
+await writeReport(out, { info, servers: allServers, entries, results, errors, modules, profiles, skipped });
 log(`wrote ${out}${errors.length ? ` (${errors.length} failures)` : ''}`);

@@ -1,5 +1,8 @@
-// Starts an HTTP bench server as `node <file>` with PORT set, waits until it accepts
-// connections, and stops it with SIGTERM (SIGKILL after a grace period).
+// Starts an HTTP bench server as `node <file>` with PORT set — or, for a setup served by another
+// runtime, as `{ command, args }` with the port appended as the last argument — waits until it
+// accepts connections, and stops it with SIGTERM (SIGKILL after a grace period). The command is
+// spawned directly (no shell), so `pid` is the server's own process, whose /proc figures are the
+// server CPU per call.
 import { spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,9 +29,14 @@ function canConnect(port) {
 }
 
 export class HttpServerProcess {
-  static async start(file, { nodeArgs = [], env = {}, timeoutMs = 15_000 } = {}) {
+  static async start(target, { nodeArgs = [], env = {}, timeoutMs = 15_000 } = {}) {
     const port = await freePort();
-    const child = spawn(process.execPath, [...nodeArgs, file], {
+    const [command, args] =
+      typeof target === 'string'
+        ? [process.execPath, [...nodeArgs, target]]
+        : [target.command, [...target.args, String(port)]];
+    const file = typeof target === 'string' ? target : target.file;
+    const child = spawn(command, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, ...env, PORT: String(port) },
     });
@@ -55,12 +63,17 @@ export class HttpServerProcess {
     child.stderr.on('data', (chunk) => {
       this.stderr = (this.stderr + chunk).slice(-2000);
     });
-    this.exited = new Promise((resolve) =>
+    this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exitInfo = String(code ?? signal);
         resolve({ code, signal });
-      }),
-    );
+      });
+      // A runtime binary that cannot be started (missing, not executable) never exits: say why.
+      child.once('error', (error) => {
+        this.exitInfo ??= `could not start: ${error.message}`;
+        resolve({ code: null, signal: null });
+      });
+    });
   }
 
   stderrTail() {

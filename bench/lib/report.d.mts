@@ -20,6 +20,8 @@ export interface ReportInput {
   errors: { phase: string; server: string; rep: number; message: string }[];
   modules: Record<string, { files: number; bytes: number; gzip: number; packages: string[] }>;
   profiles: unknown[];
+  /** Setups left out of the run (their runtime could not be installed), with the reason. */
+  skipped?: { key: string; label: string; reason: string }[];
 }
 
 export function writeReport(path: string, input: ReportInput): Promise<void>;

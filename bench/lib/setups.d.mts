@@ -10,6 +10,8 @@ export interface BenchSetup {
   modern?: string;
   memory?: boolean;
   sampling?: boolean;
+  /** Served by this runtime (installed by scripts/runtimes) instead of this Node. */
+  runtime?: 'bun' | 'deno';
 }
 
 export interface ImportEntry {

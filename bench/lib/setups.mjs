@@ -3,6 +3,7 @@
 // scripts start. The order is the interleaving order, and the order of the rows in the report.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RUNTIMES } from '../../scripts/runtimes/lib/install.mjs';
 
 /** Keel's bench servers are exactly what the package scripts start: `node <file>`. */
 function scriptFile(root, pkg, name) {
@@ -19,12 +20,28 @@ function versionOf(root, name) {
   return JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 }
 
+/** Keel's web handler served natively by Bun (`Bun.serve`) or Deno (`Deno.serve`). */
+function nativeSetup(bench, runtime) {
+  const name = runtime === 'bun' ? 'Bun' : 'Deno';
+  const file = join(bench, 'servers', `keel-http-${runtime}.mjs`);
+  return {
+    key: runtime === 'bun' ? 'keelBun' : 'keelDeno',
+    label: `Keel on ${name} ${RUNTIMES[runtime].version}`,
+    what: `the default Keel server (the built \`dist/\`) and its \`createHttpHandler\`, served by \`${name}.serve\` on ${name} ${RUNTIMES[runtime].version}, which builds the web \`Request\`/\`Response\` objects natively (no bridge); ${name} is the runtime matrix's pinned npm package (\`${RUNTIMES[runtime].pkg}\`), installed into \`.runtimes/\` by \`scripts/runtimes\`, and serves through the matrix's own serving code; the load generator stays on Node`,
+    runtime,
+    http: file,
+    stateless: file,
+    modern: file,
+  };
+}
+
 /**
  * `servers`: every setup, with `label` (a row of the report), `what` (one line saying exactly
  * what it runs), optional `stdio` / `http` / `stateless` / `modern` (2026-07-28 requests over HTTP)
  * files, `memory` (run in the idle-session
  * memory phase) and `sampling` (false: HTTP answers are plain JSON, so `wait_sampling` cannot be
- * served on the call's own stream and is not measured). `entries`: import-cost probes.
+ * served on the call's own stream and is not measured), `runtime` (`bun` / `deno`: the files are
+ * served by that runtime, see runtime-setups.mjs). `entries`: import-cost probes.
  */
 export function benchSetups(root) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -58,6 +75,7 @@ export function benchSetups(root) {
       what: "the default Keel server's `createHttpHandler` called with web `Request` objects and answering `Response`s, bridged to `node:http` by Keel's generic fetch bridge (what Hono on Node does; Bun and Deno build these objects natively)",
       http: script('bench:http-web'),
     },
+    ...['bun', 'deno'].map((runtime) => nativeSetup(bench, runtime)),
     {
       key: 'sdk1',
       label: `SDK 1.x (${sdk1})`,

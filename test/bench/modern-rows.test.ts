@@ -7,8 +7,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpTarget } from '../../bench/lib/http-driver.mjs';
-import { HttpServerProcess } from '../../bench/lib/http-server-process.mjs';
+import { HttpServerProcess, type ServerLaunch } from '../../bench/lib/http-server-process.mjs';
 import { ModernClient } from '../../bench/lib/modern-driver.mjs';
+import { prepareRuntimeSetups } from '../../bench/lib/runtime-setups.mjs';
 import { benchSetups } from '../../bench/lib/setups.mjs';
 import {
   checkInputRequired,
@@ -17,9 +18,13 @@ import {
   modernSampling,
 } from '../../bench/lib/wire-modern.mjs';
 import { useProcessGuard, within } from '../helpers/guard.js';
+import { ensureInstalled } from './installed-runtimes.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const modernSetups = benchSetups(root).servers.filter((setup) => setup.modern !== undefined);
+// Bun and Deno setups as the bench runs them, when their runtime is installed (else left out).
+const prepared = await prepareRuntimeSetups(modernSetups, { root, ensure: ensureInstalled });
+const launches = new Map(prepared.servers.map((setup) => [setup.key, setup.modern!]));
 
 describe('bench: 2026-07-28 rows', () => {
   useProcessGuard();
@@ -31,21 +36,32 @@ describe('bench: 2026-07-28 rows', () => {
     }
   });
 
-  async function start(file: string): Promise<ModernClient> {
-    const server = await within(HttpServerProcess.start(file), 20_000, `start ${file}`);
+  async function start(file: string | ServerLaunch): Promise<ModernClient> {
+    const name = typeof file === 'string' ? file : file.file;
+    const server = await within(HttpServerProcess.start(file), 20_000, `start ${name}`);
     const target = new HttpTarget(server.port, 4);
     running.push({ server, target });
     return new ModernClient(target);
   }
 
   it('runs Keel (default and zod), the official SDK v2 and the bare floor', () => {
-    expect(modernSetups.map((setup) => setup.key)).toEqual(['keel', 'keelZod', 'sdk2', 'bare']);
+    expect(modernSetups.map((setup) => setup.key)).toEqual([
+      'keel',
+      'keelZod',
+      'keelBun',
+      'keelDeno',
+      'sdk2',
+      'bare',
+    ]);
   });
 
-  it.each(modernSetups.map((setup) => [setup.key, setup.modern!] as const))(
+  // `it.for` hands the test context over, to skip a setup whose runtime is not installed.
+  it.for(modernSetups.map((setup) => setup.key))(
     '%s answers modern echo and the input_required round trip',
-    async (_key, file) => {
-      const client = await start(file);
+    async (key, context) => {
+      const launch = launches.get(key);
+      if (!launch) return context.skip(`${key}: its runtime is not installed in .runtimes/`);
+      const client = await start(launch);
       for (let i = 0; i < 3; i++) await within(client.echo());
       for (let i = 0; i < 3; i++) await within(client.roundTrip());
       expect(client.nextId).toBe(1 + 3 + 3 * 2);

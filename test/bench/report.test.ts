@@ -70,6 +70,8 @@ describe('bench setups and report', () => {
       keel: [30, 33],
       keelZod: [36, 44],
       keelWeb: [60, 66],
+      keelBun: [54, 60],
+      keelDeno: [66, 66],
       sdk1: [150, 165],
       sdk1Json: [120, 132],
       sdk2: [180, 198],
@@ -110,6 +112,8 @@ describe('bench setups and report', () => {
       '1.25× (1.00×–1.50×)',
     ]);
     expect(rows).toContainEqual([label('keelWeb'), '—', '—', '—', '63.0 (60.0–66.0)', '2.50× (2.00×–3.00×)']);
+    expect(rows).toContainEqual([label('keelBun'), '—', '—', '—', '57.0 (54.0–60.0)', '2.26× (1.80×–2.73×)']);
+    expect(rows).toContainEqual([label('keelDeno'), '—', '—', '—', '66.0', '2.60× (2.20×–3.00×)']);
     expect(rows).toContainEqual([
       label('sdk2Json'),
       '—',
@@ -234,5 +238,125 @@ describe('bench setups and report', () => {
       '0.12× (0.11×–0.13×)',
       '',
     ]);
+  });
+  it('sets the web-path target on Node-web, Bun and Deno against the Node fast path, and says why a runtime is left out', async () => {
+    const { servers, entries } = benchSetups(root);
+    dir = mkdtempSync(join(tmpdir(), 'keel-bench-report-'));
+    const out = join(dir, 'report.md');
+    const label = (key: string): string => servers.find((s) => s.key === key)!.label;
+    const reason = 'could not install @deno/linux-x64-glibc@2.9.6 (npm exited with 1); npm said:';
+    await writeReport(out, {
+      info: {
+        model: 'test CPU',
+        memTotal: 1024 ** 3,
+        cores: 2,
+        node: 'v20',
+        reps: 2,
+        scale: 1,
+        durationS: 60,
+        date: '2026-01-01T00:00:00.000Z',
+        loads: [],
+      },
+      servers,
+      entries,
+      results: {
+        // Web ÷ fast path per repetition: 60/30 and 66/33 (2.00×, met: the limit is inclusive);
+        // Bun 54/30 and 60/33 (1.80×, 1.82×: met).
+        'http.c64.cpu': { keel: [30, 33], keelWeb: [60, 66], keelBun: [54, 60], bare: [20, 22] },
+        'stateless.c64.cpu': { keel: [30, 30], keelBun: [45, 45], bare: [20, 20] },
+      },
+      errors: [],
+      modules: {},
+      profiles: [],
+      skipped: [{ key: 'keelDeno', label: label('keelDeno'), reason }],
+    });
+    const markdown = readFileSync(out, 'utf8');
+    const cells = (line: string): string[] => line.split('|').map((c) => c.trim());
+    const lines = markdown.split('\n');
+    const first = lines.findIndex((l) => l.startsWith('| web Request/Response path'));
+    expect(first).toBeGreaterThan(0);
+    const base = `≤ 2× ${label('keel')}`;
+    expect(cells(lines[first]!)).toEqual([
+      '',
+      'web Request/Response path, HTTP with sessions `echo` c=64: server CPU per call',
+      label('keelWeb'),
+      base,
+      '2.00×',
+      'met',
+      '',
+    ]);
+    expect(cells(lines[first + 1]!)).toEqual([
+      '',
+      '↳ same',
+      label('keelBun'),
+      base,
+      '1.81× (1.80×–1.82×)',
+      'met',
+      '',
+    ]);
+    // Deno was left out: no row of its own, here or in any table.
+    expect(lines[first + 2]!.startsWith('| HTTP stateless')).toBe(true);
+    expect(markdown.split(label('keelDeno')).length - 1).toBe(1);
+    expect(markdown).toContain(`- **${label('keelDeno')}** — `);
+    expect(markdown).toContain(`. Left out of this run: ${reason}.`);
+    expect(markdown).toContain(
+      `- **${label('keelBun')}** — the default Keel server (the built \`dist/\`) and its \`createHttpHandler\`, served by \`Bun.serve\``,
+    );
+
+    // Bun is also shown as a reference under the bare-limit targets it ran in.
+    const stateless = lines.findIndex((l) => l.startsWith('| HTTP stateless, `echo` c=64'));
+    expect(cells(lines[stateless + 1]!)).toEqual([
+      '',
+      '↳ same, reference',
+      label('keelBun'),
+      '(≤ 2.5× bare)',
+      '2.25×',
+      'reference',
+      '',
+    ]);
+  });
+
+  it('marks a web setup over twice the Node fast path as missed, and lists it under Misses', async () => {
+    const { servers, entries } = benchSetups(root);
+    dir = mkdtempSync(join(tmpdir(), 'keel-bench-report-'));
+    const out = join(dir, 'report.md');
+    const label = (key: string): string => servers.find((s) => s.key === key)!.label;
+    await writeReport(out, {
+      info: {
+        model: 'test CPU',
+        memTotal: 1024 ** 3,
+        cores: 2,
+        node: 'v20',
+        reps: 2,
+        scale: 1,
+        durationS: 60,
+        date: '2026-01-01T00:00:00.000Z',
+        loads: [],
+      },
+      servers,
+      entries,
+      // Deno ÷ Keel: 66/30 = 2.2 and 66/33 = 2.0, median 2.10×.
+      results: { 'http.c64.cpu': { keel: [30, 33], keelDeno: [66, 66] } },
+      errors: [],
+      modules: {},
+      profiles: [],
+    });
+    const markdown = readFileSync(out, 'utf8');
+    const row = markdown
+      .split('\n')
+      .filter((l) => l.includes(`| ${label('keelDeno')} `) && l.includes('≤ 2×'));
+    expect(row).toHaveLength(1);
+    expect(row[0]!.split('|').map((c) => c.trim())).toEqual([
+      '',
+      'web Request/Response path, HTTP with sessions `echo` c=64: server CPU per call',
+      label('keelDeno'),
+      `≤ 2× ${label('keel')}`,
+      '2.10× (2.00×–2.20×)',
+      '**missed**',
+      '',
+    ]);
+    expect(markdown).toContain(
+      `- web Request/Response path, HTTP with sessions \`echo\` c=64: server CPU per call, ${label('keelDeno')}: 2.10× of ${label('keel')} against ≤ 2× (5 % over).`,
+    );
   });
 });

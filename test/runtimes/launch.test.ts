@@ -79,4 +79,19 @@ describe('runtime command lines', () => {
     ]);
     expect(() => commandFor('lua', '/bin/lua', paths)).toThrow('no launcher for "lua"');
   });
+
+  test("another server script (the benchmark's) runs the same way, with the same permissions", () => {
+    const server = '/repo/bench/servers/keel-http-deno.mjs';
+    expect(commandFor('bun', '/bin/bun', { ...paths, server })).toEqual({
+      command: '/bin/bun',
+      args: ['run', server],
+    });
+    expect(commandFor('deno', '/bin/deno', { ...paths, server })).toEqual({
+      command: '/bin/deno',
+      args: ['run', '--allow-net=127.0.0.1', '--allow-read=/repo', server],
+    });
+    expect(() => commandFor('workerd', '/bin/workerd', { ...paths, server })).toThrow(
+      'workerd runs only its smoke Worker',
+    );
+  });
 });

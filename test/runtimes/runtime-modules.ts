@@ -40,7 +40,7 @@ export interface LaunchModule {
   commandFor: (
     name: string,
     bin: string,
-    paths: { root: string; cacheDir: string },
+    paths: { root: string; cacheDir: string; server?: string },
   ) => { command: string; args: string[] };
   startServer: (
     launch: { command: string; args: string[] },

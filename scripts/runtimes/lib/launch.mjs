@@ -6,13 +6,15 @@ import { spawnTracked } from '../../conformance/lib/children.mjs';
 const URL_LINE = /^KEEL_SMOKE_URL (\S+)$/m;
 
 /**
- * The command line that serves the smoke server on `name`, run from the repository root.
+ * The command line that serves the smoke server on `name`, run from the repository root. `server`
+ * (an absolute path under `root`) runs another script the same way, with the same permissions:
+ * the benchmark serves its own server on Bun and Deno through it (not for workerd).
  *
  * @example
  * commandFor('bun', '/repo/.runtimes/bun/.../bun', { root: '/repo', cacheDir: '/repo/.runtimes' }); // { command, args }
  */
-export function commandFor(name, bin, { root, cacheDir }) {
-  const script = (file) => join(root, 'scripts/runtimes/server', file);
+export function commandFor(name, bin, { root, cacheDir, server }) {
+  const script = (file) => server ?? join(root, 'scripts/runtimes/server', file);
   if (name === 'node22' || name === 'node24') return { command: bin, args: [script('node.mjs')] };
   if (name === 'bun') return { command: bin, args: ['run', script('bun.mjs')] };
   if (name === 'deno') {
@@ -23,6 +25,7 @@ export function commandFor(name, bin, { root, cacheDir }) {
     };
   }
   if (name === 'workerd') {
+    if (server) throw new Error('workerd runs only its smoke Worker');
     // workerd cannot report a port it picked: a Node launcher bundles, configures and starts it.
     return { command: process.execPath, args: [script('workerd.mjs'), bin, join(cacheDir, 'workerd-smoke')] };
   }

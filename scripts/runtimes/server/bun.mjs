@@ -1,18 +1,8 @@
 /* global Bun */
-// Bun smoke server: `Bun.serve` with the web handler. The handler is wrapped because Bun passes its
-// server object as the second argument, where Keel's handler expects `{ authInfo }`.
+// Bun smoke server: `Bun.serve` with the web handler (see serve-bun.mjs).
 import { createSmokeHandler } from './app.mjs';
+import { serveOnBun } from './serve-bun.mjs';
 
-const handler = createSmokeHandler(`bun-${Bun.version}`);
-const served = Bun.serve({
-  hostname: '127.0.0.1',
-  port: 0,
-  idleTimeout: 0,
-  fetch: (request) => handler(request),
-});
-console.log(`KEEL_SMOKE_URL http://127.0.0.1:${served.port}/mcp`);
-process.once('SIGTERM', async () => {
-  await handler.close({ deadlineMs: 2_000 });
-  await served.stop(true);
-  process.exit(0);
+serveOnBun(createSmokeHandler(`bun-${Bun.version}`), {
+  onListen: (port) => console.log(`KEEL_SMOKE_URL http://127.0.0.1:${port}/mcp`),
 });
