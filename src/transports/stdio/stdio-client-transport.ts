@@ -9,6 +9,7 @@ import { ConnectionClosedError } from '../../core/errors.js';
 import { Inbox } from '../../core/inbox.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import type { Transport } from '../../core/transport.js';
+import { childExitError, shortCommand, StderrTail } from './child-exit.js';
 import { defaultChildEnvironment } from './child-environment.js';
 import { MessageReader } from './message-reader.js';
 import { MessageWriter } from './message-writer.js';
@@ -56,7 +57,8 @@ export interface StdioClientTransportOptions {
   inheritEnv?: boolean;
   cwd?: string;
   /**
-   * The child's stderr. `'inherit'` (default): shared with this process. `'pipe'`: readable as
+   * The child's stderr. `'inherit'` (default): written to this process's stderr (relayed, so that
+   * its last lines can name the cause when the child dies). `'pipe'`: readable as
    * {@link StdioClientTransport.stderr} and/or delivered to `onStderr` — consume it, or a chatty
    * child blocks once the pipe is full. `'ignore'`: discarded.
    */
@@ -79,7 +81,9 @@ export interface StdioClientTransportOptions {
  * - The child is spawned on first use (iteration or `send`), or by {@link start}.
  * - When the child exits or fails to spawn (e.g. `ENOENT`), the iteration ends at once, so every
  *   pending request fails with `ConnectionClosedError`; the exit status or spawn error is
- *   {@link lastError} (and so the `cause` of those errors).
+ *   {@link lastError} (and so the `cause` of those errors). An exit names the command, the exit
+ *   code or signal and the last lines of the child's stderr (at most 5 lines, 1 KiB; not with
+ *   `stderr: 'ignore'`), also as the fields `command`, `exitCode`, `signal`, `stderrTail`.
  * - `close()` closes the child's stdin, waits `closeGraceMs`, sends SIGTERM, waits `killGraceMs`,
  *   sends SIGKILL; it resolves once the child is gone and every pipe is released. Idempotent; an
  *   EPIPE from a child that stopped reading is swallowed.
@@ -100,6 +104,8 @@ export class StdioClientTransport implements Transport {
   private markExited!: () => void;
   private settleTimer: ReturnType<typeof setTimeout> | undefined;
   private outputEnded = false;
+  private stderrEnded = false;
+  private readonly stderrTail: StderrTail | undefined;
   private pipesClosed = false;
   private spawnError: unknown;
   private exitError: Error | undefined;
@@ -116,6 +122,7 @@ export class StdioClientTransport implements Transport {
       this.markExited = resolve;
     });
     this.stderr = options.stderr === 'pipe' ? new PassThrough() : null;
+    this.stderrTail = options.stderr === 'ignore' ? undefined : new StderrTail();
     const onStderr = options.onStderr;
     if (this.stderr && onStderr) {
       this.stderr.setEncoding('utf8');
@@ -163,7 +170,8 @@ export class StdioClientTransport implements Transport {
       child = childProcess().spawn(options.command, options.args ?? [], {
         cwd: options.cwd,
         env: { ...(options.inheritEnv ? process.env : defaultChildEnvironment()), ...options.env },
-        stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
+        // 'inherit' is relayed (below) rather than shared, to keep the tail for the exit message.
+        stdio: ['pipe', 'pipe', options.stderr === 'ignore' ? 'ignore' : 'pipe'],
         windowsHide: true,
       });
     } catch (error) {
@@ -183,7 +191,14 @@ export class StdioClientTransport implements Transport {
       maxMessageBytes: options.maxMessageBytes,
       onEnd: this.onOutputEnd,
     });
-    if (child.stderr && this.stderr) child.stderr.pipe(this.stderr);
+    const stderr = child.stderr;
+    if (stderr) {
+      const tail = this.stderrTail;
+      if (tail) stderr.on('data', (chunk: Uint8Array) => tail.push(chunk));
+      stderr.once('end', this.onStderrEnd);
+      // `pipe` keeps the flow control: a slow destination slows the child, nothing piles up here.
+      stderr.pipe(this.stderr ?? process.stderr, { end: this.stderr !== null });
+    }
   }
 
   send(message: JsonRpcMessage): Promise<void> {
@@ -251,7 +266,7 @@ export class StdioClientTransport implements Transport {
       child.stdin?.destroy();
       child.stdout?.destroy();
       if (child.stderr) {
-        if (this.stderr) child.stderr.unpipe(this.stderr);
+        child.stderr.unpipe();
         child.stderr.destroy();
       }
     }
@@ -274,23 +289,40 @@ export class StdioClientTransport implements Transport {
   private readonly onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
     this.exitCode = code;
     this.signalCode = signal;
-    const how = signal ? `was killed by ${signal}` : `exited with code ${String(code)}`;
-    this.exitError = Object.assign(new Error(`The server process ${how}`), { exitCode: code, signal });
+    this.exitError = this.describeExit();
     this.markExited();
-    if (this.outputEnded) this.endInput();
-    else this.settleTimer ??= setTimeout(this.endInput, EXIT_SETTLE_MS);
+    this.endWhenSettled();
   };
+
+  private readonly onStderrEnd = (): void => {
+    this.stderrEnded = true;
+    if (this.exitError !== undefined) this.endWhenSettled();
+  };
+
+  /** After an exit: end the input once stdout (and stderr, for its last lines) ended, or soon. */
+  private endWhenSettled(): void {
+    if (this.outputEnded && (this.stderrEnded || this.stderrTail === undefined)) this.endInput();
+    else this.settleTimer ??= setTimeout(this.endInput, EXIT_SETTLE_MS);
+  }
+
+  private describeExit(): Error {
+    const command = shortCommand(this.options.command, this.options.args ?? []);
+    return childExitError(command, this.exitCode, this.signalCode, this.stderrTail?.text());
+  }
 
   private readonly onOutputEnd = (error?: unknown): void => {
     if (error !== undefined) this.ioError ??= error;
     this.outputEnded = true;
-    if (this.exitError !== undefined || this.spawnError !== undefined) this.endInput();
+    if (this.spawnError !== undefined) this.endInput();
+    else if (this.exitError !== undefined) this.endWhenSettled();
     else this.settleTimer ??= setTimeout(this.endInput, EXIT_SETTLE_MS);
   };
 
   private readonly endInput = (): void => {
     clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
+    // The stderr read since the exit belongs in the message: the failures made from here on see it.
+    if (this.exitError !== undefined && !this.inbox.done) this.exitError = this.describeExit();
     this.inbox.end();
   };
 }
