@@ -22,6 +22,8 @@ export {
   type UrlElicitationHandler,
 } from './elicitation.js';
 export type { SamplingHandler, SamplingOptions } from './sampling.js';
+// Also in keel-mcp/core, beside CreateMessageResult (a server reads what ctx.createMessage returns).
+export { samplingText } from '../core/types/sampling.js';
 export type { RootsSource } from './roots.js';
 export {
   EraDetectionError,
