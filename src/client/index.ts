@@ -7,6 +7,7 @@ export {
   type McpClientConnectOptions,
   type TypedCallToolResult,
 } from './mcp-client.js';
+export type { CallToolOutputOptions, ValidatedCallToolResult } from './tool-output.js';
 export { McpClientBase } from './mcp-client-base.js';
 export type { ConnectOptions, McpClientOptions } from './mcp-client-options.js';
 export type {
