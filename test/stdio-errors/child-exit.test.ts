@@ -127,3 +127,32 @@ describe('a stdio server that died', () => {
     expect(transport.lastError).toMatchObject({ exitCode: 3, stderrTail: undefined });
   });
 });
+
+describe("stderr: 'inherit' with many children", () => {
+  test('a dozen children at once add no listener pile to process.stderr (no MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const listenersBefore = process.stderr.listenerCount('close');
+    try {
+      const all = Array.from({ length: 12 }, () =>
+        dies({ DIES_AFTER_INIT: '1' }, { stderr: undefined, onStderr: undefined }),
+      );
+      const clients = all.map(() => new Client(INFO));
+      await within(
+        Promise.all(all.map(({ transport }, i) => clients[i]!.connect(transport))),
+        WAIT_MS,
+        'connects',
+      );
+      expect(process.stderr.listenerCount('close')).toBe(listenersBefore);
+      const errors = await Promise.all(clients.map((client) => failure(client.request('tools/list', {}))));
+      for (const error of errors) expect(error.message).toContain('boom');
+      await Promise.all(clients.map((client) => within(client.close(), WAIT_MS, 'close')));
+      // A warning is emitted on the next tick: let one pass before looking.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

@@ -3,6 +3,8 @@
  * or signal, and the last lines it wrote to stderr. The stderr tail is a small ring: stderr still
  * flows where it always did; only its end is kept, for the message.
  */
+import process from 'node:process';
+import type { Readable } from 'node:stream';
 
 /**
  * Lines of a dead child's stderr kept for the error message (`stderrTail`).
@@ -53,6 +55,23 @@ export class StderrTail {
     // Cut at a character boundary: drop the partial character a byte cut may leave in front.
     return new TextDecoder().decode(bytes.subarray(bytes.length - STDERR_TAIL_BYTES)).replace(/^\uFFFD+/, '');
   }
+}
+
+/**
+ * Copy a child's stderr to this process's stderr (`stderr: 'inherit'`, which is relayed so that
+ * its tail can be kept). Not `pipe()`: that adds five listeners to `process.stderr` per child,
+ * and a host with a dozen servers would trip `MaxListenersExceededWarning`. A full destination
+ * pauses the child's stream until it drains, as `pipe()` would.
+ *
+ * @example
+ * relayToStderr(child.stderr);
+ */
+export function relayToStderr(source: Readable): void {
+  source.on('data', (chunk: Uint8Array) => {
+    if (process.stderr.write(chunk)) return;
+    source.pause();
+    process.stderr.once('drain', () => source.resume());
+  });
 }
 
 /**

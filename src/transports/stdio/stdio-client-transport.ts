@@ -9,7 +9,7 @@ import { ConnectionClosedError } from '../../core/errors.js';
 import { Inbox } from '../../core/inbox.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import type { Transport } from '../../core/transport.js';
-import { childExitError, shortCommand, StderrTail } from './child-exit.js';
+import { childExitError, relayToStderr, shortCommand, StderrTail } from './child-exit.js';
 import { defaultChildEnvironment } from './child-environment.js';
 import { MessageReader } from './message-reader.js';
 import { MessageWriter } from './message-writer.js';
@@ -196,8 +196,8 @@ export class StdioClientTransport implements Transport {
       const tail = this.stderrTail;
       if (tail) stderr.on('data', (chunk: Uint8Array) => tail.push(chunk));
       stderr.once('end', this.onStderrEnd);
-      // `pipe` keeps the flow control: a slow destination slows the child, nothing piles up here.
-      stderr.pipe(this.stderr ?? process.stderr, { end: this.stderr !== null });
+      if (this.stderr) stderr.pipe(this.stderr);
+      else relayToStderr(stderr);
     }
   }
 
