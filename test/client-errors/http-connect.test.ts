@@ -54,6 +54,7 @@ describe('an HTTP server that cannot be reached', () => {
     const error = await failure(McpClient.connect(transport(url), { info: INFO }));
     expect(error).toBeInstanceOf(EraDetectionError);
     expect(error.message).toContain(`Could not reach ${url}: ECONNREFUSED`);
+    expect(error.message).toMatch(/ECONNREFUSED \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
     const cause = transportError(error);
     expect(cause).toMatchObject({ url, code: 'ECONNREFUSED', status: undefined });
     // undici's error is kept, unchanged, under it.

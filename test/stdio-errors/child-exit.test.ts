@@ -53,7 +53,8 @@ describe('a stdio server that died', () => {
     expect(error).toBeInstanceOf(EraDetectionError);
     expect(error.message).toContain(`${process.execPath} ${SCRIPT} --flag`);
     expect(error.message).toContain('exited with code 3');
-    expect(error.message).toContain('its stderr ended with:\nline 1\nboom');
+    // The reason comes last, its stderr tail included.
+    expect(error.message).toMatch(/exited with code 3; its stderr ended with:\nline 1\nboom$/);
     expect(captured.stderr).toBe('line 1\nboom\n');
     expect(transport.lastError).toMatchObject({
       exitCode: 3,

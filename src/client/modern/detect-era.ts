@@ -13,6 +13,7 @@ import type { RequestOptions } from '../../core/engine/outbound.js';
 import {
   ConnectionClosedError,
   ErrorCode,
+  KeelError,
   McpError,
   RequestAbortedError,
   RequestTimeoutError,
@@ -123,11 +124,14 @@ function failure(error: unknown): EraDetectionError {
       ? `HTTP 401: the server requires authorization; give the HTTP transport an \`auth\` provider (docs/auth-client.md)`
       : status !== undefined
         ? `HTTP ${status}`
-        : root instanceof Error
-          ? `${root.name}: ${root.message}`
-          : String(root);
+        : root instanceof KeelError || (root instanceof Error && root.name === 'Error')
+          ? root.message
+          : root instanceof Error
+            ? `${root.name}: ${root.message}`
+            : String(root);
+  // The reason goes last: it may run over several lines (a stdio server's stderr tail).
   return new EraDetectionError(
-    `Could not tell the server's era: server/discover failed (${what}); nothing was cached, the next connect probes again`,
+    `server/discover failed, so the server's era is unknown (nothing was cached; the next connect probes again): ${what}`,
     { cause: error },
   );
 }
