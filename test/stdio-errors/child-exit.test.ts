@@ -120,6 +120,20 @@ describe('a stdio server that died', () => {
     expect(written.join('')).toContain('boom\n');
   });
 
+  test('a grandchild holding stderr open does not hold the failure back (bounded wait for the tail)', async () => {
+    const { transport, captured } = dies({ DIES_AFTER_INIT: '1', DIES_GRANDCHILD: '1' });
+    const client = new Client(INFO);
+    await within(client.connect(transport), WAIT_MS, 'connect');
+    try {
+      const error = await failure(client.request('tools/list', {}));
+      expect(error.message).toMatch(/exited with code 3; its stderr ended with:\ngrandchild \d+\nboom$/);
+    } finally {
+      const pid = /grandchild (\d+)/.exec(captured.stderr)?.[1];
+      if (pid !== undefined) process.kill(Number(pid), 'SIGKILL');
+    }
+    await within(client.close(), WAIT_MS, 'close');
+  });
+
   test("stderr: 'ignore' keeps no tail; the exit is still named", async () => {
     const { transport } = dies({}, { stderr: 'ignore', onStderr: undefined });
     const error = await failure(new Client(INFO).connect(transport));

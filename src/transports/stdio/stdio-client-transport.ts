@@ -39,6 +39,10 @@ function childProcess(): ChildProcessModule {
 // After the child exits (or closes its stdout) wait this long for the other half to arrive: the
 // last lines on stdout are still delivered, and the exit status becomes the `cause` of failures.
 const EXIT_SETTLE_MS = 100;
+// ...and, after that, this much longer for the end of stderr (its last lines go into the exit
+// error). It is normally there at once; a loaded machine, or a grandchild holding the pipe, may
+// delay it: bounded, so a dead child's requests still fail promptly.
+const STDERR_SETTLE_MS = 500;
 
 /**
  * A {@link Transport} to a server running as a child process.
@@ -70,6 +74,7 @@ export class StdioClientTransport implements Transport {
   private settleTimer: ReturnType<typeof setTimeout> | undefined;
   private outputEnded = false;
   private stderrEnded = false;
+  private stderrWaited = false;
   private readonly stderrTail: StderrTail | undefined;
   private pipesClosed = false;
   private spawnError: unknown;
@@ -261,7 +266,7 @@ export class StdioClientTransport implements Transport {
 
   private readonly onStderrEnd = (): void => {
     this.stderrEnded = true;
-    if (this.exitError !== undefined) this.endWhenSettled();
+    if (this.exitError !== undefined && !this.inbox.done) this.endWhenSettled();
   };
 
   /** After an exit: end the input once stdout (and stderr, for its last lines) ended, or soon. */
@@ -286,6 +291,11 @@ export class StdioClientTransport implements Transport {
   private readonly endInput = (): void => {
     clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
+    if (this.exitError !== undefined && this.stderrTail && !this.stderrEnded && !this.stderrWaited) {
+      this.stderrWaited = true;
+      this.settleTimer = setTimeout(this.endInput, STDERR_SETTLE_MS);
+      return;
+    }
     // The stderr read since the exit belongs in the message: the failures made from here on see it.
     if (this.exitError !== undefined && !this.inbox.done) this.exitError = this.describeExit();
     this.inbox.end();
