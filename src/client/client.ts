@@ -18,6 +18,7 @@ import type { LoggingLevel } from '../core/types/logging.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Implementation } from '../server/server.js';
 import { chooseEra } from './modern/choose-era.js';
+import { explainClosed } from './failure-messages.js';
 import type { ClientOptions } from './client-options.js';
 import type { ClientEra } from './modern/era.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
@@ -127,7 +128,7 @@ export class Client {
       await this.chooseEra(connection, transport, options);
     } catch (error) {
       await connection.close();
-      throw error;
+      throw explainClosed(error);
     }
     // Only a transport with sessions can lose one (Streamable HTTP); others pay nothing for this.
     if (this.era === 'legacy' && transport.sessionId !== undefined && this.options.renewSession !== false) {
@@ -149,7 +150,17 @@ export class Client {
     }
   }
 
+  /**
+   * Send a request. A `ConnectionClosedError` says why in its message too (the URL and
+   * `ECONNREFUSED`, a stdio server's exit code and stderr tail), not only in its `cause`.
+   */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    return this.send(method, params, options).catch((error: unknown) => {
+      throw explainClosed(error);
+    });
+  }
+
+  private send(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
     const connection = this.connectionValue;
     if (!connection) return Promise.reject(new NotConnectedError());
     if (this.modern) return this.modern.request(method, params, options);

@@ -7,6 +7,7 @@ export {
   type McpClientConnectOptions,
   type TypedCallToolResult,
 } from './mcp-client.js';
+export type { CallToolOutputOptions, ValidatedCallToolResult } from './tool-output.js';
 export { McpClientBase } from './mcp-client-base.js';
 export type { ConnectOptions, McpClientOptions } from './mcp-client-options.js';
 export type {
@@ -22,6 +23,8 @@ export {
   type UrlElicitationHandler,
 } from './elicitation.js';
 export type { SamplingHandler, SamplingOptions } from './sampling.js';
+// Also in keel-mcp/core, beside CreateMessageResult (a server reads what ctx.createMessage returns).
+export { samplingText } from '../core/types/sampling.js';
 export type { RootsSource } from './roots.js';
 export {
   EraDetectionError,

@@ -24,6 +24,8 @@ import type { McpClientConnectOptions } from './mcp-client-options.js';
 import { collect, pageOptions, pageParams, paginate, type PaginateOptions } from './pagination.js';
 import { checkCompleteResult, requireArray } from './result-checks.js';
 import { callToolChecked, listToolsPage, type ToolCallHost } from './tool-calls.js';
+import type { CallToolOutputOptions, ValidatedCallToolResult } from './tool-output.js';
+import type { StandardSchema } from '../core/schema/standard-schema.js';
 import { listen, type ListenOptions, type Subscription } from './subscriptions.js';
 import type { SubscriptionFilter } from '../core/types/subscriptions.js';
 
@@ -99,13 +101,33 @@ export class McpClient extends McpClientBase {
    * `ToolOutputValidationError`. In the modern era the tool's `x-mcp-header` arguments go as
    * `Mcp-Param-*` headers, `input_required` rounds are answered by the client's handlers, and a
    * `-32020` re-lists the tools and retries once.
+   *
+   * With `{ output: schema }` (any Standard Schema: zod 4, valibot, arktype) `structuredContent`
+   * is validated by that schema and typed by its output; a mismatch rejects with
+   * `ToolOutputValidationError` naming the tool and the first issue. A tool error
+   * (`isError: true`) is returned unvalidated: check `isError` first.
+   *
+   * @example
+   * const Forecast = z.object({ tempC: z.number() });
+   * const result = await client.callTool('forecast', { city: 'Oslo' }, { output: Forecast });
+   * if (!result.isError) console.log(result.structuredContent.tempC); // number
    */
+  async callTool<O extends StandardSchema<any, any>>(
+    name: string,
+    args: JsonObject | undefined,
+    options: CallToolOutputOptions<O>,
+  ): Promise<ValidatedCallToolResult<O>>;
   async callTool<S extends JsonObject = JsonObject>(
     name: string,
     args?: JsonObject,
-    options: CallToolOptions = {},
-  ): Promise<TypedCallToolResult<S>> {
-    return callToolChecked<S>(this.toolCalls, name, args, options);
+    options?: CallToolOptions,
+  ): Promise<TypedCallToolResult<S>>;
+  async callTool(
+    name: string,
+    args?: JsonObject,
+    options: CallToolOptions & { output?: StandardSchema } = {},
+  ): Promise<TypedCallToolResult | ValidatedCallToolResult<StandardSchema>> {
+    return callToolChecked(this.toolCalls, name, args, options);
   }
 
   /** The parts of this client the tool calls use (tool-calls.ts). */

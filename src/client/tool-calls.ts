@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../core/engine/connection-types.js';
 import type { JsonObject } from '../core/jsonrpc.js';
+import type { StandardSchema } from '../core/schema/standard-schema.js';
 import type { PaginatedParams } from '../core/types/common.js';
 import type { ListToolsResult } from '../core/types/tools.js';
 import type { CallOptions, CallToolOptions, TypedCallToolResult } from './call-options.js';
@@ -13,6 +14,7 @@ import type { Client } from './client.js';
 import { callWithParamHeaders, type ToolHeaderMap } from './modern/tool-headers.js';
 import type { OutputSchemaCache } from './output-schemas.js';
 import { checkCallToolResult, requireArray } from './result-checks.js';
+import { assertOutputSchema, parseToolOutput } from './tool-output.js';
 
 /**
  * What the tool calls need from their client (an `McpClient` hands its own parts).
@@ -57,7 +59,8 @@ export async function listToolsPage(
 }
 
 /**
- * `tools/call`, its result checked (shape, then `outputSchema` unless switched off).
+ * `tools/call`, its result checked (shape, then `outputSchema` unless switched off, then the
+ * caller's `output` Standard Schema if given).
  *
  * @example
  * const result = await callToolChecked(host, 'forecast', { city: 'Oslo' }, { timeoutMs: 30_000 });
@@ -66,9 +69,11 @@ export async function callToolChecked<S extends JsonObject>(
   host: ToolCallHost,
   name: string,
   args: JsonObject | undefined,
-  options: CallToolOptions,
+  options: CallToolOptions & { output?: StandardSchema },
 ): Promise<TypedCallToolResult<S>> {
-  const { validateOutput, meta, ...requestOptions } = options;
+  const { validateOutput, meta, output, ...requestOptions } = options;
+  // A wrong `output` is the caller's mistake: said before anything is sent.
+  if (output !== undefined) assertOutputSchema(name, output);
   const params: JsonObject = { name };
   if (args !== undefined) params.arguments = args;
   if (meta !== undefined) params._meta = meta;
@@ -85,5 +90,6 @@ export async function callToolChecked<S extends JsonObject>(
       : await host.lowLevel.request('tools/call', params, requestOptions);
   const result = checkCallToolResult<TypedCallToolResult<S>>(raw, name);
   if (validateOutput ?? host.validateOutput ?? true) await host.outputSchemas.check(name, result);
-  return result;
+  if (output === undefined) return result;
+  return (await parseToolOutput(name, result, output)) as TypedCallToolResult<S>;
 }

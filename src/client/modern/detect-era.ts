@@ -10,7 +10,14 @@
  */
 import type { Connection } from '../../core/engine/connection.js';
 import type { RequestOptions } from '../../core/engine/outbound.js';
-import { ErrorCode, McpError, RequestAbortedError, RequestTimeoutError } from '../../core/errors.js';
+import {
+  ConnectionClosedError,
+  ErrorCode,
+  KeelError,
+  McpError,
+  RequestAbortedError,
+  RequestTimeoutError,
+} from '../../core/errors.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../core/protocol-version.js';
 import { MODERN_PROTOCOL_VERSIONS, type ModernProtocolVersion } from '../../core/types/modern.js';
@@ -95,26 +102,36 @@ function authorizationFailure(error: unknown): AuthorizationError | undefined {
   return undefined;
 }
 
-/** The root cause of a failure, for the message: "Could not send the request" says little. */
-function rootCause(error: unknown): unknown {
+/**
+ * What failed, for the message: "Could not send the request" says little, while the transport's
+ * own error under it names the URL and `ECONNREFUSED`, or the command and exit code of a stdio
+ * server; the error below those (undici's "fetch failed") says less again. So: the first error
+ * under the engine's `ConnectionClosedError` wrappers.
+ */
+function whatFailed(error: unknown): unknown {
   let e = error;
-  for (let depth = 0; e instanceof Error && e.cause !== undefined && depth < 5; depth++) e = e.cause;
+  for (let depth = 0; e instanceof ConnectionClosedError && e.cause instanceof Error && depth < 5; depth++) {
+    e = e.cause;
+  }
   return e;
 }
 
 function failure(error: unknown): EraDetectionError {
   const status = httpStatusOf(error);
-  const root = rootCause(error);
+  const root = whatFailed(error);
   const what =
     status === 401
       ? `HTTP 401: the server requires authorization; give the HTTP transport an \`auth\` provider (docs/auth-client.md)`
       : status !== undefined
         ? `HTTP ${status}`
-        : root instanceof Error
-          ? `${root.name}: ${root.message}`
-          : String(root);
+        : root instanceof KeelError || (root instanceof Error && root.name === 'Error')
+          ? root.message
+          : root instanceof Error
+            ? `${root.name}: ${root.message}`
+            : String(root);
+  // The reason goes last: it may run over several lines (a stdio server's stderr tail).
   return new EraDetectionError(
-    `Could not tell the server's era: server/discover failed (${what}); nothing was cached, the next connect probes again`,
+    `server/discover failed, so the server's era is unknown (nothing was cached; the next connect probes again): ${what}`,
     { cause: error },
   );
 }

@@ -80,3 +80,22 @@ export type CreateMessageResult = SamplingMessage & {
   model: string;
   stopReason?: 'endTurn' | 'stopSequence' | 'maxTokens' | 'toolUse' | (string & {});
 };
+
+/**
+ * The text of a sampling result (or any sampling message): its `content` may be one block (as
+ * before 2025-11-25) or an array of blocks (2025-11-25 and later, e.g. text beside `tool_use`).
+ * Text blocks are joined with `"\n"`; images, audio, tool use and tool results are left out. No
+ * text at all gives `''`.
+ *
+ * @example
+ * const result = await ctx.createMessage({ messages, maxTokens: 200 });
+ * const answer = samplingText(result); // works for `content: {...}` and `content: [...]`
+ */
+export function samplingText(result: Pick<SamplingMessage, 'content'>): string {
+  const content = result.content as SamplingContent | readonly SamplingContent[] | undefined | null;
+  const blocks = Array.isArray(content) ? content : content ? [content] : [];
+  return blocks
+    .filter((block): block is TextContent => block?.type === 'text' && typeof block.text === 'string')
+    .map((block) => block.text)
+    .join('\n');
+}

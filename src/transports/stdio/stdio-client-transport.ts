@@ -4,15 +4,26 @@
 import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
-import type { Logger } from '../../core/engine/connection.js';
 import { ConnectionClosedError } from '../../core/errors.js';
 import { Inbox } from '../../core/inbox.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import type { Transport } from '../../core/transport.js';
+import { childExitError, relayToStderr, shortCommand, StderrTail } from './child-exit.js';
 import { defaultChildEnvironment } from './child-environment.js';
+import {
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_KILL_GRACE_MS,
+  type StdioClientTransportOptions,
+} from './stdio-client-options.js';
 import { MessageReader } from './message-reader.js';
 import { MessageWriter } from './message-writer.js';
 import { terminateChild } from './terminate-child.js';
+
+export {
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_KILL_GRACE_MS,
+  type StdioClientTransportOptions,
+} from './stdio-client-options.js';
 
 type ChildProcessModule = typeof import('node:child_process');
 let childProcessModule: ChildProcessModule | undefined;
@@ -25,53 +36,13 @@ function childProcess(): ChildProcessModule {
   return (childProcessModule ??= createRequire(import.meta.url)('node:child_process') as ChildProcessModule);
 }
 
-/**
- * Default wait for the child to exit after its stdin is closed, before SIGTERM.
- *
- * @example
- * new StdioClientTransport({ command: 'node', args: ['server.js'], closeGraceMs: DEFAULT_CLOSE_GRACE_MS * 5 });
- */
-export const DEFAULT_CLOSE_GRACE_MS = 2_000;
-/**
- * Default wait for the child to exit after SIGTERM, before SIGKILL.
- *
- * @example
- * new StdioClientTransport({ command: 'node', args: ['server.js'], killGraceMs: DEFAULT_KILL_GRACE_MS / 2 });
- */
-export const DEFAULT_KILL_GRACE_MS = 2_000;
 // After the child exits (or closes its stdout) wait this long for the other half to arrive: the
 // last lines on stdout are still delivered, and the exit status becomes the `cause` of failures.
 const EXIT_SETTLE_MS = 100;
-
-/**
- * @example
- * new StdioClientTransport({ command: 'node', args: ['server.js'], env: { API_KEY }, stderr: 'pipe', onStderr: (t) => log(t) });
- */
-export interface StdioClientTransportOptions {
-  command: string;
-  args?: readonly string[];
-  /** Added to the child's environment (on top of {@link defaultChildEnvironment}, or all of `process.env` with `inheritEnv`). */
-  env?: Record<string, string>;
-  /** Give the child all of `process.env` rather than the safe default subset. Default false. */
-  inheritEnv?: boolean;
-  cwd?: string;
-  /**
-   * The child's stderr. `'inherit'` (default): shared with this process. `'pipe'`: readable as
-   * {@link StdioClientTransport.stderr} and/or delivered to `onStderr` — consume it, or a chatty
-   * child blocks once the pipe is full. `'ignore'`: discarded.
-   */
-  stderr?: 'inherit' | 'pipe' | 'ignore';
-  /** With `stderr: 'pipe'`: called with each chunk of the child's stderr (UTF-8). */
-  onStderr?: (text: string) => void;
-  /** Cap on one message from the child, in bytes (default 4 MiB). */
-  maxMessageBytes?: number;
-  /** `close()`: wait this long for the child to exit after closing its stdin, then SIGTERM. Default 2000. */
-  closeGraceMs?: number;
-  /** `close()`: wait this long after SIGTERM, then SIGKILL. Default 2000. */
-  killGraceMs?: number;
-  /** Debug reports (escalation steps, child errors). Never stdout. */
-  logger?: Logger;
-}
+// ...and, after that, this much longer for the end of stderr (its last lines go into the exit
+// error). It is normally there at once; a loaded machine, or a grandchild holding the pipe, may
+// delay it: bounded, so a dead child's requests still fail promptly.
+const STDERR_SETTLE_MS = 500;
 
 /**
  * A {@link Transport} to a server running as a child process.
@@ -79,7 +50,9 @@ export interface StdioClientTransportOptions {
  * - The child is spawned on first use (iteration or `send`), or by {@link start}.
  * - When the child exits or fails to spawn (e.g. `ENOENT`), the iteration ends at once, so every
  *   pending request fails with `ConnectionClosedError`; the exit status or spawn error is
- *   {@link lastError} (and so the `cause` of those errors).
+ *   {@link lastError} (and so the `cause` of those errors). An exit names the command, the exit
+ *   code or signal and the last lines of the child's stderr (at most 5 lines, 1 KiB; not with
+ *   `stderr: 'ignore'`), also as the fields `command`, `exitCode`, `signal`, `stderrTail`.
  * - `close()` closes the child's stdin, waits `closeGraceMs`, sends SIGTERM, waits `killGraceMs`,
  *   sends SIGKILL; it resolves once the child is gone and every pipe is released. Idempotent; an
  *   EPIPE from a child that stopped reading is swallowed.
@@ -100,6 +73,9 @@ export class StdioClientTransport implements Transport {
   private markExited!: () => void;
   private settleTimer: ReturnType<typeof setTimeout> | undefined;
   private outputEnded = false;
+  private stderrEnded = false;
+  private stderrWaited = false;
+  private readonly stderrTail: StderrTail | undefined;
   private pipesClosed = false;
   private spawnError: unknown;
   private exitError: Error | undefined;
@@ -116,6 +92,7 @@ export class StdioClientTransport implements Transport {
       this.markExited = resolve;
     });
     this.stderr = options.stderr === 'pipe' ? new PassThrough() : null;
+    this.stderrTail = options.stderr === 'ignore' ? undefined : new StderrTail();
     const onStderr = options.onStderr;
     if (this.stderr && onStderr) {
       this.stderr.setEncoding('utf8');
@@ -163,7 +140,8 @@ export class StdioClientTransport implements Transport {
       child = childProcess().spawn(options.command, options.args ?? [], {
         cwd: options.cwd,
         env: { ...(options.inheritEnv ? process.env : defaultChildEnvironment()), ...options.env },
-        stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
+        // 'inherit' is relayed (below) rather than shared, to keep the tail for the exit message.
+        stdio: ['pipe', 'pipe', options.stderr === 'ignore' ? 'ignore' : 'pipe'],
         windowsHide: true,
       });
     } catch (error) {
@@ -183,7 +161,14 @@ export class StdioClientTransport implements Transport {
       maxMessageBytes: options.maxMessageBytes,
       onEnd: this.onOutputEnd,
     });
-    if (child.stderr && this.stderr) child.stderr.pipe(this.stderr);
+    const stderr = child.stderr;
+    if (stderr) {
+      const tail = this.stderrTail;
+      if (tail) stderr.on('data', (chunk: Uint8Array) => tail.push(chunk));
+      stderr.once('end', this.onStderrEnd);
+      if (this.stderr) stderr.pipe(this.stderr);
+      else relayToStderr(stderr);
+    }
   }
 
   send(message: JsonRpcMessage): Promise<void> {
@@ -251,7 +236,7 @@ export class StdioClientTransport implements Transport {
       child.stdin?.destroy();
       child.stdout?.destroy();
       if (child.stderr) {
-        if (this.stderr) child.stderr.unpipe(this.stderr);
+        child.stderr.unpipe();
         child.stderr.destroy();
       }
     }
@@ -274,23 +259,45 @@ export class StdioClientTransport implements Transport {
   private readonly onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
     this.exitCode = code;
     this.signalCode = signal;
-    const how = signal ? `was killed by ${signal}` : `exited with code ${String(code)}`;
-    this.exitError = Object.assign(new Error(`The server process ${how}`), { exitCode: code, signal });
+    this.exitError = this.describeExit();
     this.markExited();
-    if (this.outputEnded) this.endInput();
-    else this.settleTimer ??= setTimeout(this.endInput, EXIT_SETTLE_MS);
+    this.endWhenSettled();
   };
+
+  private readonly onStderrEnd = (): void => {
+    this.stderrEnded = true;
+    if (this.exitError !== undefined && !this.inbox.done) this.endWhenSettled();
+  };
+
+  /** After an exit: end the input once stdout (and stderr, for its last lines) ended, or soon. */
+  private endWhenSettled(): void {
+    if (this.outputEnded && (this.stderrEnded || this.stderrTail === undefined)) this.endInput();
+    else this.settleTimer ??= setTimeout(this.endInput, EXIT_SETTLE_MS);
+  }
+
+  private describeExit(): Error {
+    const command = shortCommand(this.options.command, this.options.args ?? []);
+    return childExitError(command, this.exitCode, this.signalCode, this.stderrTail?.text());
+  }
 
   private readonly onOutputEnd = (error?: unknown): void => {
     if (error !== undefined) this.ioError ??= error;
     this.outputEnded = true;
-    if (this.exitError !== undefined || this.spawnError !== undefined) this.endInput();
+    if (this.spawnError !== undefined) this.endInput();
+    else if (this.exitError !== undefined) this.endWhenSettled();
     else this.settleTimer ??= setTimeout(this.endInput, EXIT_SETTLE_MS);
   };
 
   private readonly endInput = (): void => {
     clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
+    if (this.exitError !== undefined && this.stderrTail && !this.stderrEnded && !this.stderrWaited) {
+      this.stderrWaited = true;
+      this.settleTimer = setTimeout(this.endInput, STDERR_SETTLE_MS);
+      return;
+    }
+    // The stderr read since the exit belongs in the message: the failures made from here on see it.
+    if (this.exitError !== undefined && !this.inbox.done) this.exitError = this.describeExit();
     this.inbox.end();
   };
 }

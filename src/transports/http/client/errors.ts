@@ -20,13 +20,61 @@ import { LocalError } from '../../../core/errors.js';
  */
 export class HttpTransportError extends LocalError {
   override name = 'HttpTransportError';
+  /** The endpoint, without credentials or query (set when the server could not be reached). */
+  readonly url?: string;
+  /** The system error code of a failed connection (`ECONNREFUSED`, `ENOTFOUND`, ...), when known. */
+  readonly code?: string;
   constructor(
     message: string,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; url?: string; code?: string },
   ) {
     super(message, options);
+    if (options?.url !== undefined) this.url = options.url;
+    if (options?.code !== undefined) this.code = options.code;
   }
+}
+
+/**
+ * `fetch` rejected before any response (the spec's network error: a `TypeError`, "fetch failed"
+ * on Node): an {@link HttpTransportError} whose message names the endpoint and the system error
+ * code found under it (undici puts it on `cause`, or on the members of an `AggregateError` when
+ * every address of a host name failed). `cause` is the original error.
+ *
+ * @example
+ * unreachable(new URL('http://127.0.0.1:3000/mcp'), error).message;
+ * // "Could not reach http://127.0.0.1:3000/mcp: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:3000)"
+ */
+export function unreachable(url: URL, error: unknown): HttpTransportError {
+  // Credentials and query strings (tokens, API keys) stay out of messages, which end up in logs.
+  const where = `${url.origin}${url.pathname}`;
+  const causes = networkCauses(error);
+  const code = causes.map((c) => c.code).find((c) => c !== undefined);
+  const details = [...new Set(causes.map((c) => c.message).filter((m) => m !== ''))].join('; ');
+  const shown = details.length > 300 ? `${details.slice(0, 300)}...` : details;
+  const what =
+    code === undefined ? shown || describe(error) : shown && shown !== code ? `${code} (${shown})` : code;
+  return new HttpTransportError(`Could not reach ${where}: ${what}`, undefined, {
+    cause: error,
+    url: where,
+    code,
+  });
+}
+
+/** The innermost errors under a fetch failure: its `cause` chain and an AggregateError's members. */
+function networkCauses(error: unknown, depth = 0): { message: string; code?: string }[] {
+  if (!(error instanceof Error) || depth > 4) return [];
+  const below =
+    error instanceof AggregateError
+      ? error.errors.flatMap((member) => networkCauses(member, depth + 1))
+      : networkCauses(error.cause, depth + 1);
+  if (below.length > 0) return below;
+  const code = (error as { code?: unknown }).code;
+  return [{ message: error.message, code: typeof code === 'string' ? code : undefined }];
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error);
 }
 
 /**

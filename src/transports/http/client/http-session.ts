@@ -2,7 +2,7 @@
  * The HTTP side of one MCP endpoint: every `fetch` the client transport makes, with the headers
  * the spec asks for, and the session those headers carry (id, negotiated version, expiry).
  */
-import { HttpTransportError, SessionExpiredError } from './errors.js';
+import { HttpTransportError, SessionExpiredError, unreachable } from './errors.js';
 import { discard, mediaType, readBoundedText } from './http-body.js';
 import type { StreamableHttpClientOptions } from './options.js';
 
@@ -137,7 +137,12 @@ export class HttpSession {
    * that never gives up.
    */
   private async fetch(init: RequestInit, signal: AbortSignal): Promise<Response> {
-    const fetchFn = this.options.fetch ?? globalThis.fetch;
+    const given = this.options.fetch ?? globalThis.fetch;
+    // A network failure names the endpoint and its cause (`ECONNREFUSED`), not just "fetch failed".
+    const fetchFn = (url: URL, request: RequestInit): Promise<Response> =>
+      given(url, request).catch((error: unknown) => {
+        throw error instanceof TypeError && !signal.aborted ? unreachable(url, error) : error;
+      });
     const auth = this.options.auth;
     if (!auth) return fetchFn(this.url, { ...this.options.requestInit, ...init, signal });
     for (let retries = 0; ; retries++) {
