@@ -82,4 +82,6 @@ export type { RequestStateKey, RequestStateOptions, RequestStateSecret } from '.
 export * from './auth/index.js';
 // The error classes a user catches, from this entry too (one class identity with keel-mcp/core's),
 // so a project needs no extra import path for them.
+// Sampling answers come back to tools: the helper for their text belongs where they are used.
+export { samplingText } from '../core/types/sampling.js';
 export * from '../core/error-classes.js';
