@@ -106,9 +106,10 @@ export async function withServer(
         `[${level}]${logger ? ` ${logger}:` : ''} ${typeof data === 'string' ? data : JSON.stringify(data)}`,
       );
   });
-  const failure = (prefix: string, error: unknown): number => {
+  const failure = (prefix: string, error: unknown, withTail = true): number => {
     status.clear();
-    const tail = stderrTail.length > 0 ? `\n  last stderr lines:\n    ${stderrTail.join('\n    ')}` : '';
+    const tail =
+      withTail && stderrTail.length > 0 ? `\n  last stderr lines:\n    ${stderrTail.join('\n    ')}` : '';
     stderr.write(`keel: ${prefix}: ${errorText(error)}${tail}\n`);
     return EXIT.failure;
   };
@@ -140,7 +141,8 @@ export async function withServer(
     } catch (error) {
       if (ctrlC.signal.aborted) return cancelled(status);
       if (error instanceof UsageError || error instanceof CliFailure) throw error;
-      if (error instanceof McpError) return failure(`${describe} answered an error (${error.code})`, error);
+      if (error instanceof McpError)
+        return failure(`${describe} answered an error (${error.code})`, error, false);
       return failure(describe, error);
     }
   } catch (error) {
