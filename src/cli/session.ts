@@ -154,8 +154,9 @@ export async function withServer(
     throw error;
   } finally {
     status.clear();
-    ctrlC.dispose();
+    // Ctrl+C stays ours until the server is gone: a second press during a slow close exits at once.
     await client.close().catch(() => undefined);
+    ctrlC.dispose();
     process.off('exit', onExit);
   }
 }
