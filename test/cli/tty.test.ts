@@ -202,3 +202,16 @@ function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+test.each(['modern', 'legacy'])(
+  '--sampling prompt: the user reads the messages and types the reply (%s era)',
+  async (era) => {
+    const pane = await startKeel(['call', 'sample', '--sampling', 'prompt', '--era', era]);
+    await waitFor(pane, (s) => s.includes('  user: say hi') && s.includes('Reply'), 'the sampling prompt');
+    await type(pane, 'hello from a human');
+    await keys(pane, 'Enter');
+    const done = await waitFor(pane, (s) => s.includes('KEEL_EXIT='), 'exit');
+    expect(done).toContain('sampled: {"type":"text","text":"hello from a human"}\nKEEL_EXIT=0');
+  },
+  60_000,
+);
