@@ -43,7 +43,7 @@ test('no library entry point reaches src/cli, commander or @clack/prompts; the b
   for (const [subpath, target] of Object.entries(pkg.exports)) {
     const { files, packages } = graph(join(ROOT, target.default));
     expect(
-      [...files].filter((f) => f.includes(join('dist', 'src', 'cli'))),
+      [...files].filter((f) => f.includes(join('dist', 'src', 'cli') + '/')),
       subpath,
     ).toEqual([]);
     expect(
