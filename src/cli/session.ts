@@ -57,10 +57,7 @@ export async function withServer(
   const stderrTail: string[] = [];
   const transport: Transport =
     target.kind === 'http'
-      ? new StreamableHttpClientTransport(target.url, {
-          headers: parseHeaders(options.header),
-          auth: await oauthFor(target.url, options, err),
-        })
+      ? httpTransport(target.url, options, err)
       : new StdioClientTransport({
           command: target.command,
           args: target.args,
@@ -196,4 +193,12 @@ function killChild(transport: Transport, signal: NodeJS.Signals): void {
   } catch {
     // Already gone.
   }
+}
+
+function httpTransport(url: URL, options: CommonOptions, print: (line: string) => void): Transport {
+  const headers = parseHeaders(options.header);
+  return new StreamableHttpClientTransport(url, {
+    headers,
+    auth: oauthFor(url, { ...options, headers }, print),
+  });
 }
