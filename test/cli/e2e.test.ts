@@ -145,6 +145,15 @@ test('--quiet hides progress and log lines', async () => {
   expect([chatty.code, chatty.stdout, chatty.stderr]).toEqual([0, 'chatty done\n', '']);
 });
 
+test('URL-mode elicitation without a terminal: the URL is printed and the request declined', async () => {
+  const run = await runCli(['call', 'open_url', ...STDIO]);
+  expect([run.code, run.stdout]).toEqual([0, 'url: decline\n']);
+  expect(run.stderr).toContain(
+    'keel: the server asks you to open https://example.com/login\n  Sign in to continue\n',
+  );
+  expect(run.stderr).toContain('stdin is not a terminal');
+});
+
 test('sampling is refused without --sampling: the server sees the error', async () => {
   const run = await runCli(['call', 'sample', '--era', 'legacy', ...STDIO]);
   expect(run.code).toBe(1);

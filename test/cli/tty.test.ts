@@ -215,3 +215,18 @@ test.each(['modern', 'legacy'])(
   },
   60_000,
 );
+
+test('URL-mode elicitation: the URL is shown and the user confirms', async () => {
+  const pane = await startKeel(['call', 'open_url']);
+  const asked = await waitFor(
+    pane,
+    (s) => s.includes('Open it in your browser and go on?'),
+    'the URL confirm',
+  );
+  expect(asked).toContain(
+    'keel: the server asks you to open https://example.com/login\n  Sign in to continue',
+  );
+  await keys(pane, 'Enter'); // Yes
+  const done = await waitFor(pane, (s) => s.includes('KEEL_EXIT='), 'exit');
+  expect(done).toContain('url: accept\nKEEL_EXIT=0');
+}, 60_000);
