@@ -13,6 +13,7 @@ import { StatusLine } from './progress-line.js';
 import { describeTarget, parseHeaders, type ServerTarget } from './server-target.js';
 import { terminalElicitation, terminalSampling, type PromptHost } from './terminal-requests.js';
 import { CliFailure, EXIT, UsageError } from './usage.js';
+import { requestLimits } from './limits.js';
 import { oauthFor } from './oauth.js';
 
 /** The options every command takes. */
@@ -29,7 +30,12 @@ export interface CommonOptions {
 
 /** What a command gets besides the client: per-request options and the output. */
 export interface CommandContext {
-  request: { signal: AbortSignal; timeoutMs?: number; onprogress: (p: Progress) => void };
+  request: {
+    signal: AbortSignal;
+    timeoutMs?: number;
+    maxTotalTimeoutMs?: number;
+    onprogress: (p: Progress) => void;
+  };
   describe: string;
   /** Write to stdout (the result) / stderr (above the progress bar). */
   out(text: string): void;
@@ -122,7 +128,11 @@ export async function withServer(
       await client.setLoggingLevel('debug', { signal: ctrlC.signal }).catch(() => undefined);
     }
     const ctx: CommandContext = {
-      request: { signal: ctrlC.signal, timeoutMs: options.timeout, onprogress: (p) => status.progress(p) },
+      request: {
+        signal: ctrlC.signal,
+        ...requestLimits(host.interactive, options.timeout),
+        onprogress: (p) => status.progress(p),
+      },
       describe,
       out: (text) => {
         status.clear();

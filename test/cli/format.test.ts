@@ -13,6 +13,7 @@ import {
   formatToolResult,
 } from '../../src/cli/format.js';
 import { checkText, formFields, textValue } from '../../src/cli/form-fields.js';
+import { requestLimits } from '../../src/cli/limits.js';
 import { progressText, StatusLine } from '../../src/cli/progress-line.js';
 import { parseHeaders, resolveTarget, splitAtDashDash } from '../../src/cli/server-target.js';
 import { UsageError } from '../../src/cli/usage.js';
@@ -209,5 +210,14 @@ describe('elicitation form plan', () => {
     expect(textValue(age!, '42')).toBe(42);
     expect(textValue(age!, '')).toBeUndefined();
     expect(textValue(name!, 'Ada')).toBe('Ada');
+  });
+});
+
+describe('request limits', () => {
+  test('--timeout when given; no limit at a terminal; the client defaults otherwise', () => {
+    expect(requestLimits(true, 500)).toEqual({ timeoutMs: 500 });
+    expect(requestLimits(false, 500)).toEqual({ timeoutMs: 500 });
+    expect(requestLimits(true, undefined)).toEqual({ timeoutMs: Infinity, maxTotalTimeoutMs: Infinity });
+    expect(requestLimits(false, undefined)).toEqual({});
   });
 });
