@@ -44,7 +44,7 @@ export async function runCli(args: readonly string[], timeoutMs = 20_000): Promi
 export async function startHttpServer(): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [SERVER, '--http'], {
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const url = await within(
