@@ -96,6 +96,18 @@ test('the same server and client over Streamable HTTP (keel-mcp/node, keel-mcp/h
   }
 }, 40_000);
 
+test('the installed `keel` bin runs: --help, and `keel tools -- node <server>` lists its tools', async () => {
+  const help = start('npx', ['--no', '--', 'keel', '--help']);
+  const helpExit = await within(help.exit, 30_000, 'npx keel --help').finally(help.kill);
+  expect(helpExit.code).toBe(0);
+  expect(helpExit.stdout).toContain('Usage: keel <command> <server>');
+  const tools = start('npx', ['--no', '--', 'keel', 'tools', '--', process.execPath, 'server-stdio.mjs']);
+  const toolsExit = await within(tools.exit, 30_000, 'npx keel tools').finally(tools.kill);
+  expect(toolsExit.stderr).toBe('');
+  expect(toolsExit.code).toBe(0);
+  expect(toolsExit.stdout.split('\n')).toContain('forecast: Forecast for a city');
+}, 70_000);
+
 test('every subpath of the export map imports, without the optional Redis peer', async () => {
   const run = await runScript('imports');
   expect(run.stderr).toBe('');

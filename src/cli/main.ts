@@ -1,0 +1,153 @@
+/**
+ * The `keel` command line: parse it (commander, loaded here and only by the bin), find the server,
+ * run the command, return the exit code.
+ */
+import type { Command as CommandType } from 'commander';
+import * as run from './commands.js';
+import { resolveTarget, splitAtDashDash } from './server-target.js';
+import { withServer, type CommonOptions } from './session.js';
+import { EXIT, UsageError } from './usage.js';
+
+type Kind = 'tools' | 'resources' | 'prompts' | 'call' | 'read' | 'prompt' | 'ping';
+type Options = CommonOptions & run.OutputOptions;
+
+const COMMANDS: { kind: Kind; usage: string; summary: string; operands: 'none' | 'one' | 'pairs' }[] = [
+  {
+    kind: 'tools',
+    usage: '<server>',
+    summary: "list the server's tools and their arguments",
+    operands: 'none',
+  },
+  {
+    kind: 'resources',
+    usage: '<server>',
+    summary: 'list resources and resource templates',
+    operands: 'none',
+  },
+  { kind: 'prompts', usage: '<server>', summary: 'list prompts and their arguments', operands: 'none' },
+  { kind: 'call', usage: '<server> <tool> [key=value...]', summary: 'call a tool', operands: 'pairs' },
+  { kind: 'read', usage: '<server> <uri>', summary: 'read a resource', operands: 'one' },
+  { kind: 'prompt', usage: '<server> <name> [key=value...]', summary: 'get a prompt', operands: 'pairs' },
+  { kind: 'ping', usage: '<server>', summary: 'check that the server answers', operands: 'none' },
+];
+
+const SERVER_HELP = `
+<server> is an http(s):// URL, or a command after --:
+  keel tools -- node server.js
+  keel call https://example.com/mcp echo text=hi
+key=value arguments are typed from the tool's input schema; key:=<json> sends raw JSON.
+Exit codes: 0 ok, 1 tool/server/connection error, 2 usage error, 130 Ctrl+C.`;
+
+/**
+ * Run `keel` with `argv` (without node and the script); resolves with the exit code.
+ *
+ * @example
+ * process.exitCode = await main(['tools', '--', 'node', 'server.js']);
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const { before, command } = splitAtDashDash(argv);
+  const { Command, CommanderError, InvalidArgumentError, Option } = await import('commander');
+  let outcome: Promise<number> | undefined;
+  const usageOf = (kind: string | undefined): string => {
+    const spec = COMMANDS.find((c) => c.kind === kind);
+    return spec
+      ? `Usage: keel ${spec.kind} ${spec.usage} [options]`
+      : 'Usage: keel <command> <server> [...] [options]';
+  };
+  const integer = (name: string, min: number, max: number) => (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be an integer ${min}..${max}`);
+    return n;
+  };
+  const program: CommandType = new Command('keel')
+    .description('A command-line client for MCP servers (stdio or Streamable HTTP, both protocol eras).')
+    .version('0.1.0')
+    .usage('<command> <server> [...] [options]')
+    .addHelpText('after', SERVER_HELP)
+    .exitOverride()
+    .showSuggestionAfterError(true);
+  for (const spec of COMMANDS) {
+    const sub = program
+      .command(spec.kind)
+      .description(spec.summary)
+      .usage(`${spec.usage} [options]`)
+      .argument(spec.operands === 'none' ? '[server]' : '[server-and-arguments...]')
+      .option('--json', 'print the raw result JSON')
+      .addOption(
+        new Option('--era <era>', 'protocol era').choices(['auto', 'legacy', 'modern']).default('auto'),
+      )
+      .option(
+        '-H, --header <header>',
+        "HTTP header 'Name: value' (repeatable)",
+        (v, all: string[]) => [...all, v],
+        [],
+      )
+      .option('--timeout <ms>', 'request timeout in milliseconds', integer('--timeout', 1, 2 ** 31 - 1))
+      .option('-q, --quiet', 'no progress bar, log lines or server stderr')
+      .addOption(new Option('--sampling <mode>', "answer the server's sampling requests").choices(['prompt']))
+      .option(
+        '--auth-port <port>',
+        'loopback port of the OAuth redirect (default 8976)',
+        integer('--auth-port', 1, 65535),
+      )
+      .option('--no-browser', 'print the OAuth login URL instead of opening a browser')
+      .exitOverride();
+    if (spec.operands === 'pairs') sub.option('--args <json>', 'all arguments as one JSON object');
+    sub.action((operands: string[] | string | undefined, options: Options) => {
+      const list = Array.isArray(operands) ? operands : operands === undefined ? [] : [operands];
+      outcome = runCommand(spec.kind, spec.operands, list, command, options);
+    });
+  }
+  try {
+    await program.parseAsync([...before], { from: 'user' });
+    if (outcome === undefined) throw new UsageError('no command');
+    return await outcome;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return EXIT.ok; // --help, --version
+      if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync')
+        return EXIT.usage;
+      process.stderr.write(`${usageOf(before[0])}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`keel: ${error.message}\n${usageOf(before[0])}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}
+
+async function runCommand(
+  kind: Kind,
+  shape: 'none' | 'one' | 'pairs',
+  operands: string[],
+  command: string[] | undefined,
+  options: Options,
+): Promise<number> {
+  const { target, rest } = resolveTarget(operands, command);
+  if (shape === 'none' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  if (shape !== 'none' && rest.length === 0)
+    throw new UsageError(`missing ${kind === 'read' ? 'uri' : 'name'}`);
+  if (shape === 'one' && rest.length > 1) throw new UsageError(`unexpected argument "${rest[1]}"`);
+  const [first = '', ...pairs] = rest;
+  return withServer(target, options, (client, ctx) => {
+    switch (kind) {
+      case 'tools':
+        return run.listTools(client, ctx, options);
+      case 'resources':
+        return run.listResources(client, ctx, options);
+      case 'prompts':
+        return run.listPrompts(client, ctx, options);
+      case 'call':
+        return run.callTool(client, ctx, first, pairs, options);
+      case 'read':
+        return run.readResource(client, ctx, first, options);
+      case 'prompt':
+        return run.getPrompt(client, ctx, first, pairs, options);
+      case 'ping':
+        return run.ping(client, ctx, options);
+    }
+  });
+}

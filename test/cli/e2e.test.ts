@@ -1,0 +1,256 @@
+/**
+ * The compiled `keel` bin end to end (stdin not a terminal) against the test server, over stdio
+ * (a command after --) and Streamable HTTP on 127.0.0.1, in both eras: every command, --json,
+ * typed arguments, exit codes, log lines, plain progress lines, non-interactive elicitation and
+ * refused sampling.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import { requireBuiltBin, runCli, SERVER, startHttpServer, STDIO } from './helpers.js';
+
+useProcessGuard();
+
+let http: Awaited<ReturnType<typeof startHttpServer>>;
+const work = mkdtempSync(join(tmpdir(), 'keel-cli-e2e-'));
+
+beforeAll(async () => {
+  requireBuiltBin();
+  http = await startHttpServer();
+}, 30_000);
+afterAll(async () => {
+  await http?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+type Where = 'stdio' | 'http';
+/** `keel <command> <server> <rest>` with the server placed as the CLI wants it. */
+function cli(where: Where, command: string, rest: readonly string[], options: readonly string[] = []) {
+  return where === 'stdio'
+    ? runCli([command, ...rest, ...options, ...STDIO])
+    : runCli([command, http.url, ...rest, ...options]);
+}
+
+describe.each([
+  ['stdio', 'legacy'],
+  ['stdio', 'modern'],
+  ['http', 'legacy'],
+  ['http', 'modern'],
+] as const)('%s, %s era', (where, era) => {
+  const opts = ['--era', era];
+
+  test('ping names the server and the era', async () => {
+    const run = await cli(where, 'ping', [], opts);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^ok: cli-test 1\\.2\\.3 \\(${era}, `));
+  });
+
+  test('tools lists names, titles, descriptions and arguments', async () => {
+    const run = await cli(where, 'tools', [], opts);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines).toContain('echo: Echo the text');
+    expect(lines).toContain('types (Typed arguments): Returns its arguments as structured content');
+    expect(lines).toContain(
+      '  args: n: integer, x?: number, on?: boolean, tags?: array, meta?: object, maybe?: string|null, word?: string',
+    );
+  });
+
+  test('call: typed arguments reach the tool; structuredContent is pretty-printed', async () => {
+    const run = await cli(
+      where,
+      'call',
+      ['types', 'n=3', 'on=true', 'tags=["a"]', 'maybe=null', 'word=42', 'x:=2'],
+      opts,
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const args = { n: 3, on: true, tags: ['a'], maybe: null, word: '42', x: 2 };
+    expect(JSON.parse(run.stdout)).toEqual({ args });
+    expect(run.stdout).toMatch(/^\{\n {2}"args": \{\n {4}"n": 3,\n/); // indented
+  });
+
+  test('call --json prints the raw result', async () => {
+    const run = await cli(where, 'call', ['echo', 'text=hi there'], [...opts, '--json']);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as { content: unknown; isError?: boolean };
+    expect(result.content).toEqual([{ type: 'text', text: 'hi there' }]);
+    expect(result.isError).toBeUndefined();
+  });
+
+  test('read and prompt', async () => {
+    const read = await cli(where, 'read', ['note://hello'], opts);
+    expect([read.code, read.stdout]).toEqual([0, 'hello note\n']);
+    const prompt = await cli(where, 'prompt', ['greet', 'who=Ada'], opts);
+    expect([prompt.code, prompt.stdout]).toEqual([0, 'user: Say hi to Ada\n']);
+    const resources = await cli(where, 'resources', [], opts);
+    expect([resources.code, resources.stdout]).toEqual([0, 'note://hello  note (text/plain): A note\n']);
+    const prompts = await cli(where, 'prompts', [], opts);
+    expect([prompts.code, prompts.stdout]).toEqual([0, 'greet: Greets\n  args: who\n']);
+  });
+
+  test('an isError result prints to stderr and exits 1', async () => {
+    const run = await cli(where, 'call', ['fail'], opts);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('keel: tool "fail" failed:\nthis tool always fails\n');
+  });
+
+  test('log lines print on stderr as they come', async () => {
+    const run = await cli(where, 'call', ['chatty'], opts);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('chatty done\n');
+    expect(run.stderr).toContain('[info] first log line\n');
+    expect(run.stderr).toContain('[warning] second log line\n');
+  });
+
+  test('progress prints plain lines when stderr is not a terminal', async () => {
+    const dir = mkdtempSync(join(work, 'gates-'));
+    for (const step of [1, 2, 3]) writeFileSync(join(dir, `go-${step}`), '');
+    const run = await cli(where, 'call', ['gated_progress', `dir=${dir}`], opts);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('progress done\n');
+    expect(run.stderr).toContain('progress 25% step 1\nprogress 50% step 2\nprogress 75% step 3\n');
+  });
+
+  test('an elicitation without a terminal is declined, with a clear stderr line', async () => {
+    const run = await cli(where, 'call', ['ask'], opts);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('answer: decline {}\n');
+    expect(run.stderr).toContain(
+      `keel: declined the server's request for input ("Who are you?"): stdin is not a terminal`,
+    );
+  });
+});
+
+test('a value that does not fit the schema is a usage error (exit 2)', async () => {
+  const run = await runCli(['call', 'types', 'n=abc', ...STDIO]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toBe(
+    'keel: n: expected integer, got "abc"\nUsage: keel call <server> <tool> [key=value...] [options]\n',
+  );
+});
+
+test('--quiet hides progress and log lines', async () => {
+  const dir = mkdtempSync(join(work, 'gates-'));
+  for (const step of [1, 2, 3]) writeFileSync(join(dir, `go-${step}`), '');
+  const quiet = await runCli(['call', 'gated_progress', `dir=${dir}`, '--quiet', ...STDIO]);
+  expect([quiet.code, quiet.stdout, quiet.stderr]).toEqual([0, 'progress done\n', '']);
+  const chatty = await runCli(['call', 'chatty', '-q', ...STDIO]);
+  expect([chatty.code, chatty.stdout, chatty.stderr]).toEqual([0, 'chatty done\n', '']);
+});
+
+test('URL-mode elicitation without a terminal: the URL is printed and the request declined', async () => {
+  const run = await runCli(['call', 'open_url', ...STDIO]);
+  expect([run.code, run.stdout]).toEqual([0, 'url: decline\n']);
+  expect(run.stderr).toContain(
+    'keel: the server asks you to open https://example.com/login\n  Sign in to continue\n',
+  );
+  expect(run.stderr).toContain('stdin is not a terminal');
+});
+
+test('sampling is refused without --sampling: the server sees the error', async () => {
+  const run = await runCli(['call', 'sample', '--era', 'legacy', ...STDIO]);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain(
+    "keel: refused the server's sampling request: run keel with --sampling prompt",
+  );
+  // The tool failed with the JSON-RPC error keel answered.
+  expect(run.stderr).toContain(
+    'keel: tool "sample" failed:\nSampling refused by keel: run keel with --sampling prompt',
+  );
+});
+
+test('an unknown tool exits 1 and says how to list them', async () => {
+  const run = await runCli(['call', 'nope', ...STDIO]);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('has no tool "nope" (keel tools lists them)');
+});
+
+test('a server that cannot be reached: the message names the URL, exit 1', async () => {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/mcp`;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const run = await runCli(['ping', url]);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain(`keel: cannot connect to ${url}: `);
+});
+
+test('a stdio server that dies: the message names the command and its last stderr lines', async () => {
+  const run = await runCli([
+    'ping',
+    '--',
+    process.execPath,
+    '-e',
+    'console.error("boom on stderr"); process.exit(3)',
+  ]);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain(`keel: cannot connect to \`${process.execPath} -e`);
+  expect(run.stderr).toContain('last stderr lines:\n    boom on stderr');
+});
+
+test('--header reaches the HTTP server', async () => {
+  const seen: (string | undefined)[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.headers['x-keel-test'] as string | undefined);
+    res.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const run = await runCli(['ping', url, '--header', 'X-Keel-Test: yes please']);
+    expect(run.code).toBe(1);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen)).toEqual(new Set(['yes please']));
+  } finally {
+    server.closeAllConnections();
+    await within(new Promise<void>((resolve) => server.close(() => resolve())), 5_000, 'server close');
+  }
+});
+
+test('--timeout bounds a call', async () => {
+  const run = await runCli([
+    'call',
+    'wait',
+    `marker=${join(work, 'timeout-marker')}`,
+    '--timeout',
+    '300',
+    ...STDIO,
+  ]);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(/timed out|timeout/i);
+});
+
+describe('usage', () => {
+  test('no command, an unknown command, a bad option value and a missing operand exit 2', async () => {
+    for (const args of [
+      [],
+      ['bogus'],
+      ['ping', '--era', 'old', ...STDIO],
+      ['read', ...STDIO],
+      ['tools', 'extra', ...STDIO],
+    ]) {
+      const run = await runCli(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toMatch(/Usage: keel/);
+    }
+  });
+
+  test('--help exits 0 and lists the commands', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    for (const name of ['tools', 'resources', 'prompts', 'call', 'read', 'prompt', 'ping']) {
+      expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    }
+  });
+});
+
+test('the test server file exists where the helpers say', () => {
+  expect(SERVER.endsWith('cli-server.mjs')).toBe(true);
+});
