@@ -7,13 +7,14 @@ import { createSmokeHandler } from './app.mjs';
 let handler;
 
 export default {
-  fetch(request) {
+  fetch(request, _env, ctx) {
     // What the launcher polls until workerd serves (creates no handler).
     if (new URL(request.url).pathname === '/ready') return new Response('ready');
     // Stateless: a legacy session's objects would be reused across requests, which workerd cancels.
     // workerd notices a client that left only when the next write to its stream fails, so a short
     // keep-alive bounds how long an abandoned handler runs (docs/runtimes.md).
     handler ??= createSmokeHandler('workerd', { sessions: false, keepAliveMs: 250 });
-    return handler(request); // not the worker's (env, ctx): Keel's second argument is { authInfo }
+    // The ExecutionContext as is: work Keel detaches from the Response goes to ctx.waitUntil.
+    return handler(request, ctx);
   },
 };
