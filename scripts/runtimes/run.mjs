@@ -48,8 +48,6 @@ async function smoke(name) {
       timeoutMs: START_TIMEOUT_MS,
     });
     handle = started.handle;
-    // What a server found worth reporting (workerd: whether a resource template can be registered).
-    for (const note of handle.stdout.match(/^KEEL_SMOKE_NOTE .*$/gm) ?? []) log(`${name}: ${note.slice(16)}`);
     const began = Date.now();
     // A Worker isolate keeps no legacy session between requests (see docs/runtimes.md).
     row.results = await driveSmoke(started.url, { sessions: name !== 'workerd' });

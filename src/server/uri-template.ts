@@ -1,14 +1,15 @@
 /**
- * RFC 6570 URI templates: expansion and matching via uri-template-lite, with two fixes on top of
- * its matcher.
+ * RFC 6570 URI templates: expansion by url-template, matching by ./uri-template-parse.ts. Neither
+ * generates code from strings, so templates work on Cloudflare workerd (which refuses `eval` and
+ * `new Function`).
  *
  * - A match must round-trip: expanding the variables gives the URI back (up to percent-encoding
- *   case). The library alone is lenient — `{id}` would swallow `12/3` although a simple expansion
- *   never produces a `/`.
+ *   case). The candidate match alone is lenient (adjacent expressions, prefixes, lists).
  * - Trailing query expressions (`{?a,b}`, `{&c}`) are matched by name, in any order, each
- *   optional, as clients write them. The library wants every name present, in template order.
+ *   optional, as clients write them, not in template order as a strict reverse expansion would.
  */
-import UriTemplateLite from 'uri-template-lite';
+import { parseTemplate as parseForExpansion, type Template } from 'url-template';
+import { candidateMatch, matcherFor, parseTemplate, type TemplatePart } from './uri-template-parse.js';
 
 /**
  * Variables a URI matched: a string per variable, or a list for exploded/list variables.
@@ -18,8 +19,6 @@ import UriTemplateLite from 'uri-template-lite';
  * // { id: '7', tag: ['a', 'b'] }
  */
 export type TemplateVariables = { [name: string]: string | string[] };
-
-type Compiled = { match(uri: string): TemplateVariables | null; expand(v: object): string };
 
 const TRAILING_QUERY = /(\{[?&][^}]*\})+$/;
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
@@ -47,16 +46,23 @@ function namesOf(expressions: string): string[] {
  * t.expand({ id: '7' }); // 'test://template/7/data'
  */
 export class UriTemplate {
-  private readonly full: Compiled;
-  private readonly path: Compiled;
+  private readonly full: Template;
+  private readonly path: Template;
+  private readonly pathParts: TemplatePart[];
+  private readonly pathMatcher: RegExp;
   private readonly queryNames: string[];
   /** Variable names, in order of appearance. */
   readonly variables: string[];
 
+  /** Throws an `Error` naming the template when it is not valid RFC 6570. */
   constructor(readonly template: string) {
-    this.full = new UriTemplateLite(template);
+    parseTemplate(template); // validates the whole template, query expressions included
+    this.full = parseForExpansion(template);
     const query = TRAILING_QUERY.exec(template)?.[0] ?? '';
-    this.path = query ? new UriTemplateLite(template.slice(0, -query.length)) : this.full;
+    const pathTemplate = query ? template.slice(0, -query.length) : template;
+    this.path = parseForExpansion(pathTemplate);
+    this.pathParts = parseTemplate(pathTemplate);
+    this.pathMatcher = matcherFor(this.pathParts);
     this.queryNames = namesOf(query);
     this.variables = namesOf(template);
   }
@@ -69,7 +75,7 @@ export class UriTemplate {
       const at = uri.indexOf('?');
       if (at >= 0) [pathPart, search] = [uri.slice(0, at), uri.slice(at + 1)];
     }
-    const variables = this.path.match(pathPart);
+    const variables = candidateMatch(this.pathParts, this.pathMatcher, pathPart);
     if (!variables) return undefined;
     if (normalize(this.path.expand(variables)) !== normalize(pathPart)) return undefined;
     for (const [name, value] of new URLSearchParams(search)) {

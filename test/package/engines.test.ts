@@ -100,11 +100,17 @@ describe('engines.node', () => {
         }
       ).engines?.node;
       if (range === undefined) continue;
-      // Ranges of the form ">=x[.y[.z]]" are all the dependencies declare today; another form
-      // needs a human to read it.
-      const lower = /^>=\s*(\d+(?:\.\d+){0,2})$/.exec(range.trim())?.[1];
-      expect(lower, `${name} declares engines.node "${range}"`).toBeDefined();
-      expect(compareVersions(minimum, lower!), `${name} needs Node ${range}`).toBeGreaterThanOrEqual(0);
+      // Ranges of the forms ">=x[.y[.z]]" and "^x.y.z", joined by "||", are all the dependencies
+      // declare today (url-template: "^12.20.0 || ^14.13.1 || >=16.0.0"); another form needs a
+      // human to read it. The minimum must satisfy one alternative.
+      const alternatives = range.split('||').map((part) => {
+        const parsed = /^(>=|\^)\s*(\d+(?:\.\d+){0,2})$/.exec(part.trim());
+        expect(parsed, `${name} declares engines.node "${range}"`).not.toBeNull();
+        const [, operator, version] = parsed!;
+        const sameMajor = version!.split('.')[0] === minimum.split('.')[0];
+        return compareVersions(minimum, version!) >= 0 && (operator === '>=' || sameMajor);
+      });
+      expect(alternatives.includes(true), `${name} needs Node ${range}`).toBe(true);
     }
   });
 });

@@ -17,7 +17,8 @@ const { createSmokeServer } = await loadRuntimeModule<SmokeAppModule>('server/ap
 const NO_ARGS = { type: 'object', properties: {} } as const;
 const TAG = { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] } as const;
 
-// Same tool names, each one wrong: too little progress, no elicitation, aborts never recorded.
+// Same tool names, each one wrong: too little progress, no elicitation, aborts never recorded, a
+// template that drops its query variable.
 function wrongServer(): McpServer {
   const server = new McpServer({ name: 'keel-runtime-smoke-wrong', version: '1.0.0' });
   server.tool('echo', { description: 'wrong', input: NO_ARGS }, () => 'wrong: hi');
@@ -34,6 +35,7 @@ function wrongServer(): McpServer {
     );
   });
   server.tool('was_aborted', { description: 'wrong', input: TAG }, () => 'not aborted');
+  server.resourceTemplate('item', 'smoke://items/{id}{?lang}', {}, (_uri, { id }) => `item ${String(id)}`);
   return server;
 }
 
@@ -69,8 +71,10 @@ describe('driveSmoke', () => {
       'disconnect',
       'session-end',
       'modern',
+      'template',
     ]);
     expect(results.find((r) => r.step === 'progress')?.detail).toContain('progress 1,2');
+    expect(results.find((r) => r.step === 'template')?.detail).toContain('read item a b');
     expect(results.find((r) => r.step === 'disconnect')?.detail).toContain(
       'never saw wait "disconnect" aborted',
     );

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { UriTemplate } from '../../src/server/uri-template.js';
 
-describe('UriTemplate (RFC 6570 via uri-template-lite)', () => {
+describe('UriTemplate (RFC 6570: url-template expands, Keel matches)', () => {
   test('matches and expands simple, reserved and query expressions', () => {
     const simple = new UriTemplate('test://template/{id}/data');
     expect(simple.variables).toEqual(['id']);

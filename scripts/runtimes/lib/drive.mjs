@@ -13,7 +13,16 @@ const ABORT_POLL_TRIES = 50; // at most 5 s for a disconnect to reach the handle
  * @example
  * STEPS[0]; // 'initialize'
  */
-export const STEPS = ['initialize', 'list', 'progress', 'elicitation', 'disconnect', 'session-end', 'modern'];
+export const STEPS = [
+  'initialize',
+  'list',
+  'progress',
+  'elicitation',
+  'disconnect',
+  'session-end',
+  'modern',
+  'template',
+];
 
 function textOf(result) {
   const first = result?.content?.[0];
@@ -183,6 +192,18 @@ export async function driveSmoke(url, { sessions = true, abortPollTries = ABORT_
       `ask ${asked}, ${elicited.count - before} rounds`,
     );
     return echo;
+  });
+
+  // A resource template is registered and matched on this runtime: workerd refuses URI template
+  // libraries that compile matchers with `Function(...)` (docs/runtimes.md).
+  await step('template', async () => {
+    const client = await needModern();
+    const { resourceTemplates } = await client.listResourceTemplates({}, { timeoutMs: CALL_TIMEOUT_MS });
+    const listed = resourceTemplates.map((template) => template.uriTemplate).join(',');
+    check(listed === 'smoke://items/{id}{?lang}', `templates ${listed}`);
+    const read = await client.readResource('smoke://items/a%20b?lang=en', { timeoutMs: CALL_TIMEOUT_MS });
+    const text = read.contents?.[0]?.text;
+    return check(text === 'item a b (en)', `read ${text}`);
   });
 
   await Promise.allSettled([legacy?.close(), modern?.close()]);

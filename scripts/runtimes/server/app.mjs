@@ -11,7 +11,9 @@ const ASK_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, r
  * A fresh server and what its `wait` tool saw. `wait` runs until its signal aborts and records
  * the abort's reason; `was_aborted` reports that record, so a client can learn from a second call
  * that its disconnect reached the first handler. The record is per process (per isolate on
- * workerd): enough for one smoke run, which is the only user.
+ * workerd): enough for one smoke run, which is the only user. The resource template `item` is
+ * there because registering and matching one must work everywhere (workerd refuses the code
+ * generation some URI template libraries do).
  *
  * @example
  * const { server } = createSmokeServer('bun');
@@ -74,6 +76,13 @@ export function createSmokeServer(runtime) {
       const entry = aborted.find((item) => item.tag === tag);
       return entry ? `aborted: ${entry.reason}` : 'not aborted';
     },
+  );
+
+  server.resourceTemplate(
+    'item',
+    'smoke://items/{id}{?lang}',
+    { description: 'An item by id', mimeType: 'text/plain' },
+    (_uri, { id, lang }) => `item ${id}${lang ? ` (${lang})` : ''}`,
   );
 
   return { server };

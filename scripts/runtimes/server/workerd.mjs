@@ -62,8 +62,7 @@ child.once('exit', (code, signal) => {
 const base = `http://127.0.0.1:${port}`;
 for (let attempt = 0; ; attempt += 1) {
   try {
-    const probe = await fetch(`${base}/probe`);
-    console.log(`KEEL_SMOKE_NOTE ${await probe.text()}`);
+    await (await fetch(`${base}/ready`)).text();
     break;
   } catch (error) {
     if (attempt >= READY.tries) throw new Error(`workerd did not answer on ${base}`, { cause: error });

@@ -9,6 +9,7 @@ import { ErrorCode } from '../../../core/errors.js';
 import { classifyMessage, type RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo } from '../../../core/transport.js';
 import { ownedBy, sessionOwner, type AuthGate } from './auth-gate.js';
+import type { Detach } from './background.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions } from './options.js';
 import { checkModernHeaders, isModernPost } from './modern-headers.js';
 import { checkVersion, isJsonContentType, parseAccept, readBody } from './request-checks.js';
@@ -80,6 +81,8 @@ export async function handlePost(
   extra: HttpRequestExtra | undefined,
   /** The verified caller, when the endpoint is protected (already in `extra.authInfo` too). */
   auth: AuthInfo | undefined,
+  /** The request's `waitUntil`, if the host gave one (see background.ts). */
+  detach?: Detach,
 ): Promise<HttpReply> {
   if (!isJsonContentType(exchange.header('content-type'))) {
     exchange.discardBody();
@@ -173,7 +176,11 @@ export async function handlePost(
   if (extra?.authInfo !== undefined) info.authInfo = extra.authInfo;
   if (classified.kind !== 'request') {
     transport.accept(message, info);
-    if (!ctx.stateful) transport.endInput();
+    if (transport.sessionId === undefined) {
+      transport.endInput();
+      // Answered 202 before the engine reads it; the connection closes once it has.
+      detach?.(transport.session?.closed);
+    } else detach?.(transport.routed());
     return emptyReply(202);
   }
   const id = classified.message.id;
@@ -185,5 +192,11 @@ export async function handlePost(
   ctx.manager.called(transport, classified.message.method);
   // A modern error's status (404, 400) must be decided before any stream opens: never eager.
   const eager = ctx.options.postResponse === 'sse' && !modern;
-  return transport.request(classified.message, info, accepts.json, accepts.sse, eager, exchange);
+  const reply = transport.request(classified.message, info, accepts.json, accepts.sse, eager, exchange);
+  // What may outlive the response: a stateless or 2026-07-28 connection closes after its answer
+  // (or after its handler stopped, when the client left first); a session's request may still run
+  // once its SSE connection is gone.
+  if (detach)
+    detach(transport.sessionId === undefined ? transport.session?.closed : transport.requestSettled(id));
+  return reply;
 }

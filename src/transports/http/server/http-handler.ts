@@ -8,6 +8,7 @@ import type { Logger } from '../../../core/engine/connection.js';
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
 import { AuthGate, ownedBy } from './auth-gate.js';
+import { backgroundOf, type Detach } from './background.js';
 import { attachBackplane } from './cluster/attach.js';
 import type { Tunnel } from './cluster/tunnel.js';
 import { InMemoryEventStore } from './event-store.js';
@@ -165,6 +166,22 @@ class HttpHandlerCore {
    * another process owns is relayed there (false for exchanges relayed to this process).
    */
   async serve(exchange: HttpExchange, extra: HttpRequestExtra | undefined, route = true): Promise<HttpReply> {
+    // Read before `extra` is copied: a Workers ExecutionContext's method is on its prototype.
+    const detach = backgroundOf(extra);
+    try {
+      return await this.answer(exchange, extra, route, detach);
+    } finally {
+      // Shared session records are written in the background (create, touch, end of a session).
+      if (detach && this.manager.records) detach(this.manager.records.settled());
+    }
+  }
+
+  private async answer(
+    exchange: HttpExchange,
+    extra: HttpRequestExtra | undefined,
+    route: boolean,
+    detach: Detach | undefined,
+  ): Promise<HttpReply> {
     try {
       if (this.closed) {
         exchange.discardBody();
@@ -202,11 +219,11 @@ class HttpHandlerCore {
       }
       switch (method) {
         case 'POST':
-          return await handlePost(this, exchange, extra, auth);
+          return await handlePost(this, exchange, extra, auth, detach);
         case 'GET':
           return await this.get(exchange, auth);
         case 'DELETE':
-          return await this.delete(exchange, auth);
+          return await this.delete(exchange, auth, detach);
         default:
           exchange.discardBody();
           return this.stateful ? NOT_ALLOWED.stateful : NOT_ALLOWED.stateless;
@@ -249,12 +266,18 @@ class HttpHandlerCore {
     return found.standalone.open(exchange);
   }
 
-  private async delete(exchange: HttpExchange, auth: AuthInfo | undefined): Promise<HttpReply> {
+  private async delete(
+    exchange: HttpExchange,
+    auth: AuthInfo | undefined,
+    detach: Detach | undefined,
+  ): Promise<HttpReply> {
     if (this.modernClient(exchange)) return NOT_ALLOWED.modern;
     if (!this.stateful) return NOT_ALLOWED.statelessDelete;
     const found = this.session(exchange, auth);
     if (!(found instanceof HttpServerTransport)) return found;
     await this.manager.terminate(found, 'deleted');
+    // The session is gone; an asynchronous event store may still be dropping its streams.
+    detach?.(found.closeWrites);
     return emptyReply(200);
   }
 

@@ -1,4 +1,5 @@
 export { createHttpHandler, type HttpHandler, type HttpRequestExtra } from './http-handler.js';
+export type { WaitUntilContext } from './background.js';
 export {
   InMemoryEventStore,
   StreamEvictedError,

@@ -3,6 +3,7 @@
  * the event store. The store bounds their bytes and age; the session bounds their number and drops
  * them all when it ends.
  */
+import { allOf } from './background.js';
 import { finishStream, forgetStream } from './stream-events.js';
 import type { StreamHost } from './types.js';
 
@@ -21,22 +22,27 @@ export class RetainedStreams {
 
   constructor(private readonly host: StreamHost) {}
 
-  /** Keep a finished stream resumable (the most recent few). */
-  keep(streamId: string): void {
-    finishStream(this.host, streamId);
+  /**
+   * Keep a finished stream resumable (the most recent few). Returns the store's writes when they
+   * are asynchronous (never rejecting).
+   */
+  keep(streamId: string): Promise<unknown> | undefined {
+    const finished = finishStream(this.host, streamId);
     this.ids.push(streamId);
-    if (this.ids.length > MAX_RETAINED_STREAMS) forgetStream(this.host, this.ids.shift()!);
+    const forgot =
+      this.ids.length > MAX_RETAINED_STREAMS ? forgetStream(this.host, this.ids.shift()!) : undefined;
+    return allOf([finished, forgot]);
   }
 
   /** A client resumed the stream to its end: no longer kept. */
   release(streamId: string): void {
     const at = this.ids.indexOf(streamId);
     if (at >= 0) this.ids.splice(at, 1);
-    forgetStream(this.host, streamId);
+    void forgetStream(this.host, streamId);
   }
 
-  /** The session ended: drop them all. */
-  clear(): void {
-    for (const streamId of this.ids.splice(0)) forgetStream(this.host, streamId);
+  /** The session ended: drop them all. Returns the store's writes when asynchronous. */
+  clear(): Promise<unknown> | undefined {
+    return allOf(this.ids.splice(0).map((streamId) => forgetStream(this.host, streamId)));
   }
 }

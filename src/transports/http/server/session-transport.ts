@@ -9,6 +9,7 @@ import { Inbox } from '../../../core/inbox.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
 import type { ServerSession } from '../../../server/server-session.js';
+import { allOf, EndWaiters, ReadTracker } from './background.js';
 import { infoOf, tagMessage } from './message-info.js';
 import type { SessionEndReason } from './options.js';
 import type { RecencyEntry } from './recency-list.js';
@@ -39,6 +40,12 @@ export type TransportHost = GenericTransportHost<HttpServerTransport>;
  */
 export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry<HttpServerTransport> {
   private readonly inbox = new Inbox<unknown>();
+  /** When the engine has routed what was pushed (see `routed`); allocated on first use. */
+  private reads: ReadTracker | undefined;
+  /** Who waits for a request stream to end (see `requestSettled`). */
+  private endWaiters: EndWaiters | undefined;
+  /** @internal The event store's writes caused by `close()`, when asynchronous. */
+  closeWrites: Promise<unknown> | undefined;
   /** Open request streams by request id; allocated on the first request. */
   private requests: Map<RequestId, RequestStream> | undefined;
   private streamCount = 0;
@@ -124,7 +131,40 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   }
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
-    return this.inbox;
+    const inbox = this.inbox;
+    // Counting from the engine's first read: `routed` relies on the number of reads.
+    const reads = (this.reads ??= new ReadTracker());
+    return {
+      next: () => {
+        reads.pulled();
+        return inbox.next();
+      },
+      return: () => inbox.return(),
+    };
+  }
+
+  private push(message: unknown): void {
+    if (!this.inbox.done) (this.reads ??= new ReadTracker()).pushed();
+    this.inbox.push(message);
+  }
+
+  /**
+   * @internal Resolves once the engine has routed the message pushed last (a notification's
+   * handler was called, a response reached its request), or the transport closed.
+   */
+  routed(): Promise<void> {
+    if (this.closed) return RESOLVED;
+    return (this.reads ??= new ReadTracker()).routed();
+  }
+
+  /**
+   * @internal Resolves once the stream of request `id` has ended and the event store has written
+   * what its end causes (or the transport closed). Never rejects.
+   */
+  requestSettled(id: RequestId): Promise<unknown> {
+    const stream = this.requests?.get(id);
+    if (!stream || this.closed) return RESOLVED;
+    return (this.endWaiters ??= new EndWaiters()).wait(stream);
   }
 
   messageInfo(message: object): MessageInfo | undefined {
@@ -136,7 +176,7 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
     tagMessage(message, info);
     // A cancel is only read here: its stream ends in `requestCancelled`, once the engine has
     // written what the cancel causes (the nested requests' cancels) on that stream.
-    this.inbox.push(message);
+    this.push(message);
   }
 
   /** @internal Stateless mode: the POST carried no request; end the connection once it is read. */
@@ -170,7 +210,7 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
       tagMessage(message, info);
       if ((eager || !json) && sse) stream.upgrade();
       exchange.onClientGone(() => stream.clientLeft());
-      this.inbox.push(message);
+      this.push(message);
     });
   }
 
@@ -215,13 +255,17 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
     void this.inbox.return();
     const requests = this.requests;
     this.requests = undefined;
+    const writes: (Promise<unknown> | undefined)[] = [];
     if (requests)
       for (const stream of requests.values()) {
         stream.abandon();
-        if (stream.streamId !== undefined) forgetStream(this.host, stream.streamId);
+        if (stream.streamId !== undefined) writes.push(forgetStream(this.host, stream.streamId));
       }
     this.standaloneStream?.close();
-    this.retained?.clear();
+    writes.push(this.retained?.clear());
+    this.closeWrites = allOf(writes);
+    this.reads?.settleAll();
+    this.endWaiters?.endAll(this.closeWrites);
     this.host.transportClosed(this);
     return RESOLVED;
   }
@@ -249,7 +293,7 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
     if (!this.modern || !this.requests?.size) return false;
     for (const requestId of this.requests.keys()) {
       const reason = 'the client closed the response stream';
-      this.inbox.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } });
+      this.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } });
     }
     return true;
   }
@@ -285,17 +329,19 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
     const id = stream.requestId as RequestId;
     if (requests?.get(id) === stream) requests.delete(id);
     const streamId = stream.streamId;
+    let stored: Promise<unknown> | undefined;
     if (streamId !== undefined) {
-      if (finished) (this.retained ??= new RetainedStreams(this.host)).keep(streamId);
-      else forgetStream(this.host, streamId);
+      if (finished) stored = (this.retained ??= new RetainedStreams(this.host)).keep(streamId);
+      else stored = forgetStream(this.host, streamId);
     }
+    this.endWaiters?.ended(stream, stored);
     this.finishIfStateless();
   }
 
   /** @internal A resumed stream that completed: no longer kept. */
   release(streamId: string): void {
     if (this.retained) this.retained.release(streamId);
-    else forgetStream(this.host, streamId);
+    else void forgetStream(this.host, streamId);
   }
 
   /** Stateless: the exchange is over once its request stream is. */

@@ -95,7 +95,7 @@ export class StandaloneStream implements SseWriterOwner {
   /** The session ended. */
   close(): void {
     this.writer?.close();
-    if (this.primed) forgetStream(this.owner.host, this.streamId);
+    if (this.primed) void forgetStream(this.owner.host, this.streamId);
   }
 
   /**

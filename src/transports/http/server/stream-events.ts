@@ -54,21 +54,33 @@ export function primeWriter(host: StreamHost, writer: SseWriter, streamId: strin
   });
 }
 
-/** Tell the store a stream will not be resumed. */
-export function forgetStream(host: StreamHost, streamId: string): void {
-  settleQuietly(host, () => host.store?.forgetStream?.(streamId), 'forgetStream');
+/**
+ * Tell the store a stream will not be resumed. Returns the store's write when it is asynchronous
+ * (it never rejects: a failure is logged), for a host `waitUntil`.
+ */
+export function forgetStream(host: StreamHost, streamId: string): Promise<void> | undefined {
+  return settleQuietly(host, () => host.store?.forgetStream?.(streamId), 'forgetStream');
 }
 
-/** Tell the store a stream holds its response: kept for resumption, evicted before live ones. */
-export function finishStream(host: StreamHost, streamId: string): void {
-  settleQuietly(host, () => host.store?.finishStream?.(streamId), 'finishStream');
+/**
+ * Tell the store a stream holds its response: kept for resumption, evicted before live ones.
+ * Returns the store's write as {@link forgetStream} does.
+ */
+export function finishStream(host: StreamHost, streamId: string): Promise<void> | undefined {
+  return settleQuietly(host, () => host.store?.finishStream?.(streamId), 'finishStream');
 }
 
-function settleQuietly(host: StreamHost, call: () => void | Promise<void>, what: string): void {
+function settleQuietly(
+  host: StreamHost,
+  call: () => void | Promise<void>,
+  what: string,
+): Promise<void> | undefined {
   try {
     const done = call();
-    if (done instanceof Promise) done.catch((error: unknown) => host.logger.debug(`${what} failed`, error));
+    if (done instanceof Promise)
+      return done.catch((error: unknown) => host.logger.debug(`${what} failed`, error));
   } catch (error) {
     host.logger.debug(`${what} failed`, error);
   }
+  return undefined;
 }

@@ -5,18 +5,21 @@
  */
 import type { Logger } from '../../../core/engine/connection.js';
 import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
+import type { WaitUntilContext } from './background.js';
 import type { EventStore } from './event-store.js';
 import type { KeepAlive } from './keep-alive.js';
 import type { OutputBudget } from './output-budget.js';
 
 /**
- * Per-request facts a host framework can pass along (they reach handlers as `ctx.info`).
+ * Per-request facts a host framework can pass along (they reach handlers as `ctx.info`), and the
+ * host's `waitUntil` for work that outlives the response (a Workers `ExecutionContext` fits as is).
  *
  * @example
  * app.all('/mcp', (c) => handler(c.req.raw, { authInfo: c.get('user') })); // Hono
  * // in a tool: ctx.info?.authInfo
+ * // Cloudflare Workers: fetch(request, env, ctx) { return handler(request, ctx); }
  */
-export interface HttpRequestExtra {
+export interface HttpRequestExtra extends WaitUntilContext {
   /** Whatever your authentication middleware established (e.g. Express's `req.auth`). */
   authInfo?: unknown;
   /** The client's address, if the host knows it (the Node adapter passes it); see `sessions.clientKey`. */
