@@ -45,12 +45,13 @@ describe('first screen', () => {
       'Install',
       'A server',
       'A client',
+      'Over HTTP',
       'Where next',
       'Entry points',
       'Dependencies',
       'Contributing',
     ]);
-    expect(README.split('\n').length).toBeLessThanOrEqual(220);
+    expect(README.split('\n').length).toBeLessThanOrEqual(215);
   });
 
   test('Install says how to get the package before it is published', () => {
@@ -61,9 +62,13 @@ describe('first screen', () => {
     expect(install).toContain('test/package/pack.test.ts');
   });
 
-  test('the server and the client are the hello examples, with their import lines', async () => {
+  test('the server, the client and the HTTP server are the hello examples, with their imports', async () => {
     const blocks = (await allMarkedBlocks()).filter((b) => b.file === 'README.md');
-    expect(blocks.map((b) => b.name)).toEqual(['examples/hello-server.ts', 'examples/hello-client.ts']);
+    expect(blocks.map((b) => b.name)).toEqual([
+      'examples/hello-server.ts',
+      'examples/hello-client.ts',
+      'examples/hello-http-server.ts',
+    ]);
     for (const block of blocks) expect(block.actual).toMatch(/^import .* from 'keel-mcp\/\w+';$/m);
     expect(section(README, 'A server')).toContain('examples/hello-server.ts');
     expect(section(README, 'A client')).toContain('examples/hello-client.ts');
