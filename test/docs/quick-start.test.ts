@@ -1,7 +1,8 @@
 /**
- * The curl walkthrough of the README's Quick start, replayed with fetch against the same fixture
- * server `npm start` serves (on port 0 instead of 3000): same methods, headers and bodies, in
- * order, with the session id copied from the initialize answer as the reader is told to.
+ * The curl walkthrough of docs/contributing.md ("The fixture server, step by step"), replayed
+ * with fetch against the same fixture server `npm start` serves (on port 0 instead of 3000): same
+ * methods, headers and bodies, in order, with the session id copied from the initialize answer as
+ * the reader is told to.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,9 @@ import { ROOT } from './readme-blocks.mjs';
 
 useProcessGuard();
 
-const README_URL = 'http://127.0.0.1:3000/mcp';
+const DOC = 'docs/contributing.md';
+const SECTION = '## The fixture server, step by step';
+const DOC_URL = 'http://127.0.0.1:3000/mcp';
 
 interface Curl {
   method: string;
@@ -50,11 +53,13 @@ function parseCurl(line: string): Curl {
   return curl;
 }
 
-/** The curl commands of the Quick start section, in reading order (code blocks and inline code). */
-function quickStartCommands(): { commands: Curl[]; answer: unknown } {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Quick start');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+/** The curl commands of the walkthrough, in reading order (code blocks and inline code). */
+function walkthroughCommands(): { commands: Curl[]; answer: unknown } {
+  const doc = readFileSync(join(ROOT, DOC), 'utf8');
+  const start = doc.indexOf(`\n${SECTION}\n`);
+  expect(start, `${DOC} has a section "${SECTION}"`).toBeGreaterThan(-1);
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start, end === -1 ? undefined : end);
   const commands: Curl[] = [];
   let answer: unknown;
   for (const [, fence, lang, body, inline] of section.matchAll(
@@ -77,16 +82,16 @@ afterEach(async () => {
   serving = undefined;
 });
 
-test('the Quick start curl commands work against the fixture server, as the README says', async () => {
-  const { commands, answer } = quickStartCommands();
+test('the curl commands of the contributing walkthrough work against the fixture server, as it says', async () => {
+  const { commands, answer } = walkthroughCommands();
   expect(commands.map((c) => c.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'DELETE']);
-  expect(commands.every((c) => c.url === README_URL)).toBe(true);
+  expect(commands.every((c) => c.url === DOC_URL)).toBe(true);
 
   serving = await serveHttp(createFixtureServer(), { port: 0, host: '127.0.0.1', path: '/mcp' });
   // One bound for the whole walkthrough, cleared at the end (AbortSignal.timeout would leave an
   // unref'd timer per request pending after the test, which the process guard reports).
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error('the Quick start took over 10 s')), 10_000);
+  const timer = setTimeout(() => deadline.abort(new Error('the walkthrough took over 10 s')), 10_000);
   let session = '';
   const send = (curl: Curl): Promise<Response> =>
     fetch(serving!.url, {

@@ -9,9 +9,11 @@ export interface Region {
 }
 
 export interface MarkedBlock {
+  /** Repository-relative Markdown file the block is in. */
+  file: string;
   kind: 'file' | 'snippet';
   name: string;
-  /** 1-based README line of the opening fence. */
+  /** 1-based line of the opening fence in `file`. */
   line: number;
   open: number;
   close: number;
@@ -22,5 +24,12 @@ export interface MarkedBlock {
 export declare function readRegions(root?: string): Map<string, Region>;
 export declare function publicSpecifiers(root?: string): Map<string, string>;
 export declare function publicFileText(file: string, root?: string): string;
-export declare function markedBlocks(readme: string, root?: string): Promise<MarkedBlock[]>;
-export declare function writeReadme(root?: string): Promise<string[]>;
+export declare function markdownFiles(root?: string): string[];
+export declare function markedBlocks(
+  markdown: string,
+  root?: string,
+  file?: string,
+  regions?: Map<string, Region>,
+): Promise<MarkedBlock[]>;
+export declare function allMarkedBlocks(root?: string): Promise<MarkedBlock[]>;
+export declare function writeMarkdown(root?: string): Promise<string[]>;

@@ -1,5 +1,6 @@
 /**
- * Keeps README.md's code blocks identical to code that is compiled and run.
+ * Keeps the code blocks of README.md and of the guides in docs/*.md identical to code that is
+ * compiled and run.
  *
  * A fenced block directly after `<!-- file: examples/x.ts -->` must equal that file, with its
  * relative `src/.../index.js` imports written as the package subpaths users import
@@ -8,7 +9,7 @@
  * with the project's Prettier settings (so `prettier --write README.md` leaves the blocks alone).
  *
  *   node test/docs/readme-blocks.mjs           # report blocks that differ (exit 1 if any)
- *   node test/docs/readme-blocks.mjs --write   # rewrite those blocks in README.md
+ *   node test/docs/readme-blocks.mjs --write   # rewrite those blocks in README.md and docs/*.md
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -19,6 +20,15 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SNIPPETS = join('test', 'docs', 'snippets');
 const MARKER = /^<!-- (file|snippet): (\S+) -->$/;
 const FENCE = /^```/;
+
+/** The checked Markdown files, repository-relative: README.md first, then docs/*.md by name. */
+export function markdownFiles(root = ROOT) {
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...docs];
+}
 
 /** Remove the common leading indentation of the non-blank lines. */
 function dedent(lines) {
@@ -87,14 +97,14 @@ async function formatted(text, root) {
 }
 
 /**
- * The marked blocks of a README: where each is, what it holds and what it should hold.
+ * The marked blocks of a Markdown file: where each is, what it holds and what it should hold.
+ * `file` (repository-relative) only names the file in errors and in the blocks returned.
  *
  * @example
  * for (const b of await markedBlocks(readme)) if (b.actual !== b.expected) console.log(b.line, b.name);
  */
-export async function markedBlocks(readme, root = ROOT) {
-  const regions = readRegions(root);
-  const lines = readme.split('\n');
+export async function markedBlocks(markdown, root = ROOT, file = 'README.md', regions = readRegions(root)) {
+  const lines = markdown.split('\n');
   const blocks = [];
   for (let i = 0; i < lines.length; i++) {
     const marker = MARKER.exec(lines[i]);
@@ -103,47 +113,66 @@ export async function markedBlocks(readme, root = ROOT) {
     let open = i + 1;
     while (open < lines.length && lines[open].trim() === '') open++;
     if (!FENCE.test(lines[open] ?? '')) {
-      throw new Error(`README line ${i + 1}: ${kind} marker not followed by a code fence`);
+      throw new Error(`${file} line ${i + 1}: ${kind} marker not followed by a code fence`);
     }
     let close = open + 1;
     while (close < lines.length && !FENCE.test(lines[close])) close++;
-    if (close >= lines.length) throw new Error(`README line ${open + 1}: code fence never closed`);
+    if (close >= lines.length) throw new Error(`${file} line ${open + 1}: code fence never closed`);
     let source;
     if (kind === 'file') source = publicFileText(name, root);
     else if (regions.has(name)) source = regions.get(name).text;
-    else throw new Error(`README line ${i + 1}: no region named ${name} in ${SNIPPETS}`);
+    else throw new Error(`${file} line ${i + 1}: no region named ${name} in ${SNIPPETS}`);
     const expected = await formatted(source, root);
     const actual = lines.slice(open + 1, close).join('\n');
-    blocks.push({ kind, name, line: open + 1, open, close, actual, expected });
+    blocks.push({ file, kind, name, line: open + 1, open, close, actual, expected });
   }
   return blocks;
 }
 
-/** Rewrite every marked block of README.md that differs; returns the names of the blocks changed. */
-export async function writeReadme(root = ROOT) {
-  const path = join(root, 'README.md');
-  const lines = readFileSync(path, 'utf8').split('\n');
-  const changed = [];
-  // Bottom-up, so earlier line numbers stay valid.
-  for (const block of (await markedBlocks(lines.join('\n'), root)).reverse()) {
-    if (block.actual === block.expected) continue;
-    lines.splice(block.open + 1, block.close - block.open - 1, ...block.expected.split('\n'));
-    changed.push(block.name);
+/** The marked blocks of README.md and docs/*.md, in file order. */
+export async function allMarkedBlocks(root = ROOT) {
+  const regions = readRegions(root);
+  const blocks = [];
+  for (const file of markdownFiles(root)) {
+    blocks.push(...(await markedBlocks(readFileSync(join(root, file), 'utf8'), root, file, regions)));
   }
-  if (changed.length > 0) writeFileSync(path, lines.join('\n'));
-  return changed.reverse();
+  return blocks;
+}
+
+/** Rewrite every marked block that differs in README.md and docs/*.md; returns `file: name` of each. */
+export async function writeMarkdown(root = ROOT) {
+  const regions = readRegions(root);
+  const changed = [];
+  for (const file of markdownFiles(root)) {
+    const path = join(root, file);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const here = [];
+    // Bottom-up, so earlier line numbers stay valid.
+    for (const block of (await markedBlocks(lines.join('\n'), root, file, regions)).reverse()) {
+      if (block.actual === block.expected) continue;
+      lines.splice(block.open + 1, block.close - block.open - 1, ...block.expected.split('\n'));
+      here.push(`${file}: ${block.name}`);
+    }
+    if (here.length > 0) writeFileSync(path, lines.join('\n'));
+    changed.push(...here.reverse());
+  }
+  return changed;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   if (process.argv.includes('--write')) {
-    const changed = await writeReadme();
-    console.log(changed.length === 0 ? 'README.md is up to date' : `rewrote: ${changed.join(', ')}`);
-  } else {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const stale = (await markedBlocks(readme)).filter((b) => b.actual !== b.expected);
-    for (const block of stale) console.log(`README.md:${block.line}  ${block.kind} ${block.name} differs`);
+    const changed = await writeMarkdown();
     console.log(
-      stale.length === 0 ? 'README.md is up to date' : 'run: node test/docs/readme-blocks.mjs --write',
+      changed.length === 0 ? 'README.md and docs/ are up to date' : `rewrote: ${changed.join(', ')}`,
+    );
+  } else {
+    const stale = (await allMarkedBlocks()).filter((b) => b.actual !== b.expected);
+    for (const block of stale)
+      console.log(`${block.file}:${block.line}  ${block.kind} ${block.name} differs`);
+    console.log(
+      stale.length === 0
+        ? 'README.md and docs/ are up to date'
+        : 'run: node test/docs/readme-blocks.mjs --write',
     );
     process.exitCode = stale.length === 0 ? 0 : 1;
   }

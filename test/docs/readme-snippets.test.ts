@@ -1,6 +1,7 @@
 /**
- * The README's feature snippets do what the README says: every server snippet is registered on
- * one McpServer, the client snippets run against it over the in-memory transport.
+ * The feature snippets of docs/server.md, client.md and transports.md do what those guides say:
+ * every server snippet is registered on one McpServer, the client snippets run against it over the
+ * in-memory transport.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import type { McpClient } from '../../src/client/index.js';
@@ -41,7 +42,7 @@ beforeEach(async () => {
     register(server);
   }
   const [clientSide, serverSide] = createMemoryPair();
-  // The README's client snippets show the handshake era (subscriptions, server-wide logs,
+  // The client snippets of docs/client.md show the handshake era (subscriptions, server-wide logs,
   // list_changed): the server plays a 2025-11-25-only one, so the default client falls back to
   // initialize as it would against any legacy server. docs/modern-era.md covers 2026-07-28.
   server.connect(legacyOnly(serverSide));

@@ -1,5 +1,6 @@
 /**
- * README snippets: the client. See server-tools.ts for how the regions are used.
+ * docs/client.md and docs/errors.md snippets: the client. See server-tools.ts for how the regions
+ * are used.
  */
 import {
   ConnectionClosedError,

@@ -1,5 +1,5 @@
 /**
- * README snippets: the handler context. See server-tools.ts for how the regions are used.
+ * docs/server.md snippets: the handler context. See server-tools.ts for how the regions are used.
  */
 import { z } from 'zod';
 import { CancelledByPeerError, ContextClosedError } from '../../../src/core/index.js';

@@ -1,5 +1,5 @@
 /**
- * README snippets: resources, templates, subscriptions, prompts, logging, pagination. See
+ * docs/server.md snippets: resources, templates, subscriptions, prompts, logging, pagination. See
  * server-tools.ts for how the regions are used.
  */
 import { z } from 'zod';

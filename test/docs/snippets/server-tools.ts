@@ -1,6 +1,7 @@
 /**
- * README snippets: tools. Each `#region` is copied verbatim (dedented) into README.md, and
- * test/docs/readme-sync.test.ts fails when the two differ. The functions are typechecked with the
+ * docs/server.md snippets: tools. Each `#region` is copied verbatim (dedented) into the block after
+ * its `<!-- snippet: name -->` marker in README.md or docs/*.md (`node test/docs/readme-blocks.mjs
+ * --write`), and test/docs/readme-sync.test.ts fails when the two differ. The functions are typechecked with the
  * rest of the project and run by test/docs/readme-snippets.test.ts.
  */
 import { toStandardJsonSchema } from '@valibot/to-json-schema';

@@ -1,5 +1,5 @@
 /**
- * README snippets: transports. See server-tools.ts for how the regions are used. The stdio and
+ * docs/transports.md snippets. See server-tools.ts for how the regions are used. The stdio and
  * HTTP snippets are only typechecked (they bind process streams and ports); the memory one runs.
  */
 import { createServer } from 'node:http';
