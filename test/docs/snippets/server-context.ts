@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { CancelledByPeerError, ContextClosedError } from '../../../src/core/index.js';
-import type { McpServer, ToolContext } from '../../../src/server/index.js';
+import { samplingText, type McpServer, type ToolContext } from '../../../src/server/index.js';
 
 /** Stand-ins for the user code the snippets call. */
 export const importPhoto = async (_folder: string, _index: number, _signal: AbortSignal): Promise<void> => {};
@@ -57,7 +57,8 @@ export function contextBackChannel(server: McpServer): void {
       },
       { timeoutMs: 60_000 }, // every back-channel call also follows ctx.signal
     );
-    return `${dryRun ? '[dry run] ' : ''}${JSON.stringify(plan.content)}`;
+    // content is one block or (2025-11-25+) an array: samplingText joins its text blocks
+    return `${dryRun ? '[dry run] ' : ''}${samplingText(plan)}`;
   });
 
   server.tool('connect-calendar', { description: 'Connect a calendar account' }, async (_args, ctx) => {
