@@ -82,10 +82,14 @@ const UNRESERVED = String.raw`A-Za-z0-9\-._~`;
 const RESERVED = String.raw`:/?#\[\]@!$&'()*+,;=`;
 const PCT = '%[0-9A-Fa-f]{2}';
 
+// One flat class per expression, separators included: a nested `(item (sep item)*)` pattern whose
+// items may contain the separator backtracks exponentially on a URI that almost matches (a client
+// controls the URI). Splitting into items happens afterwards, in assign().
 function valueChars(operator: Operator): string {
   if (operator === '+' || operator === '#') return `(?:[${UNRESERVED}${RESERVED}]|${PCT})`;
   const named = operator === ';' || operator === '?' || operator === '&' ? '=' : '';
-  return `(?:[${UNRESERVED},${named}]|${PCT})`;
+  const separator = SEPARATOR[operator] === ',' ? '' : escapeRegExp(SEPARATOR[operator]);
+  return `(?:[${UNRESERVED},${named}${separator}]|${PCT})`;
 }
 
 function escapeRegExp(text: string): string {
@@ -95,10 +99,8 @@ function escapeRegExp(text: string): string {
 function groupFor(operator: Operator): string {
   const chars = valueChars(operator);
   if (operator === '' || operator === '+') return `(${chars}*)`;
-  // The operator character starts a non-empty expansion; its separator joins the items.
-  const lead = escapeRegExp(operator);
-  const separator = escapeRegExp(SEPARATOR[operator]);
-  return `((?:${lead}${chars}*(?:${separator}${chars}*)*)?)`;
+  // The operator character starts a non-empty expansion.
+  return `((?:${escapeRegExp(operator)}${chars}*)?)`;
 }
 
 /**
@@ -112,6 +114,27 @@ export function matcherFor(parts: readonly TemplatePart[]): RegExp {
     .map((part) => ('literal' in part ? escapeRegExp(part.literal) : groupFor(part.operator)))
     .join('');
   return new RegExp(`^${source}$`);
+}
+
+/**
+ * The longest URI worth matching against `parts`. Where an expression's characters can also start
+ * what follows it (`{a}{b}`, `{+a}/{+b}`, `{name}.json`), a failed match tries every split, so its
+ * cost grows as the URI's length to the power of (1 + such boundaries). The URI is the client's:
+ * the limit keeps that cost near 10^7 steps at most, and never above `cap`.
+ *
+ * @example
+ * maxMatchLength(parseTemplate('x://{a}{b}{c}{d}z'), 4096); // 25
+ */
+export function maxMatchLength(parts: readonly TemplatePart[], cap: number): number {
+  let degree = 1;
+  parts.forEach((part, index) => {
+    if ('literal' in part) return;
+    const next = parts[index + 1];
+    if (next === undefined) return;
+    const first = 'literal' in next ? next.literal.charAt(0) : next.operator || 'a';
+    if (new RegExp(`^${valueChars(part.operator)}`).test(first) || first === '%') degree++;
+  });
+  return Math.min(cap, Math.floor(Math.pow(1e7, 1 / degree)));
 }
 
 function decode(text: string): string | undefined {

@@ -9,7 +9,15 @@
  *   optional, as clients write them, not in template order as a strict reverse expansion would.
  */
 import { parseTemplate as parseForExpansion, type Template } from 'url-template';
-import { candidateMatch, matcherFor, parseTemplate, type TemplatePart } from './uri-template-parse.js';
+import { candidateMatch, matcherFor, maxMatchLength, parseTemplate, type TemplatePart } from './uri-template-parse.js';
+
+/**
+ * The longest URI {@link UriTemplate.match} considers (characters); longer ones match no template.
+ *
+ * @example
+ * new UriTemplate('a://{id}').match('a://' + 'x'.repeat(MAX_MATCH_URI_LENGTH)); // undefined
+ */
+export const MAX_MATCH_URI_LENGTH = 4096;
 
 /**
  * Variables a URI matched: a string per variable, or a list for exploded/list variables.
@@ -50,6 +58,7 @@ export class UriTemplate {
   private readonly path: Template;
   private readonly pathParts: TemplatePart[];
   private readonly pathMatcher: RegExp;
+  private readonly maxLength: number;
   private readonly queryNames: string[];
   /** Variable names, in order of appearance. */
   readonly variables: string[];
@@ -63,18 +72,26 @@ export class UriTemplate {
     this.path = parseForExpansion(pathTemplate);
     this.pathParts = parseTemplate(pathTemplate);
     this.pathMatcher = matcherFor(this.pathParts);
+    this.maxLength = maxMatchLength(this.pathParts, MAX_MATCH_URI_LENGTH);
     this.queryNames = namesOf(query);
     this.variables = namesOf(template);
   }
 
-  /** The variables if `uri` matches the template, else undefined. */
+  /**
+   * The variables if `uri` matches the template, else undefined. A URI longer than
+   * {@link MAX_MATCH_URI_LENGTH} never matches, nor one longer than the template's own limit
+   * (lower where adjacent expressions make a failed match cost a power of the URI's length; see
+   * maxMatchLength): the URI is the client's.
+   */
   match(uri: string): TemplateVariables | undefined {
+    if (uri.length > MAX_MATCH_URI_LENGTH) return undefined;
     let pathPart = uri;
     let search = '';
     if (this.queryNames.length > 0) {
       const at = uri.indexOf('?');
       if (at >= 0) [pathPart, search] = [uri.slice(0, at), uri.slice(at + 1)];
     }
+    if (pathPart.length > this.maxLength) return undefined;
     const variables = candidateMatch(this.pathParts, this.pathMatcher, pathPart);
     if (!variables) return undefined;
     if (normalize(this.path.expand(variables)) !== normalize(pathPart)) return undefined;
