@@ -5,6 +5,7 @@
  * Why not @clack/prompts' `progress()`: while it runs it puts stdin in raw mode and calls
  * `process.exit(0)` on Ctrl+C, which would skip the cancellation on the wire and exit 0.
  */
+import { safeText } from './safe-text.js';
 import type { Progress } from '../core/engine/outbound.js';
 
 const WIDTH = 24;
@@ -35,7 +36,10 @@ export class StatusLine {
   /** Show a `notifications/progress` (a bar with a percentage when `total` is known). */
   progress(update: Progress): void {
     if (!this.enabled) return;
-    const text = progressText(update);
+    const text = progressText({
+      ...update,
+      ...(update.message === undefined ? {} : { message: safeText(update.message) }),
+    });
     if (!this.out.isTTY) {
       // Plain lines for logs and pipes, one per change.
       if (text.plain !== this.lastPlain) this.out.write(`progress ${text.plain}\n`);

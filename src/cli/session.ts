@@ -2,6 +2,7 @@
  * One command against one server: the transport, the client and its terminal handlers, Ctrl+C,
  * the progress bar and log lines; errors turned into a message and an exit code.
  */
+import { safeText } from './safe-text.js';
 import { McpClient } from '../client/index.js';
 import { McpError } from '../core/errors.js';
 import type { Progress } from '../core/engine/outbound.js';
@@ -58,7 +59,7 @@ export async function withServer(
 ): Promise<number> {
   const stderr = process.stderr;
   const status = new StatusLine(stderr, !options.quiet);
-  const err = (text: string): void => status.print(text);
+  const err = (text: string): void => status.print(safeText(text));
   const describe = describeTarget(target);
   const stderrTail: string[] = [];
   const transport: Transport =
@@ -113,7 +114,7 @@ export async function withServer(
     status.clear();
     const tail =
       withTail && stderrTail.length > 0 ? `\n  last stderr lines:\n    ${stderrTail.join('\n    ')}` : '';
-    stderr.write(`keel: ${prefix}: ${errorText(error)}${tail}\n`);
+    stderr.write(safeText(`keel: ${prefix}: ${errorText(error)}${tail}`) + '\n');
     return EXIT.failure;
   };
   ctrlC.install();
@@ -136,11 +137,13 @@ export async function withServer(
       describe,
       out: (text) => {
         status.clear();
-        process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+        const safe = safeText(text);
+        process.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
       },
       err: (text) => {
         status.clear();
-        stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+        const safe = safeText(text);
+        stderr.write(safe.endsWith('\n') ? safe : `${safe}\n`);
       },
     };
     try {
@@ -155,7 +158,7 @@ export async function withServer(
   } catch (error) {
     if (error instanceof CliFailure) {
       status.clear();
-      stderr.write(`keel: ${error.message}\n`);
+      stderr.write(`keel: ${safeText(error.message)}\n`);
       return error.exitCode;
     }
     throw error;
