@@ -9,7 +9,13 @@
  *   optional, as clients write them, not in template order as a strict reverse expansion would.
  */
 import { parseTemplate as parseForExpansion, type Template } from 'url-template';
-import { candidateMatch, matcherFor, maxMatchLength, parseTemplate, type TemplatePart } from './uri-template-parse.js';
+import {
+  candidateMatch,
+  matcherFor,
+  maxMatchLength,
+  parseTemplate,
+  type TemplatePart,
+} from './uri-template-parse.js';
 
 /**
  * The longest URI {@link UriTemplate.match} considers (characters); longer ones match no template.
