@@ -289,4 +289,32 @@ describe('the hook itself', () => {
     expect(ctx.promises).toHaveLength(1);
     await expect(ctx.promises[0]).resolves.toBeUndefined();
   });
+
+  test('a host whose waitUntil throws: every request is still answered, and the work still runs', async () => {
+    const s = setup({ sessions: false });
+    let refused = 0;
+    // Workers throws from waitUntil once the request's context has ended.
+    const ctx = {
+      waitUntil(): void {
+        refused++;
+        throw new Error('waitUntil() called after the response was sent');
+      },
+    };
+    const notification = await s.handler(request(listChanged, { 'mcp-protocol-version': LEGACY }), ctx);
+    expect(notification.status).toBe(202);
+    const response = await s.handler(request(call(2, 'echo'), { 'mcp-protocol-version': LEGACY }), ctx);
+    expect(((await response.json()) as JsonObject).result).toEqual({
+      content: [{ type: 'text', text: 'echo' }],
+    });
+    expect(refused).toBeGreaterThanOrEqual(2);
+    await within(
+      (async () => {
+        while (s.notified.count === 0 || s.handler.sessionCount !== 0)
+          await new Promise((r) => setImmediate(r));
+      })(),
+      5_000,
+      'the detached work',
+    );
+    expect(s.notified.count).toBe(1);
+  });
 });

@@ -46,7 +46,13 @@ export function backgroundOf(context: WaitUntilContext | undefined): Detach | un
     if (!work) return;
     // Settled quietly: what Keel detaches reports its own failures; a rejection here would be an
     // unhandled one in the host.
-    context.waitUntil!(work.then(ignore, ignore));
+    const settled = work.then(ignore, ignore);
+    try {
+      context.waitUntil!(settled);
+    } catch {
+      // A host that refuses (Workers throws once the request's context is over) must not throw
+      // into the handler that detached: the work runs on regardless, it just is not kept alive.
+    }
   };
 }
 
