@@ -117,6 +117,17 @@ function againstTargetRows(target, results, byKey) {
         `- ${target.name}, ${label}: ${fmt.ratio(s.median)} of ${base} against ≤ ${target.limit}× (${((s.median / target.limit - 1) * 100).toFixed(0)} % over).`,
       );
   }
+  for (const key of target.also ?? []) {
+    const r = ratios(target.metric, results[target.metric]?.[key], results[target.metric]?.[target.against]);
+    if (r.length === 0) continue;
+    rows.push([
+      rows.length === 0 ? target.name : '↳ same, reference',
+      byKey.get(key)?.label ?? key,
+      `(≤ ${target.limit}× ${base})`,
+      cell(r, fmt.ratio),
+      'reference',
+    ]);
+  }
   if (rows.length === 0)
     rows.push([
       target.name,
@@ -209,8 +220,8 @@ export async function writeReport(
     `Each target is set on **${byKey.get('keel')?.label ?? 'Keel'}** (raw JSON Schema tools, \`node:http\` fast path) ` +
       'against the bare limit. Ratios are Keel ÷ bare, paired per repetition (same round of the same run), ' +
       'median (min–max). Rows marked "reference" show a Keel variant under the same limit; they have no target of their own. ' +
-      "The web Request/Response target is set instead on each web-standard setup against Keel's `node:http` fast path " +
-      '(that setup ÷ Keel, paired the same way), each with its own status.\n',
+      "The web Request/Response targets and the zod targets are set instead on a Keel variant against Keel's default setup " +
+      '(that setup ÷ Keel, paired the same way), each with its own status. Memory targets are absolute.\n',
   );
   const targetRows = [];
   const misses = [];
@@ -337,7 +348,7 @@ export async function writeReport(
   out.push(
     [
       '- Every server runs the same two tools: `echo {text}` returns a text content equal to `text`; `wait_sampling {prompt}` sends `sampling/createMessage` related to the call and returns the sampled text. The load generator checks every answer (right id, right text; the sampled text is derived from the prompt).',
-      "- Keel: `McpServer` with raw JSON Schema input schemas (Keel takes JSON Schema as a first-class input; every call's arguments are still validated against it, by Keel's built-in checker — no schema library is loaded), `serveStdio` / `serveHttp` with default options (sessions on, the default bounded event store, DNS-rebinding checks), started exactly as the package scripts `bench:stdio`, `bench:http`, `bench:http-stateless` (`node <file>`). Keel's stdio transport hands the messages sent in one tick to the pipe in one write. Over HTTP Keel answers a call with one JSON body, and with an SSE stream when the call sends a request of its own (`wait_sampling`).",
+      "- Keel: `McpServer` with raw JSON Schema input schemas (Keel takes JSON Schema as a first-class input; every call's arguments are still validated against it, by `@cfworker/json-schema`; no zod is loaded), `serveStdio` / `serveHttp` with default options (sessions on, the default bounded event store, DNS-rebinding checks), started exactly as the package scripts `bench:stdio`, `bench:http`, `bench:http-stateless` (`node <file>`). Keel's stdio transport hands the messages sent in one tick to the pipe in one write. Over HTTP Keel answers a call with one JSON body, and with an SSE stream when the call sends a request of its own (`wait_sampling`).",
       '- Keel, zod tools: the same tools with zod 4 input schemas (`bench:stdio-zod`, `bench:http-zod`, `bench:http-stateless-zod`): the schema library the official servers use, converted to JSON Schema once at registration, every call validated by zod.',
       "- Keel via web Request/Response (`bench:http-web`): the default Keel server's `createHttpHandler`, called as a plain `(Request) => Promise<Response>` function, on a `node:http` server through Keel's generic fetch bridge (`toNodeListener` with a function it does not recognise as Keel's, i.e. `src/adapters/node/fetch-bridge.ts`): every request becomes a web `Request` with a streamed body and every answer a `Response` copied back. That is the path of web-standard hosts (Bun, Deno, Workers, Hono); on Node the conversion is part of the cost, where Bun and Deno build these objects natively.",
       '- SDK 1.x: `McpServer.registerTool` with zod input schemas (how that SDK takes tool schemas); stdio via `StdioServerTransport`; HTTP with sessions = one McpServer + `StreamableHTTPServerTransport` per session in a map (the SDK example pattern), stateless = fresh server + transport per request. SDK v2: `McpServer.registerTool` with zod 4; stdio via `serveStdio`; HTTP via `NodeStreamableHTTPServerTransport` behind its README Host/Origin guards, per session / per request like 1.x. Sampling uses `relatedRequestId` so the request travels on the call\'s own stream (v2\'s `requestSampling` does not add it by itself). Both answer every POST with an SSE stream by default; the "JSON answers" setups are the same servers with `enableJsonResponse: true` (one JSON body per POST, as Keel answers a plain call), measured over HTTP only (stdio has no such choice) and without `wait_sampling` (a JSON answer has no stream for the sampling request).',
