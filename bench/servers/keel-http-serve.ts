@@ -2,9 +2,9 @@
  * Shared start-up of Keel's HTTP bench servers: listen on 127.0.0.1:$PORT, stop cleanly on
  * SIGTERM/SIGINT (so `--cpu-prof` can write its profile on exit).
  */
-import { serveHttp } from '../../src/adapters/node/index.js';
-import type { McpServer } from '../../src/server/index.js';
-import type { HttpHandlerOptions } from '../../src/transports/http/server/options.js';
+import { serveHttp } from 'keel-mcp/node';
+import type { McpServer } from 'keel-mcp/server';
+import type { HttpHandlerOptions } from 'keel-mcp/http';
 import { createBenchServer } from './keel-tools.js';
 
 /**

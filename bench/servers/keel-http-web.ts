@@ -2,7 +2,7 @@
  * Keel's Streamable HTTP bench server with sessions, served through web `Request`/`Response`
  * objects instead of the `node:http` fast path (`npm run bench:http-web`); see keel-web-bridge.ts.
  */
-import { createHttpHandler } from '../../src/transports/http/server/index.js';
+import { createHttpHandler } from 'keel-mcp/http';
 import { stopOnSignal } from './keel-http-serve.js';
 import { createBenchServer } from './keel-tools.js';
 import { serveViaWebBridge } from './keel-web-bridge.js';

@@ -7,8 +7,8 @@
  * which is how those SDKs take tool schemas; `keel-zod-tools.ts` is the same server with zod, for
  * the like-for-like rows.
  */
-import { McpServer } from '../../src/server/index.js';
-import type { SchemaInput } from '../../src/core/schema/compile-schema.js';
+import { McpServer } from 'keel-mcp/server';
+import type { SchemaInput } from 'keel-mcp/server';
 
 const echoInput = {
   type: 'object',

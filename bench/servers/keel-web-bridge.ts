@@ -10,8 +10,8 @@
  * conversion is part of the cost measured.
  */
 import { createServer, type Server } from 'node:http';
-import { toNodeListener } from '../../src/adapters/node/index.js';
-import type { HttpRequestExtra } from '../../src/transports/http/server/index.js';
+import { toNodeListener } from 'keel-mcp/node';
+import type { HttpRequestExtra } from 'keel-mcp/http';
 
 /** What the bridge calls: a web-standard handler. */
 export type WebFetch = (request: Request, extra?: HttpRequestExtra) => Promise<Response>;

@@ -2,7 +2,7 @@
  * Keel's stdio bench server with zod input schemas (`npm run bench:stdio-zod`). Exits when stdin
  * ends.
  */
-import { serveStdio } from '../../src/transports/stdio/index.js';
+import { serveStdio } from 'keel-mcp/stdio';
 import { createZodBenchServer } from './keel-zod-tools.js';
 
 await serveStdio(createZodBenchServer());

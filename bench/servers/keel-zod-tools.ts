@@ -5,7 +5,7 @@
  * validates every call's arguments with zod itself.
  */
 import * as z from 'zod';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer } from 'keel-mcp/server';
 import { registerBenchTools } from './keel-tools.js';
 
 /**

@@ -33,7 +33,7 @@ describe('keel-mcp/redis package entry', () => {
   it('exports ./redis from dist, with @redis/client an optional peer dependency only', () => {
     expect(pkg.exports['./redis']).toEqual({
       types: './dist/src/adapters/redis/index.d.ts',
-      default: './dist/src/adapters/redis/index.js',
+      default: './dist/pkg/redis.js',
     });
     expect(pkg.peerDependencies?.['@redis/client']).toBe('^5 || ^6');
     expect(pkg.peerDependenciesMeta?.['@redis/client']?.optional).toBe(true);
@@ -50,8 +50,12 @@ describe('keel-mcp/redis package entry', () => {
     expect(typeof entry.RedisRelay).toBe('function');
     expect(existsSync(join(ROOT, pkg.exports['./redis']!.types))).toBe(true);
     // Code, not the JSDoc examples (which show users importing it).
-    for (const file of ['index', 'backplane', 'relay', 'relay-client', 'event-store', 'session-store']) {
-      const code = readFileSync(join(ROOT, 'dist/src/adapters/redis', `${file}.js`), 'utf8');
+    const files = ['index', 'backplane', 'relay', 'relay-client', 'event-store', 'session-store'].map(
+      (file) => join('dist/src/adapters/redis', `${file}.js`),
+    );
+    // And the bundle the export resolves to.
+    for (const file of [...files, pkg.exports['./redis']!.default]) {
+      const code = readFileSync(join(ROOT, file), 'utf8');
       expect(code, file).not.toMatch(
         /^\s*import\b[^\n]*['"](@redis\/client|redis)['"]|import\(\s*['"](@redis|redis)/m,
       );

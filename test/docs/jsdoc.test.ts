@@ -42,10 +42,10 @@ async function check(): Promise<Report> {
 
 test('the checker covers every package.json entry point', async () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    exports: Record<string, { default: string }>;
+    exports: Record<string, { types: string; default: string }>;
   };
   const sources = Object.values(pkg.exports).map((target) =>
-    target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'),
+    target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts'),
   );
   const { entryPoints, exports } = await report();
   expect([...entryPoints].sort()).toEqual([...sources].sort());

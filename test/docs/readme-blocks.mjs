@@ -70,7 +70,8 @@ export function publicSpecifiers(root = ROOT) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const map = new Map();
   for (const [subpath, target] of Object.entries(pkg.exports)) {
-    const file = (typeof target === 'string' ? target : target.default).replace(/^\.\/dist\//, '');
+    // The compiled module of each entry point (the `types` sit beside it; `default` is its bundle).
+    const file = target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.js');
     map.set(file, subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`);
   }
   return map;

@@ -1,6 +1,6 @@
 /**
  * The packed tarball passes publint and arethetypeswrong, and holds what it should: the library
- * (dist/src), the sources its source maps name, README and package.json; no examples, benches or
+ * (dist/src, and its bundles in dist/pkg), the sources its source maps name, README and package.json; no examples, benches or
  * tests.
  */
 import { execFile } from 'node:child_process';
@@ -62,11 +62,16 @@ describe('the tarball', () => {
 
   test('holds the library, README and package.json, and nothing from examples, bench or test', () => {
     const outside = packed.files.filter(
-      (path) => !/^(dist\/src|src)\//.test(path) && !['README.md', 'package.json', 'LICENSE'].includes(path),
+      (path) =>
+        !/^(dist\/src|dist\/pkg|src)\//.test(path) &&
+        !['README.md', 'package.json', 'LICENSE'].includes(path),
     );
     expect(outside).toEqual([]);
     expect(packed.files).toContain('dist/src/index.js');
     expect(packed.files).toContain('dist/src/index.d.ts');
+    // The bundles every export resolves to (scripts/bundle.mjs).
+    expect(packed.files).toContain('dist/pkg/index.js');
+    expect(packed.files).toContain('dist/pkg/server.js');
     expect(packed.files.filter((path) => /\.test\.[jt]s$/.test(path))).toEqual([]);
   });
 

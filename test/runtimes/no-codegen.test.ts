@@ -35,15 +35,16 @@ describe('the code-generation scanner', () => {
 });
 
 describe('what ships', () => {
-  test('dist/src and the runtime dependencies call neither eval nor Function', () => {
+  test('dist/src, the bundles in dist/pkg and the runtime dependencies call neither eval nor Function', () => {
     const dist = join(ROOT, 'dist', 'src');
-    if (!existsSync(join(dist, 'server', 'index.js')))
+    const bundles = join(ROOT, 'dist', 'pkg');
+    if (!existsSync(join(dist, 'server', 'index.js')) || !existsSync(join(bundles, 'server.js')))
       throw new Error('dist/ is missing: run `npm run build` first');
     const packages = runtimePackageDirs(ROOT);
     // The dependencies Keel declares are all there (a rename or removal must not pass silently).
     expect(packages.map((dir) => relative(join(ROOT, 'node_modules'), dir))).toEqual(
       expect.arrayContaining(['@cfworker/json-schema', 'eventsource-parser', 'jose', 'oauth4webapi']),
     );
-    expect(scanDirectories(ROOT, [dist, ...packages])).toEqual([]);
+    expect(scanDirectories(ROOT, [dist, bundles, ...packages])).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ import { ToolContext } from '../../src/server/tool-context.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const doc = readFileSync(join(ROOT, 'docs', 'migrating.md'), 'utf8');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  exports: Record<string, { default: string }>;
+  exports: Record<string, { types: string; default: string }>;
 };
 
 /** The Keel column (the second) of every table row, as its code spans. */
@@ -36,7 +36,7 @@ function keelSpans(): string[] {
 async function entryExports(): Promise<Map<string, Record<string, unknown>>> {
   const entries = new Map<string, Record<string, unknown>>();
   for (const [subpath, target] of Object.entries(pkg.exports)) {
-    const source = join(ROOT, target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
+    const source = join(ROOT, target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts'));
     entries.set(`keel-mcp${subpath.slice(1)}`, (await import(source)) as Record<string, unknown>);
   }
   return entries;

@@ -1,8 +1,8 @@
 // The MCP server every runtime smoke serves: the same tools on Node, Bun, Deno and workerd. It
 // imports only the web-standard parts of the BUILT package (dist), never `keel-mcp/node`, so what
 // runs here is what a user of that runtime would run.
-import { McpServer } from '../../../dist/src/server/index.js';
-import { createHttpHandler } from '../../../dist/src/transports/http/index.js';
+import { McpServer } from '../../../dist/pkg/server.js';
+import { createHttpHandler } from '../../../dist/pkg/http.js';
 
 const NO_ARGS = { type: 'object', properties: {} };
 const ASK_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };

@@ -1,6 +1,6 @@
 // Node 22/24 smoke server: the Node adapter (`serveHttp`) on a free loopback port. Prints its URL
 // on one stdout line for the runner; SIGTERM closes it.
-import { serveHttp } from '../../../dist/src/adapters/node/index.js';
+import { serveHttp } from '../../../dist/pkg/node.js';
 import { createSmokeServer } from './app.mjs';
 
 const { server } = createSmokeServer(`node-${process.versions.node}`);

@@ -1,0 +1,61 @@
+// Bundles the compiled package (dist/src, from `tsc`) into dist/pkg: one file per entry point of
+// package.json "exports", plus the chunks they share (so a class is still one class for every
+// entry point: `instanceof` holds across keel-mcp/server, keel-mcp/client and keel-mcp/core).
+//
+// Why: Node loads an ES module file by file, and a stdio server imported ~120 of them, which
+// made spawn → initialize answer 1.9× a bare script (issue 14). Bundled, it loads a handful.
+// Dependencies stay external (they are installed beside us); nothing is minified, so stack traces
+// and profiles stay readable, and source maps lead back through dist/src to the TypeScript.
+//
+// Usage: node scripts/bundle.mjs   (run by `npm run build`, after tsc)
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(root, 'dist/pkg');
+
+/** The entry points: package.json "exports" → the name of each bundle and the tsc output it starts from. */
+function entryPoints(pkg) {
+  const input = {};
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    const name = subpath === '.' ? 'index' : subpath.slice(2);
+    const match = /^\.\/dist\/pkg\/(.+)\.js$/.exec(target.default);
+    if (!match || match[1] !== name)
+      throw new Error(`exports["${subpath}"].default must be ./dist/pkg/${name}.js`);
+    input[name] = join(root, target.types.replace(/\.d\.ts$/, '.js'));
+  }
+  return input;
+}
+
+// Hands rolldown each file with the source map tsc wrote for it, so the bundle's maps point at
+// src/**/*.ts, not at the intermediate JavaScript.
+const withInputMaps = {
+  name: 'keel-input-source-maps',
+  load(id) {
+    if (!id.startsWith(join(root, 'dist/src')) || !id.endsWith('.js')) return null;
+    const code = readFileSync(id, 'utf8');
+    const mapFile = `${id}.map`;
+    return existsSync(mapFile) ? { code, map: readFileSync(mapFile, 'utf8') } : { code };
+  },
+};
+
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const input = entryPoints(pkg);
+rmSync(OUT, { recursive: true, force: true });
+await build({
+  input,
+  platform: 'node',
+  // Bare specifiers (dependencies, node:*) are the user's install, not ours to copy.
+  external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
+  plugins: [withInputMaps],
+  output: {
+    dir: OUT,
+    format: 'esm',
+    sourcemap: true,
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+  },
+});
+console.log(`bundled ${Object.keys(input).length} entry points into ${relative(root, OUT)}`);
