@@ -5,7 +5,7 @@
  * (the same schema plus `minProperties: 0`, a no-op keyword that makes it "not simple").
  */
 import { Validator } from '@cfworker/json-schema';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import {
   assertValidJsonSchema,
   compileJsonSchema,
@@ -14,6 +14,25 @@ import {
 } from '../../src/core/schema/index.js';
 import { META_SCHEMA_2020_12 } from '../../src/core/schema/meta-schema-2020-12.js';
 import { isSimpleSchema, surelyValid } from '../../src/core/schema/simple-schema.js';
+import { McpServer } from '../../src/server/mcp-server.js';
+
+// Counts the library validators built and their runs, to pin what the cheap path is for: none on
+// success (the meta-schema check at registration included).
+const built = vi.hoisted(() => ({ count: 0, runs: 0 }));
+vi.mock('@cfworker/json-schema', async (importOriginal) => {
+  const library = await importOriginal<typeof import('@cfworker/json-schema')>();
+  class CountedValidator extends library.Validator {
+    constructor(...args: ConstructorParameters<typeof library.Validator>) {
+      super(...args);
+      built.count++;
+    }
+    override validate(instance: unknown): ReturnType<typeof library.Validator.prototype.validate> {
+      built.runs++;
+      return super.validate(instance);
+    }
+  }
+  return { ...library, Validator: CountedValidator };
+});
 
 const SCHEMAS: JsonSchema[] = [
   { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
@@ -35,6 +54,16 @@ const SCHEMAS: JsonSchema[] = [
   { type: 'array', items: { type: 'object', required: ['id'] } },
   { properties: { a: { description: 'anything' } } },
   {},
+  {
+    type: 'object',
+    properties: {
+      unit: { enum: ['c', 'f', 1, null, true] },
+      n: { type: 'number', minimum: 0, maximum: 10, exclusiveMaximum: 10 },
+      m: { exclusiveMinimum: -1.5 },
+      s: { type: 'string', minLength: 2, maxLength: 3 },
+      list: { type: 'array', minItems: 1, maxItems: 2 },
+    },
+  },
 ];
 
 const inherited = Object.create({ extra: 'from the prototype' }) as Record<string, unknown>;
@@ -68,6 +97,27 @@ const VALUES: unknown[] = [
   { a: 1 },
   [{ id: 1 }, { id: 2 }],
   [{ id: 1 }, {}],
+  { unit: 'c' },
+  { unit: 'k' },
+  { unit: null },
+  { unit: 1 },
+  { unit: ['c'] },
+  { n: 0, m: -1 },
+  { n: 10 },
+  { n: -0.5 },
+  { m: -1.5 },
+  { n: Number.NaN, m: Number.NaN },
+  { s: 'ab' },
+  { s: 'abcd' },
+  { s: 'a' },
+  { s: '😀😀' },
+  { s: '😀' },
+  { s: '\ud83d' },
+  { s: '\ud83da' },
+  { s: 'a\ude00\ud83d' },
+  { list: [1] },
+  { list: [] },
+  { list: [1, 2, 3] },
   [],
   'text',
   null,
@@ -134,6 +184,10 @@ describe('the cheap path for simple schemas', () => {
       { items: [{ type: 'string' }] },
       { title: 1 },
       { description: null },
+      { minLength: -1 },
+      { maxItems: 1.5 },
+      { enum: 'a' },
+      { maximum: 'ten' },
     ];
     for (const schema of bad) {
       expect(isSimpleSchema(schema)).toBe(false);
@@ -142,7 +196,14 @@ describe('the cheap path for simple schemas', () => {
       );
     }
     // Not simple, yet valid: left to the library, which accepts them.
-    for (const schema of [{ type: 'string', minLength: 1 }, { $ref: '#' }, { description: undefined }]) {
+    const valid: JsonSchema[] = [
+      { type: 'string', pattern: '^a' },
+      { $ref: '#' },
+      { description: undefined },
+      { enum: [{ a: 1 }] },
+      { minimum: Number.POSITIVE_INFINITY },
+    ];
+    for (const schema of valid) {
       expect(isSimpleSchema(schema)).toBe(false);
       expect(() => assertValidJsonSchema(schema, 'mine')).not.toThrow();
     }
@@ -168,5 +229,23 @@ describe('the cheap path for simple schemas', () => {
       message: '/: Instance does not have required property "n".',
     });
     expect(check({ n: 1 })).toEqual({ ok: true });
+  });
+
+  test('no library validator is built for a simple schema until a value fails, then one is reused', () => {
+    const before = built.count;
+    const runs = built.runs;
+    const server = new McpServer({ name: 's', version: '1' });
+    const input = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+    server.tool('echo', { description: 'Echo', input }, ({ text }) => String(text));
+    const check = compileSchema(input, 'input', 'tool "echo" input');
+    expect(check.validate({ text: 'a' })).toEqual({ ok: true, value: { text: 'a' } });
+    // Neither the registration (no meta-schema check) nor a valid value built or ran one.
+    expect([built.count, built.runs]).toEqual([before, runs]);
+    expect(check.validate({})).toMatchObject({ ok: false });
+    expect(check.validate({ text: 1 })).toMatchObject({ ok: false });
+    expect(built.count).toBe(before + 1);
+    // A schema that is not simple still gets its validator at compile time, as before.
+    compileJsonSchema({ type: 'string', pattern: '^a' }, 'test');
+    expect(built.count).toBeGreaterThan(before + 1);
   });
 });

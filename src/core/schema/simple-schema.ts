@@ -1,7 +1,7 @@
 /**
  * A cheap path for the schemas most tools declare: objects of primitive properties, written with
- * `type`, `properties`, `required`, `additionalProperties`, `items`, `title` and `description`
- * only. Such a schema is valid against the 2020-12 meta-schema by construction, so the
+ * `type`, `properties`, `required`, `additionalProperties`, `items`, `enum` (of primitives), the
+ * numeric bounds, the length and item-count bounds, `title` and `description` only. Such a schema is valid against the 2020-12 meta-schema by construction, so the
  * registration-time meta-schema check can be skipped, and a value that satisfies it can be
  * accepted without running `@cfworker/json-schema` (whose output units and error strings are then
  * never built). Anything this module is not sure about goes to the library, which stays the only
@@ -24,6 +24,9 @@ const isUniqueStringArray = (value: unknown): boolean =>
   Array.isArray(value) &&
   value.every((item) => typeof item === 'string') &&
   new Set(value).size === value.length;
+
+const isPrimitive = (value: unknown): boolean =>
+  value === null || typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value);
 
 function isSimpleType(value: unknown): boolean {
   if (typeof value === 'string') return SIMPLE_TYPES.has(value);
@@ -60,6 +63,22 @@ function isSimpleNode(node: unknown, depth: number, root: boolean): boolean {
       case 'title':
       case 'description':
         if (typeof value !== 'string') return false;
+        break;
+      case 'enum':
+        if (!Array.isArray(value) || !value.every(isPrimitive)) return false;
+        break;
+      case 'minimum':
+      case 'maximum':
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum':
+        // Finite: JSON would turn ±Infinity into null, and the library judges the JSON copy.
+        if (!Number.isFinite(value)) return false;
+        break;
+      case 'minLength':
+      case 'maxLength':
+      case 'minItems':
+      case 'maxItems':
+        if (!Number.isInteger(value) || (value as number) < 0) return false;
         break;
       case '$schema':
         if (!root || (value !== DIALECT_2020_12 && value !== `${DIALECT_2020_12}#`)) return false;
@@ -130,13 +149,68 @@ export function surelyValid(schema: JsonSchema | boolean, value: unknown): boole
         : type.some((expected) => typeMatches(expected, actual, value));
     if (!ok) return false;
   }
-  if (actual === 'object') return objectValid(schema, value as Record<string, unknown>);
-  if (actual === 'array' && schema.items !== undefined) {
-    const items = schema.items as JsonSchema | boolean;
-    const array = value as unknown[];
-    // An index loop, not `every`: a hole is visited (as `undefined`) by the library, which refuses it.
-    for (let i = 0; i < array.length; i++) if (!surelyValid(items, array[i])) return false;
+  const choices = schema.enum as unknown[] | undefined;
+  // Only primitives are compared here (by ===, as the library does); objects go to the library.
+  if (choices !== undefined && (actual === 'object' || actual === 'array' || !choices.includes(value))) {
+    return false;
   }
+  switch (actual) {
+    case 'object':
+      return objectValid(schema, value as Record<string, unknown>);
+    case 'array':
+      return arrayValid(schema, value as unknown[]);
+    case 'number':
+      return numberValid(schema, value as number);
+    case 'string':
+      return stringValid(schema, value as string);
+    default:
+      return true;
+  }
+}
+
+// The comparisons below are the library's own (2020-12), negated: NaN passes them as it does there.
+function numberValid(schema: JsonSchema, value: number): boolean {
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema as Record<
+    string,
+    number | undefined
+  >;
+  if (minimum !== undefined && value < minimum) return false;
+  if (maximum !== undefined && value > maximum) return false;
+  if (exclusiveMinimum !== undefined && value <= exclusiveMinimum) return false;
+  return !(exclusiveMaximum !== undefined && value >= exclusiveMaximum);
+}
+
+function stringValid(schema: JsonSchema, value: string): boolean {
+  const { minLength, maxLength } = schema as Record<string, number | undefined>;
+  if (minLength === undefined && maxLength === undefined) return true;
+  const length = codePoints(value);
+  return !(
+    (minLength !== undefined && length < minLength) ||
+    (maxLength !== undefined && length > maxLength)
+  );
+}
+
+/** Length in code points, a lone surrogate counting one: the library's `ucs2length`. */
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    count++;
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      if ((text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    }
+  }
+  return count;
+}
+
+function arrayValid(schema: JsonSchema, value: unknown[]): boolean {
+  const { minItems, maxItems } = schema as Record<string, number | undefined>;
+  if (minItems !== undefined && value.length < minItems) return false;
+  if (maxItems !== undefined && value.length > maxItems) return false;
+  const items = schema.items as JsonSchema | boolean | undefined;
+  if (items === undefined) return true;
+  // An index loop, not `every`: a hole is visited (as `undefined`) by the library, which refuses it.
+  for (let i = 0; i < value.length; i++) if (!surelyValid(items, value[i])) return false;
   return true;
 }
 
