@@ -1,10 +1,11 @@
 /**
  * A cheap path for the schemas most tools declare: objects of primitive properties, written with
  * `type`, `properties`, `required`, `additionalProperties`, `items`, `enum` (of primitives), the
- * numeric bounds, the length and item-count bounds, `title` and `description` only. Such a schema is valid against the 2020-12 meta-schema by construction, so the
- * registration-time meta-schema check can be skipped, and a value that satisfies it can be
- * accepted without running `@cfworker/json-schema` (whose output units and error strings are then
- * never built). Anything this module is not sure about goes to the library, which stays the only
+ * numeric bounds, the length and item-count bounds, `title` and `description` only. Such a schema
+ * is valid against the 2020-12 meta-schema by construction, so the registration-time meta-schema
+ * check can be skipped (what it would find is already known: nothing), and a value that satisfies
+ * it can be accepted without running `@cfworker/json-schema` (whose output units and error strings
+ * are then never built). Anything this module is not sure about goes to the library, which stays the only
  * source of verdicts on invalid values and of every error message.
  */
 import type { JsonSchema } from './to-json-schema.js';
