@@ -28,9 +28,7 @@ describe('stdio server start-up', () => {
     'nothing crypto is loaded before the initialize answer; the first calls still validate',
     async () => {
       assertBuilt();
-      const server = new RawServer(fixture('simple-tool-server.js'), {
-        nodeArgs: ['--import', fixture('start-probe.mjs')],
-      });
+      const server = new RawServer(fixture('simple-tool-server.js'));
       server.send(initialize);
       expect((await server.response(1)).result.serverInfo.name).toBe('simple-tool-server');
       const loaded = probed(server.stderr);
