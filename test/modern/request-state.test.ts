@@ -116,6 +116,17 @@ describe('requestState codec', () => {
     expect((await refusal(two.open(state, binding))).reason).toBe('unknown-key');
   });
 
+  test('without keys: the random key is drawn once, on first use, even by concurrent first uses', async () => {
+    // Issue 14 drew the key lazily (start-up cost); two first uses racing must still share one key.
+    const binding = await bindRequest('tools/call', CALL, undefined);
+    const codec = new RequestStateCodec();
+    const [a, b] = await Promise.all([sealed(codec), sealed(codec)]);
+    expect(await codec.open(a, binding)).toEqual(CONTENT);
+    expect(await codec.open(b, binding)).toEqual(CONTENT);
+    // A codec whose first use is open draws its own key: another codec's state is refused.
+    expect((await refusal(new RequestStateCodec().open(a, binding))).reason).toBe('unknown-key');
+  });
+
   test('expiry: valid until ttlMs after it was issued, refused from then on', async () => {
     let now = 1_000_000;
     const codec = new RequestStateCodec({ keys: [KEY_A], ttlMs: 5_000, now: () => now });

@@ -5,6 +5,7 @@
  */
 import { compileJsonSchema, schemaDialect, type JsonValidator } from './json-validator.js';
 import { META_SCHEMA_2020_12 } from './meta-schema-2020-12.js';
+import { isSimpleSchema } from './simple-schema.js';
 import type { JsonSchema } from './to-json-schema.js';
 
 // Built on first use: a server without raw schemas never pays for it, and spawn time stays low.
@@ -21,6 +22,8 @@ let metaCheck: JsonValidator | undefined;
  */
 export function assertValidJsonSchema(schema: JsonSchema, what: string): void {
   if (schemaDialect(schema) !== '2020-12') return;
+  // Valid by construction (only well-typed keywords the meta-schema accepts): nothing to compile.
+  if (isSimpleSchema(schema)) return;
   metaCheck ??= compileJsonSchema(META_SCHEMA_2020_12, 'JSON Schema 2020-12 meta');
   let verdict;
   try {

@@ -2,7 +2,7 @@
  * One entry point for every user-supplied schema (tool input/output, prompt arguments,
  * elicitation): a Standard Schema or a raw JSON Schema object becomes the JSON Schema to advertise
  * plus a validator. Raw JSON Schema is advertised exactly as given (same object, nothing added or
- * stripped) and checked by {@link compileJsonSchema}, compiled at registration, synchronous; a
+ * stripped) and checked by {@link compileJsonSchema}, prepared at registration, synchronous; a
  * Standard Schema is checked by its own library.
  */
 import { assertValidJsonSchema } from './check-json-schema.js';

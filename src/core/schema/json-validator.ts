@@ -7,6 +7,7 @@
  * accepted for schemas written for older tools.
  */
 import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
+import { isSimpleSchema, surelyValid } from './simple-schema.js';
 import type { JsonSchema } from './to-json-schema.js';
 
 const DIALECTS: Record<string, SchemaDraft> = {
@@ -119,17 +120,23 @@ export function compileJsonSchema(
 ): JsonValidator {
   const draft = schemaDialect(schema) ?? (options.anyDialect ? '2020-12' : undefined);
   if (!draft) throw unsupportedDialect(schema, what);
-  let validator: Validator;
+  let copy: JsonSchema;
+  let validator: Validator | undefined;
   try {
     // A copy, because the library tags the schema objects it is given with hidden properties; and
     // a JSON one, because that is the schema peers see.
-    validator = new Validator(JSON.parse(JSON.stringify(schema)) as JsonSchema, draft, false);
+    copy = JSON.parse(JSON.stringify(schema)) as JsonSchema;
+    // A simple schema (see simple-schema.ts) cannot make the library throw here (no `$id`, no
+    // `$ref`), so its validator is built when a value first needs it: most never do.
+    if (draft !== '2020-12' || !isSimpleSchema(copy)) validator = new Validator(copy, draft, false);
   } catch (error) {
     throw new Error(`The ${what} schema is not a valid JSON Schema: ${reasonOf(error)}`, { cause: error });
   }
+  const fast = validator === undefined;
+  const library = (): Validator => (validator ??= new Validator(copy, draft, false));
   const run = (value: unknown): ReturnType<Validator['validate']> => {
     try {
-      return validator.validate(value);
+      return library().validate(value);
     } catch (first) {
       // The library refuses values JSON cannot carry (an `undefined` property, a function): judge
       // what the peer will receive. Anything else is the schema failing (unresolved `$ref`, bad
@@ -143,7 +150,7 @@ export function compileJsonSchema(
         });
       }
       try {
-        return validator.validate(wire);
+        return library().validate(wire);
       } catch (error) {
         throw new Error(`Cannot check a value against the ${what} schema: ${reasonOf(error)}`, {
           cause: error,
@@ -152,6 +159,8 @@ export function compileJsonSchema(
     }
   };
   return (value) => {
+    // Success is the common case: a simple schema accepts it without the library's output units.
+    if (fast && surelyValid(copy, value)) return VALID;
     const result = run(value);
     if (result.valid) return VALID;
     const issues = describe(result.errors);

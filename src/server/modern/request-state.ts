@@ -76,14 +76,18 @@ export const DEFAULT_STATE_MAX_BYTES = 64 * 1024;
 export class RequestStateCodec {
   /** True when no keys were given: states verify only in this process. */
   readonly ephemeral: boolean;
-  private readonly material: KeyMaterial[];
+  // Undefined: no keys given; the random key is drawn on first use, because touching `crypto`
+  // loads Node's WebCrypto internals, which a server should not pay for at start when it may
+  // never run a 2026-07-28 input round.
+  private readonly material: KeyMaterial[] | undefined;
   private imported: Promise<ImportedKey[]> | undefined;
   private readonly ttlMs: number;
   private readonly maxBytes: number;
   private readonly now: () => number;
 
   constructor(options: RequestStateOptions = {}) {
-    this.material = keyMaterial(options.keys);
+    // Configured keys are still checked here, so a bad key fails at construction.
+    this.material = options.keys === undefined ? undefined : keyMaterial(options.keys);
     this.ephemeral = options.keys === undefined;
     this.ttlMs = options.ttlMs ?? DEFAULT_STATE_TTL_MS;
     this.maxBytes = options.maxBytes ?? DEFAULT_STATE_MAX_BYTES;
@@ -93,7 +97,8 @@ export class RequestStateCodec {
   }
 
   private keys(): Promise<ImportedKey[]> {
-    this.imported ??= Promise.all(this.material.map(importKey));
+    // Memoized: one random key per codec for its whole life, as before.
+    this.imported ??= Promise.all((this.material ?? keyMaterial(undefined)).map(importKey));
     return this.imported;
   }
 
