@@ -98,7 +98,7 @@ function isSimpleNode(node: unknown, depth: number, root: boolean): boolean {
  *
  * @example
  * isSimpleSchema({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }); // true
- * isSimpleSchema({ type: 'string', minLength: 1 }); // false: the library decides
+ * isSimpleSchema({ type: 'string', pattern: '^[a-z]+$' }); // false: the library decides
  */
 export function isSimpleSchema(schema: JsonSchema): boolean {
   return isSimpleNode(schema, 0, true);
