@@ -56,6 +56,9 @@ await build({
     sourcemap: true,
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
+    // Every module two or more entry points use goes into one shared chunk: fewer files for Node
+    // to load (each costs ~0.25 ms at start) than a chunk per combination of entry points.
+    codeSplitting: { groups: [{ name: 'shared', minShareCount: 2 }] },
   },
 });
 console.log(`bundled ${Object.keys(input).length} entry points into ${relative(root, OUT)}`);
