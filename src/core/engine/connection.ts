@@ -23,6 +23,7 @@ export type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } f
 const silent: Logger = { debug() {}, error() {} };
 const noop = (): void => undefined;
 const NONE: InflightRequest[] = [];
+const NO_CALLBACKS: readonly (() => void)[] = [];
 
 /** Default of {@link ConnectionOptions.maxInflight}. */
 const DEFAULT_MAX_INFLIGHT = 1024;
@@ -55,7 +56,8 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   private overloaded = false;
   private readonly outbound: OutboundRequests;
   private readonly router: MessageRouter;
-  private readonly closeCallbacks: (() => void)[] = [];
+  /** Allocated on the first: an array literal, as a first `push` reserves room for 17. */
+  private closeCallbacks: (() => void)[] | undefined;
   private iterator: AsyncIterator<unknown> | undefined;
   private state: State = 'idle';
   private localClose = false;
@@ -145,17 +147,18 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   }
 
   setRequestHandler(method: string, handler: RequestHandler): void {
-    this.router.handlers.set(method, handler);
+    (this.router.handlers ??= new Map()).set(method, handler);
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler): void {
-    this.router.notificationHandlers.set(method, handler);
+    (this.router.notificationHandlers ??= new Map()).set(method, handler);
   }
 
   /** Run `callback` once, when teardown completes. Runs at once if already closed. */
   onClose(callback: () => void): void {
     if (this.state === 'closed') callback();
-    else this.closeCallbacks.push(callback);
+    else if (this.closeCallbacks) this.closeCallbacks.push(callback);
+    else this.closeCallbacks = [callback];
   }
 
   /** Start reading. Returns {@link closed}. Calling it twice is harmless. */
@@ -361,7 +364,9 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     } finally {
       this.state = 'closed';
       this.writer.stopped = true;
-      for (const callback of this.closeCallbacks.splice(0)) {
+      const callbacks = this.closeCallbacks ?? NO_CALLBACKS;
+      this.closeCallbacks = undefined;
+      for (const callback of callbacks) {
         try {
           callback();
         } catch (callbackError) {

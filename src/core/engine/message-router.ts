@@ -32,8 +32,9 @@ export interface RouterHost {
 }
 
 export class MessageRouter {
-  readonly handlers = new Map<string, RequestHandler>();
-  readonly notificationHandlers = new Map<string, NotificationHandler>();
+  /** Per-connection handlers, allocated on the first (a server session routes by its fallbacks). */
+  handlers: Map<string, RequestHandler> | undefined;
+  notificationHandlers: Map<string, NotificationHandler> | undefined;
   fallbackRequestHandler: RequestHandler | undefined;
   fallbackNotificationHandler: NotificationHandler | undefined;
 
@@ -69,7 +70,7 @@ export class MessageRouter {
   private onRequest(request: JsonRpcRequest): void {
     // First: any answer written with a duplicate's id would read as the first request's answer.
     if (this.inbound.refuseDuplicate(request.id)) return;
-    const handler = this.handlers.get(request.method) ?? this.fallbackRequestHandler;
+    const handler = this.handlers?.get(request.method) ?? this.fallbackRequestHandler;
     if (!handler) {
       this.host.writer.post(
         errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
@@ -100,7 +101,7 @@ export class MessageRouter {
     const params = notification.params ?? EMPTY;
     if (notification.method === 'notifications/cancelled' && this.onCancelled(params)) return;
     if (notification.method === 'notifications/progress') return this.outbound.onProgress(params);
-    const handler = this.notificationHandlers.get(notification.method) ?? this.fallbackNotificationHandler;
+    const handler = this.notificationHandlers?.get(notification.method) ?? this.fallbackNotificationHandler;
     if (!handler) return;
     try {
       const done = handler(params, this.host.transport.messageInfo?.(notification), notification.method);
