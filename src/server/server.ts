@@ -194,7 +194,8 @@ export class Server implements Connectable {
     const session = new ServerSession(this, transport, merged);
     this.sessions.add(session);
     session.connection.onClose(() => this.sessions.delete(session));
-    void session.connection.start();
+    // `begin`, not `start`: `closed` is made only if someone asks (memory per idle HTTP session).
+    session.connection.begin();
     return session;
   }
 

@@ -16,7 +16,6 @@ import { InboundFault, type MessageInfo, type Transport } from '../transport.js'
 import type { Logger, NotificationHandler, RequestHandler } from './connection-types.js';
 import type { InboundRequests } from './inbound-requests.js';
 import type { OutboundRequests } from './outbound-requests.js';
-import type { Reporter } from './shutdown-steps.js';
 import { isThenable } from './thenable.js';
 import type { WireWriter } from './wire-writer.js';
 
@@ -42,7 +41,6 @@ export class MessageRouter {
     private readonly host: RouterHost,
     private readonly inbound: InboundRequests,
     private readonly outbound: OutboundRequests,
-    private readonly report: Reporter,
   ) {}
 
   route(value: unknown): void {
@@ -107,7 +105,8 @@ export class MessageRouter {
       const done = handler(params, this.host.transport.messageInfo?.(notification), notification.method);
       if (isThenable(done)) {
         Promise.resolve(done).then(undefined, (error: unknown) =>
-          this.report('error', `notification handler ${notification.method} failed`, error),
+          // The connection's logger never throws (see containedLogger).
+          this.host.logger.error(`notification handler ${notification.method} failed`, error),
         );
       }
     } catch (error) {
