@@ -92,6 +92,9 @@ export class ServerSession implements HandlerSession {
       method === 'notifications/initialized'
         ? this.markInitialized()
         : this.notification(method, params, info);
+    // Registered here rather than in `Server.connect`: the closure shares this constructor's
+    // context with the two above (one context per session less).
+    this.connection.onClose(() => this.server.sessions.delete(this));
   }
 
   /** The HTTP session id, when the transport has one. */

@@ -192,8 +192,8 @@ export class Server implements Connectable {
     const defaults = this.options.connection;
     const merged = defaults || options ? { ...defaults, ...options } : NO_OPTIONS;
     const session = new ServerSession(this, transport, merged);
+    // The session leaves `sessions` itself when its connection closes (see its constructor).
     this.sessions.add(session);
-    session.connection.onClose(() => this.sessions.delete(session));
     // `begin`, not `start`: `closed` is made only if someone asks (memory per idle HTTP session).
     session.connection.begin();
     return session;

@@ -58,12 +58,18 @@ test('closed asked for before begin() settles once the connection is closed', as
   const closed = connection.closed;
   let settled = false;
   void closed.then(() => (settled = true));
+  // One callback is kept without an array, the rest in one: each runs once, in order.
+  const ran: number[] = [];
+  for (const n of [1, 2, 3]) connection.onClose(() => void ran.push(n));
   await Promise.resolve();
   expect(settled).toBe(false);
   connection.begin();
   await within(connection.close(), 5_000, 'close');
   expect(settled).toBe(true);
+  expect(ran).toEqual([1, 2, 3]);
   expect(connection.closed).toBe(closed);
+  connection.onClose(() => void ran.push(4)); // after close: at once
+  expect(ran).toEqual([1, 2, 3, 4]);
 });
 
 /** A transport whose writes fail, as a peer that went away mid-write. */

@@ -78,4 +78,10 @@ test("one session's Keel state (log level) and user state are its own, made on f
   a.session.state.set('k', 1);
   expect(b.session.state.has('k')).toBe(false);
   expect(a.session.state).toBe(a.session.state);
+  // Each session leaves the server's table when its connection closes, and only then.
+  expect([...server.server.sessions]).toEqual([a.session, b.session]);
+  await a.close();
+  expect([...server.server.sessions]).toEqual([b.session]);
+  await b.close();
+  expect(server.server.sessions.size).toBe(0);
 });

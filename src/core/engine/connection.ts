@@ -56,8 +56,11 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   private overloaded = false;
   private readonly outbound: OutboundRequests;
   private readonly router: MessageRouter;
-  /** Allocated on the first: an array literal, as a first `push` reserves room for 17. */
-  private closeCallbacks: (() => void)[] | undefined;
+  /**
+   * The one callback as it is (a server session registers exactly one), an array from the second
+   * on: no array per idle HTTP session.
+   */
+  private closeCallbacks: (() => void) | (() => void)[] | undefined;
   private iterator: AsyncIterator<unknown> | undefined;
   private state: State = 'idle';
   private localClose = false;
@@ -167,8 +170,9 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   /** Run `callback` once, when teardown completes. Runs at once if already closed. */
   onClose(callback: () => void): void {
     if (this.state === 'closed') callback();
-    else if (this.closeCallbacks) this.closeCallbacks.push(callback);
-    else this.closeCallbacks = [callback];
+    else if (this.closeCallbacks === undefined) this.closeCallbacks = callback;
+    else if (typeof this.closeCallbacks === 'function') this.closeCallbacks = [this.closeCallbacks, callback];
+    else this.closeCallbacks.push(callback);
   }
 
   /** Start reading. Returns {@link closed}. Calling it twice is harmless. */
@@ -382,8 +386,14 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     } finally {
       this.state = 'closed';
       this.writer.stopped = true;
-      const callbacks = this.closeCallbacks ?? NO_CALLBACKS;
+      const registered = this.closeCallbacks;
       this.closeCallbacks = undefined;
+      const callbacks =
+        registered === undefined
+          ? NO_CALLBACKS
+          : typeof registered === 'function'
+            ? [registered]
+            : registered;
       for (const callback of callbacks) {
         try {
           callback();

@@ -12,7 +12,6 @@ import type { ServerSession } from '../../../server/server-session.js';
 import { allOf, EndWaiters, TrackedReader } from './background.js';
 import { infoOf, tagMessage } from './message-info.js';
 import type { SessionEndReason } from './options.js';
-import type { RecencyEntry } from './recency-list.js';
 import { RequestStream } from './request-stream.js';
 import { sessionHeaders, type SessionHeaders } from './responses.js';
 import { SseWriter } from './sse-writer.js';
@@ -38,7 +37,7 @@ export type TransportHost = GenericTransportHost<HttpServerTransport>;
  * const transport = new HttpServerTransport(host, crypto.randomUUID());
  * transport.session = server.connect(transport);
  */
-export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry<HttpServerTransport> {
+export class HttpServerTransport implements Transport, StreamOwner {
   private readonly inbox = new Inbox<unknown>();
   /**
    * The engine's iterator, which also tells when it has routed what was pushed (see `routed`);
@@ -74,14 +73,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   modern = false;
   /** With auth on: the principal whose token created the session (see auth-gate.ts). */
   owner: string | undefined;
-  /** Each request is answered on its own stream (see `Transport.requestStreams`). */
-  readonly requestStreams = true;
   /** @internal Why the session ended (set by the session manager). */
   endReason: SessionEndReason | undefined;
-  /** @internal Session table order (see RecencyList). */
-  newer: HttpServerTransport | undefined;
-  /** @internal Session table order (see RecencyList). */
-  older: HttpServerTransport | undefined;
 
   constructor(
     /** @internal */ readonly host: TransportHost,
@@ -96,6 +89,12 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   /** @internal The standalone GET stream. */
   get standalone(): StandaloneStream {
     return (this.standaloneStream ??= new StandaloneStream(this));
+  }
+
+  /** Each request is answered on its own stream (see `Transport.requestStreams`). A getter: a
+   * field would be one more word per session. */
+  get requestStreams(): true {
+    return true;
   }
 
   get writable(): boolean {
