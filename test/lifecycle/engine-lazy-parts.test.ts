@@ -1,12 +1,15 @@
 /**
  * Parts of a connection made on first use or shared between connections (memory per idle HTTP
  * session), and what they must still do: `closed` settles after teardown whenever it is first
- * asked for (guarantee 15: callbacks first, once), and write failures are reported to each
- * connection's own logger although the handler is shared per logger (guarantee 7).
+ * asked for (guarantee 15: callbacks first, once), write failures are reported to each
+ * connection's own logger although the handler is shared per logger (guarantee 7), and the read
+ * loop (callbacks, not an async function) still ends every failed read in the one teardown.
  */
 import { expect, test } from 'vitest';
 import { Connection, type Logger } from '../../src/core/engine/connection.js';
+import { ConnectionClosedError } from '../../src/core/errors.js';
 import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
+import type { Transport } from '../../src/core/transport.js';
 import { createMemoryPair, MemoryTransport } from '../../src/transports/memory/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
@@ -99,3 +102,47 @@ test('a failed write is reported to the logger of its own connection, for connec
   expect(two).toEqual(['two: dropped a write: transport failed']);
   await Promise.all(connections.map((c) => within(c.close(), 5_000, 'close')));
 });
+
+/** A transport whose read side fails in one of the ways an iterator can. */
+function brokenReader(failure: 'rejects' | 'throws' | 'not an object'): Transport {
+  let closed = 0;
+  return {
+    writable: true,
+    send: () => Promise.resolve(),
+    close: () => {
+      closed++;
+      return Promise.resolve();
+    },
+    get closeCount() {
+      return closed;
+    },
+    [Symbol.asyncIterator]: () => ({
+      next: (): Promise<IteratorResult<unknown>> => {
+        if (failure === 'throws') throw new Error('read broke');
+        if (failure === 'rejects') return Promise.reject(new Error('read broke'));
+        return Promise.resolve(null as unknown as IteratorResult<unknown>);
+      },
+    }),
+  } as Transport;
+}
+
+for (const failure of ['rejects', 'throws', 'not an object'] as const) {
+  test(`a read that ${failure} ends in the one teardown, reported at debug level, nothing unhandled`, async () => {
+    const logs: string[] = [];
+    const transport = brokenReader(failure);
+    const connection = new Connection(transport, {
+      logger: {
+        debug: (message) => void logs.push(message),
+        error: (message) => void logs.push(`error: ${message}`),
+      },
+    });
+    let callbacks = 0;
+    connection.onClose(() => callbacks++);
+    await within(connection.start(), 5_000, 'closed');
+    expect(connection.isOpen).toBe(false);
+    expect(callbacks).toBe(1);
+    expect((transport as unknown as { closeCount: number }).closeCount).toBe(1);
+    expect(logs).toEqual(['transport read failed']);
+    await expect(connection.request('ping')).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+}

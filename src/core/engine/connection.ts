@@ -188,7 +188,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     this.transport.onrequestlost = this.onRequestLost;
     this.transport.oninboundlost = this.onInboundLost;
     this.iterator = this.transport[Symbol.asyncIterator]();
-    void this.readLoop(this.iterator);
+    this.pull();
   }
 
   /**
@@ -279,25 +279,53 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     }));
   }
 
-  private async readLoop(iterator: AsyncIterator<unknown>): Promise<void> {
+  /**
+   * The read loop, written as callbacks rather than an `async` function: parked on an idle
+   * transport it holds one pending `next()` and its reaction, not a suspended generator with its
+   * registers, context and own promise (memory per idle HTTP session). As before, each message is
+   * routed before the next is pulled, and a read that throws or rejects ends in the one teardown.
+   */
+  private pull(): void {
+    let next: Promise<IteratorResult<unknown>>;
     try {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) break;
-        this.receive(next.value);
-        // Backpressure: past the queue bound, stop pulling until a queued request starts, but not
-        // for ever: what is unread may be the cancel (or EOF) the running handlers wait for.
-        if (this.inbound.full && this.state === 'open' && !this.overloaded) {
-          this.overloaded = !(await this.inbound.room(this.queueWaitMs));
-        } else if (this.overloaded && !this.inbound.full) {
-          this.overloaded = false;
-        }
-      }
+      next = this.iterator!.next();
     } catch (error) {
-      this.readError = error;
-      this.report('debug', 'transport read failed', error);
+      this.readFailed(error);
+      return;
     }
-    await this.teardown(true);
+    next.then(this.onRead, this.onReadFailed);
+  }
+
+  private readonly onRead = (next: IteratorResult<unknown>): void => {
+    try {
+      if (next.done) {
+        void this.teardown(true);
+        return;
+      }
+      this.receive(next.value);
+      // Backpressure: past the queue bound, stop pulling until a queued request starts, but not
+      // for ever: what is unread may be the cancel (or EOF) the running handlers wait for.
+      if (this.inbound.full && this.state === 'open' && !this.overloaded) {
+        void this.inbound.room(this.queueWaitMs).then((room) => {
+          this.overloaded = !room;
+          this.pull();
+        });
+        return;
+      }
+      if (this.overloaded && !this.inbound.full) this.overloaded = false;
+    } catch (error) {
+      this.readFailed(error);
+      return;
+    }
+    this.pull();
+  };
+
+  private readonly onReadFailed = (error: unknown): void => this.readFailed(error);
+
+  private readFailed(error: unknown): void {
+    this.readError = error;
+    this.report('debug', 'transport read failed', error);
+    void this.teardown(true);
   }
 
   /** Make the read loop end (it then finds teardown already under way). */
