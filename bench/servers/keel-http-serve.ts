@@ -8,6 +8,14 @@ import type { HttpHandlerOptions } from 'keel-mcp/http';
 import { createBenchServer } from './keel-tools.js';
 
 /**
+ * Session-table limits of every Keel bench server with sessions: the memory phase opens 10,000
+ * idle sessions after a warm batch, past Keel's default `max` (10,000), and the SDK and bare
+ * servers have no cap; so the bench raises it (an evicted warm session would free memory inside
+ * the measured window). Keel's own defaults are unchanged.
+ */
+export const BENCH_SESSION_LIMITS = { max: 100_000 } as const;
+
+/**
  * @example
  * await startBenchHttp({ sessions: false });
  * await startBenchHttp({}, createZodBenchServer());
@@ -18,6 +26,7 @@ export async function startBenchHttp(
 ): Promise<void> {
   const serving = await serveHttp(server, {
     ...options,
+    sessions: options.sessions === false ? false : { ...BENCH_SESSION_LIMITS, ...options.sessions },
     port: Number(process.env.PORT ?? 3000),
     host: '127.0.0.1',
   });

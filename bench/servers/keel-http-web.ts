@@ -3,11 +3,11 @@
  * objects instead of the `node:http` fast path (`npm run bench:http-web`); see keel-web-bridge.ts.
  */
 import { createHttpHandler } from 'keel-mcp/http';
-import { stopOnSignal } from './keel-http-serve.js';
+import { BENCH_SESSION_LIMITS, stopOnSignal } from './keel-http-serve.js';
 import { createBenchServer } from './keel-tools.js';
 import { serveViaWebBridge } from './keel-web-bridge.js';
 
-const handler = createHttpHandler(createBenchServer());
+const handler = createHttpHandler(createBenchServer(), { sessions: BENCH_SESSION_LIMITS });
 const server = await serveViaWebBridge(
   (request, extra) => handler(request, extra),
   Number(process.env.PORT ?? 3000),

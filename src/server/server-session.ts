@@ -72,10 +72,9 @@ export class ServerSession implements HandlerSession {
    * request was served (then every request must carry its `_meta`), undefined before either.
    */
   era: 'legacy' | 'modern' | undefined;
-  /** @internal Keel's own per-session state (log level, subscriptions), apart from users' `state`. */
-  readonly internal = new Map<string, unknown>();
-  private readonly initializedCallbacks: (() => void)[] = [];
   // Created on first use: most sessions never need them (memory per idle HTTP session counts).
+  private initializedCallbacks: (() => void)[] | undefined;
+  private internalState: Map<string, unknown> | undefined;
   private userState: Map<string, unknown> | undefined;
   private generatedId: string | undefined;
 
@@ -85,32 +84,17 @@ export class ServerSession implements HandlerSession {
     options: ConnectionOptions,
   ) {
     this.connection = new Connection(transport, options);
-    // A modern request for a method 2026-07-28 removed goes down the modern path (-32601); a plain
-    // `initialize` chooses the legacy era for this connection, even after modern requests (they
-    // left no state behind: a stdio server follows its client).
-    this.connection.setRequestHandler('initialize', (params, ctx) =>
-      isModernMeta(ctx.meta) ? dispatchModern(this, params, ctx) : this.initialize(params),
-    );
-    this.connection.setRequestHandler('ping', (params, ctx) =>
-      isModernMeta(ctx.meta) ? dispatchModern(this, params, ctx) : {},
-    );
-    // `server/discover` exists only in 2026-07-28: without _meta it is a malformed modern request
-    // (-32602), except on a legacy connection, which answers it as before (-32601).
-    this.connection.setRequestHandler('server/discover', (params, ctx) =>
-      this.era === 'legacy' && !isModernMeta(ctx.meta)
-        ? this.dispatch(params, ctx)
-        : dispatchModern(this, params, ctx),
-    );
-    // 2026-07-28 only; a legacy connection answers it as before (-32601, or a user's handler).
-    this.connection.setRequestHandler('subscriptions/listen', (params, ctx) => this.listen(params, ctx));
-    this.connection.fallbackRequestHandler = (params, ctx) => this.dispatch(params, ctx);
+    // Two fallbacks route everything (see `route`): no per-session handler Maps or closures for
+    // the built-in methods (memory per idle HTTP session counts). A handler set on the connection
+    // itself still comes first.
+    this.connection.fallbackRequestHandler = (params, ctx) => this.route(params, ctx);
     this.connection.fallbackNotificationHandler = (params, info, method) =>
-      this.notification(method, params, info);
-    this.connection.setNotificationHandler('notifications/initialized', () => {
-      if (this.initialized) return;
-      this.initialized = true;
-      for (const callback of this.initializedCallbacks.splice(0)) callback();
-    });
+      method === 'notifications/initialized'
+        ? this.markInitialized()
+        : this.notification(method, params, info);
+    // Registered here rather than in `Server.connect`: the closure shares this constructor's
+    // context with the two above (one context per session less).
+    this.connection.onClose(() => this.server.sessions.delete(this));
   }
 
   /** The HTTP session id, when the transport has one. */
@@ -121,6 +105,11 @@ export class ServerSession implements HandlerSession {
   /** The HTTP session id, or (stdio, memory, stateless HTTP) a random id generated on first use. */
   get id(): string {
     return this.connection.sessionId ?? (this.generatedId ??= crypto.randomUUID());
+  }
+
+  /** @internal Keel's own per-session state (log level, subscriptions), apart from users' `state`. */
+  get internal(): Map<string, unknown> {
+    return (this.internalState ??= new Map());
   }
 
   /** Per-session state for handlers: one Map per session, dropped with it. */
@@ -153,7 +142,9 @@ export class ServerSession implements HandlerSession {
   /** Run `callback` once the client sent `notifications/initialized`. */
   onInitialized(callback: () => void): void {
     if (this.initialized) callback();
-    else this.initializedCallbacks.push(callback);
+    else if (this.initializedCallbacks) this.initializedCallbacks.push(callback);
+    // A literal, not `push`: a first push reserves room for 17 (memory per idle session).
+    else this.initializedCallbacks = [callback];
   }
 
   /** A server→client request not tied to any inbound request (goes on the GET stream over HTTP). */
@@ -181,6 +172,41 @@ export class ServerSession implements HandlerSession {
    */
   endSubscriptions(): Promise<void> {
     return endListens(this, this.server.listens.of(this));
+  }
+
+  /**
+   * Every inbound request. `initialize` and `ping` of a legacy request are answered here; a
+   * modern request for a method 2026-07-28 removed goes down the modern path (-32601); a plain
+   * `initialize` chooses the legacy era for this connection, even after modern requests (they left
+   * no state behind: a stdio server follows its client).
+   */
+  private route(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
+    switch (ctx.method) {
+      case 'initialize':
+        return isModernMeta(ctx.meta) ? dispatchModern(this, params, ctx) : this.initialize(params);
+      case 'ping':
+        return isModernMeta(ctx.meta) ? dispatchModern(this, params, ctx) : {};
+      case 'server/discover':
+        // 2026-07-28 only: without _meta it is a malformed modern request (-32602), except on a
+        // legacy connection, which answers it as before (-32601).
+        return this.era === 'legacy' && !isModernMeta(ctx.meta)
+          ? this.dispatch(params, ctx)
+          : dispatchModern(this, params, ctx);
+      case 'subscriptions/listen':
+        // 2026-07-28 only; a legacy connection answers it as before (-32601, or a user's handler).
+        return this.listen(params, ctx);
+      default:
+        return this.dispatch(params, ctx);
+    }
+  }
+
+  /** `notifications/initialized`: the handshake is complete (later ones change nothing). */
+  private markInitialized(): void {
+    if (this.initialized) return;
+    this.initialized = true;
+    const callbacks = this.initializedCallbacks;
+    this.initializedCallbacks = undefined;
+    if (callbacks) for (const callback of callbacks) callback();
   }
 
   private listen(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {

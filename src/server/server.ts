@@ -22,6 +22,9 @@ import { ListenHub } from './modern/subscriptions/listen-hub.js';
 import { Fanout, type FanoutLink, type FanoutMembership } from './fanout.js';
 import { resourceUpdatedHere } from './subscriptions.js';
 
+/** The connection options of a server and a `connect` that set none (shared, never written). */
+const NO_OPTIONS: ConnectionOptions = Object.freeze({});
+
 export type { Implementation } from '../core/types/common.js';
 
 /**
@@ -184,10 +187,15 @@ export class Server implements Connectable {
    * teardown.
    */
   connect(transport: Transport, options?: ConnectionOptions): ServerSession {
-    const session = new ServerSession(this, transport, { ...this.options.connection, ...options });
+    // A copy (later changes to the caller's objects do not reach live connections), except when
+    // there is nothing to copy: the connection keeps it for its lifetime (memory per session).
+    const defaults = this.options.connection;
+    const merged = defaults || options ? { ...defaults, ...options } : NO_OPTIONS;
+    const session = new ServerSession(this, transport, merged);
+    // The session leaves `sessions` itself when its connection closes (see its constructor).
     this.sessions.add(session);
-    session.connection.onClose(() => this.sessions.delete(session));
-    void session.connection.start();
+    // `begin`, not `start`: `closed` is made only if someone asks (memory per idle HTTP session).
+    session.connection.begin();
     return session;
   }
 

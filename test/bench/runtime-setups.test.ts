@@ -79,7 +79,10 @@ describe('runtime setups', () => {
   });
 
   it('serve the mode asked for on the port asked for, and refuse any other command line', () => {
-    expect(benchHandlerOptions(['sessions', '4100'])).toEqual({ options: {}, port: 4100 });
+    expect(benchHandlerOptions(['sessions', '4100'])).toEqual({
+      options: { sessions: { max: 100_000 } },
+      port: 4100,
+    });
     expect(benchHandlerOptions(['stateless', '4100'])).toEqual({ options: { sessions: false }, port: 4100 });
     expect(() => benchHandlerOptions(['stateful', '4100'])).toThrow(
       'unknown mode "stateful": sessions or stateless',

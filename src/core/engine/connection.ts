@@ -15,7 +15,7 @@ import { MessageRouter, type RouterHost } from './message-router.js';
 import type { PendingRequest, RequestOptions } from './outbound.js';
 import { OutboundRequests, type OutboundHost } from './outbound-requests.js';
 import type { ContextHost } from './request-context.js';
-import { abortAll, answerClosed, drainWindow, type Reporter } from './shutdown-steps.js';
+import { abortAll, answerClosed, drainWindow } from './shutdown-steps.js';
 import { WireWriter } from './wire-writer.js';
 
 export type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } from './connection-types.js';
@@ -23,6 +23,7 @@ export type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } f
 const silent: Logger = { debug() {}, error() {} };
 const noop = (): void => undefined;
 const NONE: InflightRequest[] = [];
+const NO_CALLBACKS: readonly (() => void)[] = [];
 
 /** Default of {@link ConnectionOptions.maxInflight}. */
 const DEFAULT_MAX_INFLIGHT = 1024;
@@ -55,20 +56,28 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   private overloaded = false;
   private readonly outbound: OutboundRequests;
   private readonly router: MessageRouter;
-  private readonly closeCallbacks: (() => void)[] = [];
+  /**
+   * The one callback as it is (a server session registers exactly one), an array from the second
+   * on: no array per idle HTTP session.
+   */
+  private closeCallbacks: (() => void) | (() => void)[] | undefined;
   private iterator: AsyncIterator<unknown> | undefined;
   private state: State = 'idle';
   private localClose = false;
   private closeError: ConnectionClosedError | undefined;
   private readError: unknown;
   private drainWaiter: (() => void) | undefined;
-  private resolveClosed!: () => void;
+  /**
+   * `closed` and its resolver, made when first asked for: an idle HTTP session is never asked
+   * (memory per session). `finished`: teardown is complete, so a late `closed` is settled.
+   */
+  private closedPromise: Promise<void> | undefined;
+  private resolveClosed: (() => void) | undefined;
+  private finished = false;
   /** @internal */
   readonly logger: Logger;
   /** @internal */
   readonly writer: WireWriter;
-  /** Settles (never rejects) once teardown is complete. */
-  readonly closed: Promise<void>;
 
   constructor(
     readonly transport: Transport,
@@ -76,7 +85,7 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   ) {
     // Every part of the engine logs through this: a logger that throws must not break a path
     // (an answer, a write failure, the read loop, teardown).
-    this.logger = options.logger ? containedLogger(options.logger) : silent;
+    this.logger = options.logger ? containedOnce(options.logger) : silent;
     this.writer = new WireWriter(transport, this.logger);
     const maxInflight = positive('maxInflight', options.maxInflight ?? DEFAULT_MAX_INFLIGHT);
     const maxQueued = positive('maxQueued', options.maxQueued ?? 4 * maxInflight);
@@ -84,10 +93,16 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     // setTimeout fires at once past 2^31-1 ms: longer waits are that long.
     this.queueWaitMs = Math.min(positive('queueWaitMs', options.queueWaitMs ?? 1_000), 2 ** 31 - 1);
     this.outbound = new OutboundRequests(this, options.requestDefaults);
-    this.router = new MessageRouter(this, this.inbound, this.outbound, this.report);
-    this.closed = new Promise((resolve) => {
-      this.resolveClosed = resolve;
-    });
+    this.router = new MessageRouter(this, this.inbound, this.outbound);
+  }
+
+  /** Settles (never rejects) once teardown is complete. */
+  get closed(): Promise<void> {
+    if (!this.closedPromise) {
+      if (this.finished) this.closedPromise = Promise.resolve();
+      else this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
+    }
+    return this.closedPromise;
   }
 
   get sessionId(): string | undefined {
@@ -145,28 +160,35 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   }
 
   setRequestHandler(method: string, handler: RequestHandler): void {
-    this.router.handlers.set(method, handler);
+    (this.router.handlers ??= new Map()).set(method, handler);
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler): void {
-    this.router.notificationHandlers.set(method, handler);
+    (this.router.notificationHandlers ??= new Map()).set(method, handler);
   }
 
   /** Run `callback` once, when teardown completes. Runs at once if already closed. */
   onClose(callback: () => void): void {
     if (this.state === 'closed') callback();
+    else if (this.closeCallbacks === undefined) this.closeCallbacks = callback;
+    else if (typeof this.closeCallbacks === 'function') this.closeCallbacks = [this.closeCallbacks, callback];
     else this.closeCallbacks.push(callback);
   }
 
   /** Start reading. Returns {@link closed}. Calling it twice is harmless. */
   start(): Promise<void> {
-    if (this.state !== 'idle') return this.closed;
+    this.begin();
+    return this.closed;
+  }
+
+  /** @internal {@link start} without making {@link closed} (a server session may never need it). */
+  begin(): void {
+    if (this.state !== 'idle') return;
     this.state = 'open';
     this.transport.onrequestlost = this.onRequestLost;
     this.transport.oninboundlost = this.onInboundLost;
     this.iterator = this.transport[Symbol.asyncIterator]();
-    void this.readLoop(this.iterator);
-    return this.closed;
+    this.pull();
   }
 
   /**
@@ -257,25 +279,53 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     }));
   }
 
-  private async readLoop(iterator: AsyncIterator<unknown>): Promise<void> {
+  /**
+   * The read loop, written as callbacks rather than an `async` function: parked on an idle
+   * transport it holds one pending `next()` and its reaction, not a suspended generator with its
+   * registers, context and own promise (memory per idle HTTP session). As before, each message is
+   * routed before the next is pulled, and a read that throws or rejects ends in the one teardown.
+   */
+  private pull(): void {
+    let next: Promise<IteratorResult<unknown>>;
     try {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) break;
-        this.receive(next.value);
-        // Backpressure: past the queue bound, stop pulling until a queued request starts, but not
-        // for ever: what is unread may be the cancel (or EOF) the running handlers wait for.
-        if (this.inbound.full && this.state === 'open' && !this.overloaded) {
-          this.overloaded = !(await this.inbound.room(this.queueWaitMs));
-        } else if (this.overloaded && !this.inbound.full) {
-          this.overloaded = false;
-        }
-      }
+      next = this.iterator!.next();
     } catch (error) {
-      this.readError = error;
-      this.report('debug', 'transport read failed', error);
+      this.readFailed(error);
+      return;
     }
-    await this.teardown(true);
+    next.then(this.onRead, this.onReadFailed);
+  }
+
+  private readonly onRead = (next: IteratorResult<unknown>): void => {
+    try {
+      if (next.done) {
+        void this.teardown(true);
+        return;
+      }
+      this.receive(next.value);
+      // Backpressure: past the queue bound, stop pulling until a queued request starts, but not
+      // for ever: what is unread may be the cancel (or EOF) the running handlers wait for.
+      if (this.inbound.full && this.state === 'open' && !this.overloaded) {
+        void this.inbound.room(this.queueWaitMs).then((room) => {
+          this.overloaded = !room;
+          this.pull();
+        });
+        return;
+      }
+      if (this.overloaded && !this.inbound.full) this.overloaded = false;
+    } catch (error) {
+      this.readFailed(error);
+      return;
+    }
+    this.pull();
+  };
+
+  private readonly onReadFailed = (error: unknown): void => this.readFailed(error);
+
+  private readFailed(error: unknown): void {
+    this.readError = error;
+    this.report('debug', 'transport read failed', error);
+    void this.teardown(true);
   }
 
   /** Make the read loop end (it then finds teardown already under way). */
@@ -320,14 +370,17 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     entry.abort(new ConnectionClosedError('The response stream of this request was lost', { cause }));
   };
 
-  /** Log without ever throwing: teardown and error paths must not fail on a faulty logger. */
-  private readonly report: Reporter = (level, message, detail) => {
+  /**
+   * Log without ever throwing: teardown and error paths must not fail on a faulty logger. A
+   * method, not a bound arrow: one closure less per connection (memory per idle HTTP session).
+   */
+  private report(level: 'debug' | 'error', message: string, detail?: unknown): void {
     try {
       this.logger[level](message, detail);
     } catch {
       // Nowhere left to report to.
     }
-  };
+  }
 
   /**
    * The one teardown, entered once (reading already stopped): (EOF drain) → abort handlers → fail
@@ -361,14 +414,23 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     } finally {
       this.state = 'closed';
       this.writer.stopped = true;
-      for (const callback of this.closeCallbacks.splice(0)) {
+      const registered = this.closeCallbacks;
+      this.closeCallbacks = undefined;
+      const callbacks =
+        registered === undefined
+          ? NO_CALLBACKS
+          : typeof registered === 'function'
+            ? [registered]
+            : registered;
+      for (const callback of callbacks) {
         try {
           callback();
         } catch (callbackError) {
           this.report('error', 'close callback failed', callbackError);
         }
       }
-      this.resolveClosed();
+      this.finished = true;
+      this.resolveClosed?.();
     }
   }
 
@@ -377,7 +439,9 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     // The close error (a stack trace) is built only when something is there to fail: a stateless
     // HTTP request closes a connection with nothing in flight, every time.
     if (this.inbound.size === 0) return NONE;
-    return abortAll(this.inbound, this.closedError(), this.report);
+    return abortAll(this.inbound, this.closedError(), (level, message, detail) =>
+      this.report(level, message, detail),
+    );
   }
 
   /** Reject every pending outbound request, exactly once each. */
@@ -420,6 +484,18 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
 function positive(name: string, value: number): number {
   if (!(value >= 1)) throw new RangeError(`${name} must be at least 1, got ${String(value)}`);
   return value;
+}
+
+const contained = new WeakMap<Logger, Logger>();
+
+/** One contained logger per user logger, shared by the connections that use it. */
+function containedOnce(logger: Logger): Logger {
+  let wrapped = contained.get(logger);
+  if (!wrapped) {
+    wrapped = containedLogger(logger);
+    contained.set(logger, wrapped);
+  }
+  return wrapped;
 }
 
 /**

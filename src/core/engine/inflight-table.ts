@@ -10,27 +10,41 @@ import type { InflightRequest } from './inbound.js';
  * evicts a later one that reused its id after the first was cancelled.
  */
 export class InflightTable {
-  private readonly byId = new Map<RequestId, InflightRequest>();
+  /**
+   * The entry while it is the only one, without a Map: an HTTP session that answered its
+   * `initialize` and went idle keeps no Map (memory per idle session), and one request at a time
+   * allocates none. The Map is made when a second entry comes, and kept.
+   */
+  private only: InflightRequest | undefined;
+  private byId: Map<RequestId, InflightRequest> | undefined;
   /** Entries that belong to one of our outbound requests (rare: keeps the common path a Map). */
   private related = 0;
 
   get size(): number {
-    return this.byId.size;
+    return this.byId ? this.byId.size : this.only ? 1 : 0;
   }
 
   has(id: RequestId): boolean {
-    return this.byId.has(id);
+    return this.peek(id) !== undefined;
   }
 
   add(entry: InflightRequest): void {
     if (entry.relatedOutbound !== undefined) this.related++;
-    this.byId.set(entry.id, entry);
+    if (this.byId) this.byId.set(entry.id, entry);
+    else if (!this.only) this.only = entry;
+    else {
+      this.byId = new Map([[this.only.id, this.only]]).set(entry.id, entry);
+      this.only = undefined;
+    }
   }
 
   /** Remove a finished entry (only itself, never a newer entry with the same id). */
   remove(entry: InflightRequest): void {
-    if (this.byId.get(entry.id) !== entry) return;
-    this.byId.delete(entry.id);
+    if (this.byId) {
+      if (this.byId.get(entry.id) !== entry) return;
+      this.byId.delete(entry.id);
+    } else if (this.only === entry) this.only = undefined;
+    else return;
     if (entry.relatedOutbound !== undefined) this.related--;
   }
 
@@ -38,7 +52,7 @@ export class InflightTable {
   takeRelated(outboundId: RequestId): InflightRequest[] {
     if (this.related === 0) return [];
     const found: InflightRequest[] = [];
-    for (const entry of this.byId.values()) {
+    for (const entry of this.byId?.values() ?? [this.only!]) {
       if (entry.relatedOutbound === outboundId) found.push(entry);
     }
     for (const entry of found) this.remove(entry);
@@ -47,19 +61,24 @@ export class InflightTable {
 
   /** Take the entry a cancel for `id` targets, if any. */
   take(id: RequestId): InflightRequest | undefined {
-    const entry = this.byId.get(id);
+    const entry = this.peek(id);
     if (entry) this.remove(entry);
     return entry;
   }
 
   peek(id: RequestId): InflightRequest | undefined {
-    return this.byId.get(id);
+    if (this.byId) return this.byId.get(id);
+    const only = this.only;
+    // Map semantics (SameValueZero): ids are strings or numbers, so `===` differs only on NaN,
+    // which is not a valid JSON-RPC id.
+    return only !== undefined && only.id === id ? only : undefined;
   }
 
   /** Empty the table and return a snapshot (aborting runs user code that may call back). */
   takeAll(): InflightRequest[] {
-    const all = [...this.byId.values()];
-    this.byId.clear();
+    const all = this.byId ? [...this.byId.values()] : this.only ? [this.only] : [];
+    this.byId?.clear();
+    this.only = undefined;
     this.related = 0;
     return all;
   }

@@ -16,7 +16,6 @@ import { InboundFault, type MessageInfo, type Transport } from '../transport.js'
 import type { Logger, NotificationHandler, RequestHandler } from './connection-types.js';
 import type { InboundRequests } from './inbound-requests.js';
 import type { OutboundRequests } from './outbound-requests.js';
-import type { Reporter } from './shutdown-steps.js';
 import { isThenable } from './thenable.js';
 import type { WireWriter } from './wire-writer.js';
 
@@ -32,8 +31,9 @@ export interface RouterHost {
 }
 
 export class MessageRouter {
-  readonly handlers = new Map<string, RequestHandler>();
-  readonly notificationHandlers = new Map<string, NotificationHandler>();
+  /** Per-connection handlers, allocated on the first (a server session routes by its fallbacks). */
+  handlers: Map<string, RequestHandler> | undefined;
+  notificationHandlers: Map<string, NotificationHandler> | undefined;
   fallbackRequestHandler: RequestHandler | undefined;
   fallbackNotificationHandler: NotificationHandler | undefined;
 
@@ -41,7 +41,6 @@ export class MessageRouter {
     private readonly host: RouterHost,
     private readonly inbound: InboundRequests,
     private readonly outbound: OutboundRequests,
-    private readonly report: Reporter,
   ) {}
 
   route(value: unknown): void {
@@ -69,7 +68,7 @@ export class MessageRouter {
   private onRequest(request: JsonRpcRequest): void {
     // First: any answer written with a duplicate's id would read as the first request's answer.
     if (this.inbound.refuseDuplicate(request.id)) return;
-    const handler = this.handlers.get(request.method) ?? this.fallbackRequestHandler;
+    const handler = this.handlers?.get(request.method) ?? this.fallbackRequestHandler;
     if (!handler) {
       this.host.writer.post(
         errorResponse(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
@@ -100,13 +99,14 @@ export class MessageRouter {
     const params = notification.params ?? EMPTY;
     if (notification.method === 'notifications/cancelled' && this.onCancelled(params)) return;
     if (notification.method === 'notifications/progress') return this.outbound.onProgress(params);
-    const handler = this.notificationHandlers.get(notification.method) ?? this.fallbackNotificationHandler;
+    const handler = this.notificationHandlers?.get(notification.method) ?? this.fallbackNotificationHandler;
     if (!handler) return;
     try {
       const done = handler(params, this.host.transport.messageInfo?.(notification), notification.method);
       if (isThenable(done)) {
         Promise.resolve(done).then(undefined, (error: unknown) =>
-          this.report('error', `notification handler ${notification.method} failed`, error),
+          // The connection's logger never throws (see containedLogger).
+          this.host.logger.error(`notification handler ${notification.method} failed`, error),
         );
       }
     } catch (error) {

@@ -9,11 +9,12 @@ import type { PendingRequest, Progress } from './outbound.js';
  * from a snapshot because rejecting wakes callers that may touch the table.
  */
 export class PendingTable {
-  private readonly byId = new Map<RequestId, PendingRequest>();
+  /** Allocated on the first outbound request: most HTTP sessions never make one. */
+  private byId: Map<RequestId, PendingRequest> | undefined;
   private nextId = 0;
 
   get size(): number {
-    return this.byId.size;
+    return this.byId?.size ?? 0;
   }
 
   allocateId(): number {
@@ -21,28 +22,28 @@ export class PendingTable {
   }
 
   add(entry: PendingRequest): void {
-    this.byId.set(entry.id, entry);
+    (this.byId ??= new Map()).set(entry.id, entry);
   }
 
   get(id: RequestId): PendingRequest | undefined {
-    return this.byId.get(id);
+    return this.byId?.get(id);
   }
 
   /** Remove `entry` if it is still the one registered under its id. */
   remove(entry: PendingRequest): void {
-    if (this.byId.get(entry.id) === entry) this.byId.delete(entry.id);
+    if (this.byId?.get(entry.id) === entry) this.byId.delete(entry.id);
   }
 
   /** Take the entry a response for `id` settles, if any. */
   take(id: RequestId): PendingRequest | undefined {
-    const entry = this.byId.get(id);
-    if (entry) this.byId.delete(id);
+    const entry = this.byId?.get(id);
+    if (entry) this.byId!.delete(id);
     return entry;
   }
 
   /** Reject every entry with `error`, exactly once each. */
   failAll(error: unknown): void {
-    if (this.byId.size === 0) return;
+    if (!this.byId || this.byId.size === 0) return;
     const all = [...this.byId.values()];
     this.byId.clear();
     for (const entry of all) entry.reject(error);

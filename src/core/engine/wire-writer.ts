@@ -10,11 +10,14 @@ export class WireWriter {
   stopped = false;
   /** The last promise a fire-and-forget write got from the transport (see `post`). */
   private lastSent: Promise<void> | undefined;
+  private readonly onWriteFailed: (error: unknown) => void;
 
   constructor(
     private readonly transport: Transport,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.onWriteFailed = writeFailureHandler(logger);
+  }
 
   /** False once nothing may be written any more. */
   get open(): boolean {
@@ -60,9 +63,19 @@ export class WireWriter {
       return Promise.resolve();
     }
   }
+}
 
-  // A bound arrow, allocated once per connection rather than once per write.
-  private readonly onWriteFailed = (error: unknown): void => {
-    this.logger.debug('dropped a write: transport failed', error);
-  };
+const failureHandlers = new WeakMap<Logger, (error: unknown) => void>();
+
+/**
+ * The rejection handler of writes, one per logger rather than one per write or per connection:
+ * the connections of a server share their logger (memory per idle HTTP session).
+ */
+function writeFailureHandler(logger: Logger): (error: unknown) => void {
+  let handler = failureHandlers.get(logger);
+  if (!handler) {
+    handler = (error: unknown): void => logger.debug('dropped a write: transport failed', error);
+    failureHandlers.set(logger, handler);
+  }
+  return handler;
 }

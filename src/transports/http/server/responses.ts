@@ -37,11 +37,31 @@ const STATELESS_HEADERS: SessionHeaders = Object.freeze({
  */
 export function sessionHeaders(sessionId: string | undefined): SessionHeaders {
   if (sessionId === undefined) return STATELESS_HEADERS;
-  return Object.freeze({
-    json: Object.freeze({ ...JSON_HEADERS, [SESSION_HEADER]: sessionId }),
-    sse: Object.freeze({ ...SSE_HEADERS, [SESSION_HEADER]: sessionId }),
-    bare: Object.freeze({ [SESSION_HEADER]: sessionId }),
-  });
+  return new SessionHeaderSets(sessionId);
+}
+
+/**
+ * One session's header sets, each built (and frozen) on first use: most sessions only ever answer
+ * JSON, so the SSE and bare sets would be two objects per idle session (memory per session).
+ */
+class SessionHeaderSets implements SessionHeaders {
+  private jsonSet: Readonly<Record<string, string>> | undefined;
+  private sseSet: Readonly<Record<string, string>> | undefined;
+  private bareSet: Readonly<Record<string, string>> | undefined;
+
+  constructor(private readonly sessionId: string) {}
+
+  get json(): Readonly<Record<string, string>> {
+    return (this.jsonSet ??= Object.freeze({ ...JSON_HEADERS, [SESSION_HEADER]: this.sessionId }));
+  }
+
+  get sse(): Readonly<Record<string, string>> {
+    return (this.sseSet ??= Object.freeze({ ...SSE_HEADERS, [SESSION_HEADER]: this.sessionId }));
+  }
+
+  get bare(): Readonly<Record<string, string>> {
+    return (this.bareSet ??= Object.freeze({ [SESSION_HEADER]: this.sessionId }));
+  }
 }
 
 /**

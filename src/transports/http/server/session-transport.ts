@@ -9,10 +9,9 @@ import { Inbox } from '../../../core/inbox.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
 import type { ServerSession } from '../../../server/server-session.js';
-import { allOf, EndWaiters, ReadTracker } from './background.js';
+import { allOf, EndWaiters, TrackedReader } from './background.js';
 import { infoOf, tagMessage } from './message-info.js';
 import type { SessionEndReason } from './options.js';
-import type { RecencyEntry } from './recency-list.js';
 import { RequestStream } from './request-stream.js';
 import { sessionHeaders, type SessionHeaders } from './responses.js';
 import { SseWriter } from './sse-writer.js';
@@ -38,15 +37,18 @@ export type TransportHost = GenericTransportHost<HttpServerTransport>;
  * const transport = new HttpServerTransport(host, crypto.randomUUID());
  * transport.session = server.connect(transport);
  */
-export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry<HttpServerTransport> {
+export class HttpServerTransport implements Transport, StreamOwner {
   private readonly inbox = new Inbox<unknown>();
-  /** When the engine has routed what was pushed (see `routed`); allocated on first use. */
-  private reads: ReadTracker | undefined;
+  /**
+   * The engine's iterator, which also tells when it has routed what was pushed (see `routed`);
+   * allocated on first use.
+   */
+  private reads: TrackedReader<unknown> | undefined;
   /** Who waits for a request stream to end (see `requestSettled`). */
   private endWaiters: EndWaiters | undefined;
   /** @internal The event store's writes caused by `close()`, when asynchronous. */
   closeWrites: Promise<unknown> | undefined;
-  /** Open request streams by request id; allocated on the first request. */
+  /** Open request streams by request id; allocated per busy spell, dropped when the last ends. */
   private requests: Map<RequestId, RequestStream> | undefined;
   private streamCount = 0;
   private closed = false;
@@ -71,14 +73,8 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   modern = false;
   /** With auth on: the principal whose token created the session (see auth-gate.ts). */
   owner: string | undefined;
-  /** Each request is answered on its own stream (see `Transport.requestStreams`). */
-  readonly requestStreams = true;
   /** @internal Why the session ended (set by the session manager). */
   endReason: SessionEndReason | undefined;
-  /** @internal Session table order (see RecencyList). */
-  newer: HttpServerTransport | undefined;
-  /** @internal Session table order (see RecencyList). */
-  older: HttpServerTransport | undefined;
 
   constructor(
     /** @internal */ readonly host: TransportHost,
@@ -93,6 +89,12 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   /** @internal The standalone GET stream. */
   get standalone(): StandaloneStream {
     return (this.standaloneStream ??= new StandaloneStream(this));
+  }
+
+  /** Each request is answered on its own stream (see `Transport.requestStreams`). A getter: a
+   * field would be one more word per session. */
+  get requestStreams(): true {
+    return true;
   }
 
   get writable(): boolean {
@@ -131,20 +133,12 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   }
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
-    const inbox = this.inbox;
     // Counting from the engine's first read: `routed` relies on the number of reads.
-    const reads = (this.reads ??= new ReadTracker());
-    return {
-      next: () => {
-        reads.pulled();
-        return inbox.next();
-      },
-      return: () => inbox.return(),
-    };
+    return (this.reads ??= new TrackedReader(this.inbox));
   }
 
   private push(message: unknown): void {
-    if (!this.inbox.done) (this.reads ??= new ReadTracker()).pushed();
+    if (!this.inbox.done) (this.reads ??= new TrackedReader(this.inbox)).pushed();
     this.inbox.push(message);
   }
 
@@ -154,7 +148,7 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
    */
   routed(): Promise<void> {
     if (this.closed) return RESOLVED;
-    return (this.reads ??= new ReadTracker()).routed();
+    return (this.reads ??= new TrackedReader(this.inbox)).routed();
   }
 
   /**
@@ -327,7 +321,11 @@ export class HttpServerTransport implements Transport, StreamOwner, RecencyEntry
   ): void {
     const requests = this.requests;
     const id = stream.requestId as RequestId;
-    if (requests?.get(id) === stream) requests.delete(id);
+    if (requests?.get(id) === stream) {
+      // An idle session keeps no Map (memory per idle session): the next request makes one.
+      if (requests.size === 1) this.requests = undefined;
+      else requests.delete(id);
+    }
     const streamId = stream.streamId;
     let stored: Promise<unknown> | undefined;
     if (streamId !== undefined) {

@@ -120,7 +120,7 @@ export type ExchangeHandler = (
 ) => Promise<HttpReply>;
 
 /**
- * The three header sets a session answers with, built once per session.
+ * The three header sets a session answers with, each built once per session (on first use).
  *
  * @example
  * const headers = sessionHeaders('9f1c…');
