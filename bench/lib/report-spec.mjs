@@ -142,10 +142,10 @@ export const PHASES = [
   {
     title: 'HTTP with sessions — memory',
     columns: [
-      ['RSS per idle initialized session (2,000 sessions, after full GC), KB', 'sessions.bytes', fmt.kb],
+      ['RSS per idle initialized session (10,000 sessions, after full GC), KB', 'sessions.bytes', fmt.kb],
       ['V8 heap per idle session (after full GC), KB', 'sessions.heap', fmt.kb],
       [
-        'RSS per idle session without forced GC (handshake garbage included), KB',
+        'RSS per idle session without forced GC (handshake garbage and young-generation growth included), KB',
         'sessions.rawBytes',
         fmt.kb,
       ],
