@@ -212,22 +212,34 @@ export class ToolContext {
   }
 
   /** The client's roots (`roots/list`). */
-  async listRoots(options?: BackChannelOptions): Promise<ListRootsResult> {
-    this.require('roots', this.clientCapabilities.roots !== undefined);
-    return (await this.channel.request('roots/list', {}, options)) as ListRootsResult;
+  listRoots(options?: BackChannelOptions): Promise<ListRootsResult> {
+    // Not `async`: the channel's promise is handed on as it is, without two more promise hops
+    // per call; a failed check still rejects (never throws), as an async method would.
+    try {
+      this.require('roots', this.clientCapabilities.roots !== undefined);
+      return this.channel.request('roots/list', {}, options) as Promise<ListRootsResult>;
+    } catch (error) {
+      // Whatever was thrown, as an async method would have rejected with it.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(error);
+    }
   }
 
   /** Ask the client's model (`sampling/createMessage`); `tools` need the `sampling.tools` capability. */
-  async createMessage(
-    params: CreateMessageParams,
-    options?: BackChannelOptions,
-  ): Promise<CreateMessageResult> {
-    const sampling = this.clientCapabilities.sampling;
-    this.require('sampling', sampling !== undefined);
-    if (params.tools !== undefined || params.toolChoice !== undefined) {
-      this.require('sampling.tools', sampling?.tools !== undefined);
+  createMessage(params: CreateMessageParams, options?: BackChannelOptions): Promise<CreateMessageResult> {
+    // Not `async`, like listRoots: one promise per call instead of three.
+    try {
+      const sampling = this.clientCapabilities.sampling;
+      this.require('sampling', sampling !== undefined);
+      if (params.tools !== undefined || params.toolChoice !== undefined) {
+        this.require('sampling.tools', sampling?.tools !== undefined);
+      }
+      return this.channel.request('sampling/createMessage', params, options) as Promise<CreateMessageResult>;
+    } catch (error) {
+      // Whatever was thrown, as an async method would have rejected with it.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(error);
     }
-    return (await this.channel.request('sampling/createMessage', params, options)) as CreateMessageResult;
   }
 
   /**

@@ -72,4 +72,27 @@ describe('a missing client capability in the legacy era', () => {
       data: { requiredCapabilities: { sampling: { tools: {} } } },
     });
   });
+
+  test('createMessage and listRoots never throw: a missing capability rejects their promise', async () => {
+    // They are plain functions returning the channel's promise (no `async` wrapper): a failed
+    // check must still come as a rejection, as it did from an async method.
+    const s = new McpServer({ name: 's', version: '1' });
+    let outcome: string[] = [];
+    s.tool('probe', { description: 'Probes' }, (_a, ctx) => {
+      let calls: Promise<unknown>[];
+      try {
+        calls = [ctx.createMessage({ messages: [], maxTokens: 1 }), ctx.listRoots()];
+      } catch {
+        outcome = ['threw'];
+        return 'threw';
+      }
+      return Promise.allSettled(calls).then((settled) => {
+        outcome = settled.map((r) => (r.status === 'rejected' ? (r.reason as Error).constructor.name : 'ok'));
+        return 'done';
+      });
+    });
+    open = await connect(s, { capabilities: {} });
+    await open.client.request('tools/call', { name: 'probe' });
+    expect(outcome).toEqual(['MissingClientCapabilityError', 'MissingClientCapabilityError']);
+  });
 });

@@ -15,7 +15,12 @@ export interface AbortWatcher {
 export class InflightRequest {
   private controller: AbortController | undefined;
   private reason: unknown;
-  /** Nested requests made by the handler: cheaper than tying each to `signal`. */
+  /**
+   * Nested requests made by the handler: cheaper than tying each to `signal`. One at a time (a
+   * tool awaiting its sampling request) needs no Set: `watcher` holds it. A second one moves both
+   * into `watchers`, which is then kept, so they are told in the order they came, as before.
+   */
+  private watcher: AbortWatcher | undefined;
   private watchers: Set<AbortWatcher> | undefined;
   /** A response (result, error or shutdown error) was written or deliberately withheld. */
   answered = false;
@@ -56,19 +61,27 @@ export class InflightRequest {
     if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller?.abort(reason);
+    const only = this.watcher;
     const watchers = this.watchers;
-    if (!watchers) return;
+    this.watcher = undefined;
     this.watchers = undefined;
-    for (const watcher of watchers) watcher.parentAborted(reason);
+    if (only) only.parentAborted(reason);
+    if (watchers) for (const watcher of watchers) watcher.parentAborted(reason);
   }
 
   /** Tell `watcher` when this request is aborted (at once if it already was). */
   watch(watcher: AbortWatcher): void {
     if (this.reason !== undefined) watcher.parentAborted(this.reason);
-    else (this.watchers ??= new Set()).add(watcher);
+    else if (this.watchers) this.watchers.add(watcher);
+    else if (this.watcher === undefined) this.watcher = watcher;
+    else if (this.watcher !== watcher) {
+      this.watchers = new Set([this.watcher, watcher]);
+      this.watcher = undefined;
+    }
   }
 
   unwatch(watcher: AbortWatcher): void {
-    this.watchers?.delete(watcher);
+    if (this.watcher === watcher) this.watcher = undefined;
+    else this.watchers?.delete(watcher);
   }
 }

@@ -57,7 +57,8 @@ export class OutboundRequests implements PendingOwner {
     }
     if (parent?.aborted) return Promise.reject(new RequestAbortedError({ cause: parent.abortReason }));
     const merged = this.defaults ? { ...this.defaults, ...options } : options;
-    if (merged) {
+    // Most requests set no timeout of their own (a nested one only carries its parent's id).
+    if (merged && (merged.timeoutMs !== undefined || merged.maxTotalTimeoutMs !== undefined)) {
       const invalid = validateTimeouts(merged);
       if (invalid) return Promise.reject(invalid);
     }

@@ -2,6 +2,7 @@
  * Splits a byte stream into newline-delimited lines with a hard cap on how much of one line is
  * ever held in memory.
  */
+import { Buffer, isAscii } from 'node:buffer';
 
 /**
  * Default cap on one stdio message (a line, without its newline): 4 MiB.
@@ -29,6 +30,13 @@ export interface LineSink {
    * it stopped, and the caller hands the rest of the chunk back later. Any other value goes on.
    */
   line(bytes: Uint8Array): unknown;
+  /**
+   * Optional: a complete line of a pure-ASCII chunk, as a string (latin1-decoded, so one character
+   * per byte; without its `\n`, a trailing `\r` kept). When present, such lines come here instead
+   * of {@link LineSink.line}, with the same `false` convention: the chunk is decoded once, not
+   * once per line, and no view is made per line.
+   */
+  text?(line: string): unknown;
   /** A line grew past the cap; its bytes are being discarded up to the next newline. */
   oversize(maxBytes: number): void;
 }
@@ -67,6 +75,24 @@ export class LineSplitter {
   push(chunk: Uint8Array): number {
     const length = chunk.length;
     let start = 0;
+    // A line begun in an earlier chunk (or the rest of an oversize one) ends byte-wise first.
+    if (this.size > 0 || this.skipping) {
+      const newline = chunk.indexOf(NEWLINE);
+      if (newline === -1) {
+        this.append(chunk, 0, length, false);
+        return length;
+      }
+      let more: unknown = true;
+      this.append(chunk, 0, newline, false);
+      if (this.skipping) this.skipping = false;
+      else more = this.flush();
+      start = newline + 1;
+      if (more === false || start === length) return start;
+    }
+    // Most chunks are pure ASCII JSON: decode them once and split the string (a view, a check
+    // and a decode per line cost more than the JSON.parse of a small message together).
+    if (this.sink.text !== undefined && isAscii(start === 0 ? chunk : chunk.subarray(start)))
+      return this.pushText(chunk, start);
     while (start < length) {
       const newline = chunk.indexOf(NEWLINE, start);
       if (newline === -1) {
@@ -75,18 +101,34 @@ export class LineSplitter {
         return length;
       }
       let more: unknown = true;
-      if (this.skipping) {
-        this.skipping = false;
-      } else if (this.size === 0) {
-        if (newline - start > this.maxBytes) this.sink.oversize(this.maxBytes);
-        else more = this.sink.line(chunk.subarray(start, newline));
-      } else {
-        this.append(chunk, start, newline, false);
-        if (this.skipping) this.skipping = false;
-        else more = this.flush();
-      }
+      if (newline - start > this.maxBytes) this.sink.oversize(this.maxBytes);
+      else more = this.sink.line(chunk.subarray(start, newline));
       start = newline + 1;
       if (more === false) return start;
+    }
+    return length;
+  }
+
+  /** {@link push} for the ASCII rest of a chunk from `from` on, nothing held: split as a string. */
+  private pushText(chunk: Uint8Array, from: number): number {
+    const sink = this.sink as Required<LineSink>;
+    const length = chunk.length;
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, length);
+    // Offsets in `text` are offsets in the chunk minus `from`: one character per ASCII byte.
+    const text = buffer.toString('latin1', from, length);
+    const end = text.length;
+    let start = 0;
+    while (start < end) {
+      const newline = text.indexOf('\n', start);
+      if (newline === -1) {
+        this.append(chunk, from + start, length, from + start > 0);
+        return length;
+      }
+      let more: unknown = true;
+      if (newline - start > this.maxBytes) this.sink.oversize(this.maxBytes);
+      else more = sink.text(text.slice(start, newline));
+      start = newline + 1;
+      if (more === false) return from + start;
     }
     return length;
   }
@@ -108,7 +150,8 @@ export class LineSplitter {
       return;
     }
     const piece = chunk.subarray(from, to);
-    this.parts.push(copy ? piece.slice() : piece);
+    // `new Uint8Array(view)` copies; `Buffer#slice` would not (it is a view, like `subarray`).
+    this.parts.push(copy ? new Uint8Array(piece) : piece);
     this.size += count;
   }
 

@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, type LineSink } from './line-splitter.js';
-import { oversizeFault, parseLine } from './parse-line.js';
+import { oversizeFault, parseAsciiLine, parseLine } from './parse-line.js';
 
 /** @example new MessageReader(process.stdin, inbox, { onEnd: (error) => console.error('EOF', error) }); */
 export interface MessageReaderOptions {
@@ -71,6 +71,13 @@ export class MessageReader implements LineSink {
     const item = parseLine(bytes);
     // The push may make the owner call pause(): then the splitter stops after this line.
     if (item !== undefined) this.inbox.push(item, bytes.length + 1);
+    return !this.paused;
+  }
+
+  /** @internal LineSink: an ASCII line, decoded with its whole chunk. */
+  text(line: string): boolean {
+    const item = parseAsciiLine(line);
+    if (item !== undefined) this.inbox.push(item, line.length + 1);
     return !this.paused;
   }
 

@@ -15,6 +15,7 @@
 import type { Writable } from 'node:stream';
 import { ConnectionClosedError } from '../../core/errors.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
+import { stringifyMessage } from '../../core/stringify-message.js';
 import { guardErrors } from './message-reader.js';
 
 /** A batch over this many characters is written at once instead of at the end of the tick. */
@@ -103,7 +104,7 @@ export class MessageWriter {
     if (!this.writable) return Promise.reject(this.closedError());
     let line: string;
     try {
-      line = JSON.stringify(message);
+      line = stringifyMessage(message);
     } catch (error) {
       // A BigInt or a cycle fails this message only.
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));

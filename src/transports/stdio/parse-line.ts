@@ -45,6 +45,25 @@ export function parseLine(bytes: Uint8Array): unknown {
 }
 
 /**
+ * {@link parseLine} for a line already known to be pure ASCII and decoded (one character per
+ * byte): the same answers, without the byte checks.
+ *
+ * @example
+ * parseAsciiLine('{"jsonrpc":"2.0","method":"ping","id":1}\r'); // { jsonrpc: '2.0', ... }
+ * parseAsciiLine('{oops'); // InboundFault with a -32700 reply
+ */
+export function parseAsciiLine(line: string): unknown {
+  let text = line;
+  if (text.charCodeAt(text.length - 1) === CARRIAGE_RETURN) text = text.slice(0, -1);
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.trim() === '' ? undefined : new InboundFault(parseErrorReply());
+  }
+}
+
+/**
  * The fault answered for a line over the size limit.
  *
  * @example

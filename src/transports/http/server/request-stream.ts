@@ -5,6 +5,7 @@
  */
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
+import { stringifyMessage } from '../../../core/stringify-message.js';
 import { StreamEvictedError } from './event-store.js';
 import { emptyReply, endedSseReply, jsonReply, sessionHeaders, sseReply } from './responses.js';
 import { SseWriter } from './sse-writer.js';
@@ -66,7 +67,7 @@ export class RequestStream implements SseWriterOwner {
       this.end(false);
       return RESOLVED;
     }
-    const data = JSON.stringify(message);
+    const data = stringifyMessage(message);
     if (this.streamId === undefined) {
       this.emit(undefined, data, message);
       return RESOLVED;
@@ -198,7 +199,7 @@ export class RequestStream implements SseWriterOwner {
     const announce = this.method !== 'initialize' || transport.handshakeAnswered('error' in message);
     this.ended = true;
     transport.streamEnded(this, false);
-    const reply = jsonReply(JSON.stringify(message), announce ? transport.headers : ANONYMOUS);
+    const reply = jsonReply(stringifyMessage(message), announce ? transport.headers : ANONYMOUS);
     // 2026-07-28 over HTTP: an error has its status (-32601 → 404, -32022/-32021/-32602 → 400),
     // so a dual-era client and gateways can tell it apart without the body. Legacy keeps 200.
     respond(
