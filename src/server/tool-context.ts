@@ -213,30 +213,40 @@ export class ToolContext {
 
   /** The client's roots (`roots/list`). */
   listRoots(options?: BackChannelOptions): Promise<ListRootsResult> {
-    // Not `async`: the channel's promise is handed on as it is, without two more promise hops
-    // per call; a failed check still rejects (never throws), as an async method would.
-    try {
-      this.require('roots', this.clientCapabilities.roots !== undefined);
-      return this.channel.request('roots/list', {}, options) as Promise<ListRootsResult>;
-    } catch (error) {
-      // Whatever was thrown, as an async method would have rejected with it.
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-      return Promise.reject(error);
-    }
+    const declared = this.clientCapabilities.roots !== undefined;
+    return this.ask('roots', declared, 'roots/list', {}, options) as Promise<ListRootsResult>;
   }
 
   /** Ask the client's model (`sampling/createMessage`); `tools` need the `sampling.tools` capability. */
   createMessage(params: CreateMessageParams, options?: BackChannelOptions): Promise<CreateMessageResult> {
-    // Not `async`, like listRoots: one promise per call instead of three.
+    const sampling = this.clientCapabilities.sampling;
+    // Tools need `sampling.tools`, checked once `sampling` itself is there.
+    const tools = sampling !== undefined && (params.tools !== undefined || params.toolChoice !== undefined);
+    return this.ask(
+      tools ? 'sampling.tools' : 'sampling',
+      tools ? sampling.tools !== undefined : sampling !== undefined,
+      'sampling/createMessage',
+      params,
+      options,
+    ) as Promise<CreateMessageResult>;
+  }
+
+  /**
+   * A back-channel request once `capability` is checked. Not `async`: the channel's promise is
+   * handed on as it is, without two more promise hops per call; a failed check (or anything
+   * thrown) still rejects, never throws, as an async method would.
+   */
+  private ask(
+    capability: string,
+    declared: boolean,
+    method: string,
+    params: JsonObject,
+    options: BackChannelOptions | undefined,
+  ): Promise<unknown> {
     try {
-      const sampling = this.clientCapabilities.sampling;
-      this.require('sampling', sampling !== undefined);
-      if (params.tools !== undefined || params.toolChoice !== undefined) {
-        this.require('sampling.tools', sampling?.tools !== undefined);
-      }
-      return this.channel.request('sampling/createMessage', params, options) as Promise<CreateMessageResult>;
+      this.require(capability, declared);
+      return this.channel.request(method, params, options);
     } catch (error) {
-      // Whatever was thrown, as an async method would have rejected with it.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(error);
     }

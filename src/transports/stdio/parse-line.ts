@@ -36,6 +36,11 @@ export function parseLine(bytes: Uint8Array): unknown {
       errorResponse(null, ErrorCode.ParseError, 'Parse error: message is not valid UTF-8'),
     );
   }
+  return parseText(text);
+}
+
+/** The decoded line (without `\r`) as a JSON value, `undefined` when blank, else a parse fault. */
+function parseText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -56,11 +61,7 @@ export function parseAsciiLine(line: string): unknown {
   let text = line;
   if (text.charCodeAt(text.length - 1) === CARRIAGE_RETURN) text = text.slice(0, -1);
   if (text.length === 0) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text.trim() === '' ? undefined : new InboundFault(parseErrorReply());
-  }
+  return parseText(text);
 }
 
 /**
