@@ -134,11 +134,16 @@ export class HttpServerTransport implements Transport, StreamOwner {
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
     // Counting from the engine's first read: `routed` relies on the number of reads.
+    return this.reader;
+  }
+
+  /** The engine's iterator and read counter, made on first use. */
+  private get reader(): TrackedReader<unknown> {
     return (this.reads ??= new TrackedReader(this.inbox));
   }
 
   private push(message: unknown): void {
-    if (!this.inbox.done) (this.reads ??= new TrackedReader(this.inbox)).pushed();
+    if (!this.inbox.done) this.reader.pushed();
     this.inbox.push(message);
   }
 
@@ -148,7 +153,7 @@ export class HttpServerTransport implements Transport, StreamOwner {
    */
   routed(): Promise<void> {
     if (this.closed) return RESOLVED;
-    return (this.reads ??= new TrackedReader(this.inbox)).routed();
+    return this.reader.routed();
   }
 
   /**
