@@ -2,10 +2,11 @@
  * Issue 14 (spawn → initialize): every export resolves to a bundle in dist/pkg (scripts/bundle.mjs).
  * A stdio server's imports must stay a handful of files, none from the unbundled dist/src (a
  * regression here is what made spawn 1.9× a bare script); and the bundles must share their classes,
- * or `instanceof` would break between entry points.
+ * or `instanceof` would break between entry points. The web-only code and the two inlined
+ * dependencies stay out of a stdio server's start.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -17,6 +18,7 @@ const MAX_KEEL_FILES = 5;
 
 interface Probe {
   stdioServerFiles: string[];
+  stdioServerBuiltins: string[];
   sameMcpError: boolean;
   sameConnectionClosed: boolean;
 }
@@ -39,6 +41,32 @@ describe('the bundles in dist/pkg', () => {
     expect(own).toContain('dist/pkg/server.js');
     expect(own).toContain('dist/pkg/stdio.js');
     expect(own.length).toBeLessThanOrEqual(MAX_KEEL_FILES);
+    // The HTTP transport and the adapters live in a chunk of their own, which stdio never needs.
+    const withHttp = own.filter((file) =>
+      readFileSync(join(ROOT, file), 'utf8').includes('var HttpServerTransport = class'),
+    );
+    expect(withHttp).toEqual([]);
+  });
+
+  test('the two inlined dependencies are not loaded from node_modules, and their licences ship', () => {
+    const fromNodeModules = probe.stdioServerFiles
+      .map((file) => relative(ROOT, file))
+      .filter((file) => /^node_modules\/(@cfworker\/json-schema|url-template)\//.test(file));
+    expect(fromNodeModules).toEqual([]);
+    const notices = readFileSync(join(ROOT, 'dist/pkg/THIRD-PARTY-NOTICES.md'), 'utf8');
+    expect(notices).toContain('## @cfworker/json-schema 4.1.6');
+    expect(notices).toContain('## url-template 3.1.1');
+    expect(notices).toContain('Copyright (c) 2012-2014, Bram Stein');
+  });
+
+  test('a stdio server imports only cheap builtins as ES modules', () => {
+    // An ES import of a builtin builds a facade over all its exports: node:process costs ~1.6 ms,
+    // node:stream ~0.8 ms. The global `process` is the same object, and the client-side stream
+    // is required on first spawn.
+    expect(probe.stdioServerBuiltins.length).toBeGreaterThan(0);
+    expect(
+      probe.stdioServerBuiltins.filter((url) => /^node:(process|stream|child_process|crypto)$/.test(url)),
+    ).toEqual([]);
   });
 
   test('entry points share one copy of each class', () => {

@@ -3,7 +3,6 @@
  * or signal, and the last lines it wrote to stderr. The stderr tail is a small ring: stderr still
  * flows where it always did; only its end is kept, for the message.
  */
-import process from 'node:process';
 import type { Readable } from 'node:stream';
 
 /**
