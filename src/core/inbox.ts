@@ -1,3 +1,5 @@
+import type { PollableIterator } from './transport.js';
+
 /**
  * A single-consumer async queue: the read side of every Keel transport.
  *
@@ -10,7 +12,7 @@
  * inbox.end();
  * for await (const m of inbox) console.log(m);
  */
-export class Inbox<T> implements AsyncIterable<T>, AsyncIterator<T> {
+export class Inbox<T> implements AsyncIterable<T>, PollableIterator<T> {
   private readonly items: T[] = [];
   private head = 0;
   private waiter: ((result: IteratorResult<T>) => void) | undefined;
@@ -45,6 +47,15 @@ export class Inbox<T> implements AsyncIterable<T>, AsyncIterator<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
+    const queued = this.poll();
+    if (queued) return Promise.resolve(queued);
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  /** The next queued item, `{ done: true }` once ended and empty, or undefined if `next()` would wait. */
+  poll(): IteratorResult<T> | undefined {
     if (this.head < this.items.length) {
       const value = this.items[this.head] as T;
       this.items[this.head++] = undefined as T;
@@ -52,12 +63,9 @@ export class Inbox<T> implements AsyncIterable<T>, AsyncIterator<T> {
         this.items.length = 0;
         this.head = 0;
       }
-      return Promise.resolve({ value, done: false });
+      return { value, done: false };
     }
-    if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    return this.ended ? { value: undefined, done: true } : undefined;
   }
 
   /** Stop reading now: drop queued items and settle a pending `next()`. */
@@ -68,7 +76,7 @@ export class Inbox<T> implements AsyncIterable<T>, AsyncIterator<T> {
     return Promise.resolve({ value: undefined, done: true });
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<T> {
+  [Symbol.asyncIterator](): PollableIterator<T> {
     return this;
   }
 }

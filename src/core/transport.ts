@@ -63,6 +63,20 @@ export class InboundFault {
 }
 
 /**
+ * What a transport's iterator may offer besides `next()`: the next message it already holds,
+ * handed over synchronously. The engine drains a burst (the lines of one stdio chunk) with it, one
+ * promise and one microtask per burst instead of per message. Keel's inboxes implement it; a
+ * transport without it is read with `next()` alone.
+ *
+ * @example
+ * const queued = inbox.poll(); // { value, done: false }, or undefined when next() would wait
+ */
+export interface PollableIterator<T = unknown> extends AsyncIterator<T> {
+  /** The next queued item, `{ done: true }` once ended and empty, or undefined if `next()` would wait. */
+  poll(): IteratorResult<T> | undefined;
+}
+
+/**
  * A bidirectional message stream.
  *
  * - Iterating yields parsed JSON values (validated by the engine) or {@link InboundFault}s. The

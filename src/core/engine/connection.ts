@@ -7,7 +7,7 @@
  */
 import { ConnectionClosedError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc.js';
-import type { Transport } from '../transport.js';
+import type { PollableIterator, Transport } from '../transport.js';
 import type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } from './connection-types.js';
 import type { InflightRequest } from './inbound.js';
 import { InboundRequests, type InboundHost } from './inbound-requests.js';
@@ -282,13 +282,22 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   /**
    * The read loop, written as callbacks rather than an `async` function: parked on an idle
    * transport it holds one pending `next()` and its reaction, not a suspended generator with its
-   * registers, context and own promise (memory per idle HTTP session). As before, each message is
-   * routed before the next is pulled, and a read that throws or rejects ends in the one teardown.
+   * registers, context and own promise (memory per idle HTTP session). Messages the transport
+   * already holds (the other lines of a stdio chunk) are taken with `poll()`, without a promise
+   * each. As before, each message is routed before the next is taken, and a read that throws or
+   * rejects ends in the one teardown.
    */
   private pull(): void {
+    const iterator = this.iterator!;
     let next: Promise<IteratorResult<unknown>>;
     try {
-      next = this.iterator!.next();
+      if ((iterator as Partial<PollableIterator>).poll !== undefined) {
+        let queued: IteratorResult<unknown> | undefined;
+        while ((queued = (iterator as PollableIterator).poll()) !== undefined) {
+          if (!this.took(queued)) return;
+        }
+      }
+      next = iterator.next();
     } catch (error) {
       this.readFailed(error);
       return;
@@ -297,10 +306,15 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
   }
 
   private readonly onRead = (next: IteratorResult<unknown>): void => {
+    if (this.took(next)) this.pull();
+  };
+
+  /** Route what the read gave; true when the loop goes on reading now. */
+  private took(next: IteratorResult<unknown>): boolean {
     try {
       if (next.done) {
         void this.teardown(true);
-        return;
+        return false;
       }
       this.receive(next.value);
       // Backpressure: past the queue bound, stop pulling until a queued request starts, but not
@@ -310,15 +324,15 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
           this.overloaded = !room;
           this.pull();
         });
-        return;
+        return false;
       }
       if (this.overloaded && !this.inbound.full) this.overloaded = false;
     } catch (error) {
       this.readFailed(error);
-      return;
+      return false;
     }
-    this.pull();
-  };
+    return true;
+  }
 
   private readonly onReadFailed = (error: unknown): void => this.readFailed(error);
 

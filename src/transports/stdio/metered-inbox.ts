@@ -4,6 +4,8 @@
  * engine is not taking messages.
  */
 
+import type { PollableIterator } from '../../core/transport.js';
+
 const DONE: IteratorResult<unknown> = { value: undefined, done: true };
 
 /**
@@ -16,7 +18,7 @@ const DONE: IteratorResult<unknown> = { value: undefined, done: true };
  * inbox.end();
  * for await (const message of inbox) console.log(message);
  */
-export class MeteredInbox implements AsyncIterable<unknown>, AsyncIterator<unknown> {
+export class MeteredInbox implements AsyncIterable<unknown>, PollableIterator<unknown> {
   private items: unknown[] = [];
   private sizes: number[] = [];
   private head = 0;
@@ -69,6 +71,15 @@ export class MeteredInbox implements AsyncIterable<unknown>, AsyncIterator<unkno
   }
 
   next(): Promise<IteratorResult<unknown>> {
+    const queued = this.poll();
+    if (queued) return Promise.resolve(queued);
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  /** The next queued message, `DONE` once ended and empty, or undefined if `next()` would wait. */
+  poll(): IteratorResult<unknown> | undefined {
     if (this.head < this.items.length) {
       const value = this.items[this.head];
       this.bytes -= this.sizes[this.head] as number;
@@ -79,12 +90,9 @@ export class MeteredInbox implements AsyncIterable<unknown>, AsyncIterator<unkno
         this.head = 0;
       }
       this.onChange();
-      return Promise.resolve({ value, done: false });
+      return { value, done: false };
     }
-    if (this.ended) return Promise.resolve(DONE);
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    return this.ended ? DONE : undefined;
   }
 
   /** Stop reading now: drop queued messages and settle a pending `next()`. */
@@ -97,7 +105,7 @@ export class MeteredInbox implements AsyncIterable<unknown>, AsyncIterator<unkno
     return Promise.resolve(DONE);
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+  [Symbol.asyncIterator](): PollableIterator<unknown> {
     return this;
   }
 }
