@@ -5,6 +5,7 @@ import { AuthorizationError, ConnectionClosedError, McpError, RequestAbortedErro
 import type { JsonObject, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc.js';
 import type { Transport } from '../transport.js';
 import type { Logger } from './connection-types.js';
+import { DeadlineTimer } from './deadline-timer.js';
 import type { InflightRequest } from './inbound.js';
 import { PendingRequest, validateTimeouts, type PendingOwner, type RequestOptions } from './outbound.js';
 import { PendingTable, toProgress } from './pending-table.js';
@@ -22,6 +23,8 @@ export interface OutboundHost {
 
 export class OutboundRequests implements PendingOwner {
   private readonly pending = new PendingTable();
+  /** Made on the first request with a deadline: most HTTP sessions never send one. */
+  private deadlines: DeadlineTimer | undefined;
 
   constructor(
     private readonly host: OutboundHost,
@@ -89,7 +92,7 @@ export class OutboundRequests implements PendingOwner {
       const sendOptions =
         related === undefined && headers === undefined ? undefined : { relatedRequestId: related, headers };
       const failed = (error: unknown): void => {
-        this.pending.remove(entry);
+        this.remove(entry);
         // A refused authorization is the request's own failure, not the connection's.
         entry.reject(
           error instanceof AuthorizationError
@@ -108,7 +111,7 @@ export class OutboundRequests implements PendingOwner {
   /** @internal PendingOwner: give up on an outbound request (timeout or caller abort). */
   abandon(entry: PendingRequest, error: Error): void {
     if (entry.settled) return;
-    this.pending.remove(entry);
+    this.remove(entry);
     if (!this.host.isOpen) {
       // Teardown is under way: the true cause is the close, and nothing may be written.
       entry.reject(this.host.closedError());
@@ -121,6 +124,7 @@ export class OutboundRequests implements PendingOwner {
   onResponse(response: JsonRpcResponse): void {
     const id = response.id as RequestId;
     const entry = this.pending.take(id);
+    if (this.pending.size === 0) this.deadlines?.stop();
     if (!entry) {
       this.host.logger.debug(`ignored a response for unknown or abandoned request ${String(id)}`);
       return;
@@ -145,5 +149,30 @@ export class OutboundRequests implements PendingOwner {
   /** Reject every pending request, from a snapshot (rejecting wakes code that may call back). */
   failAll(): void {
     if (this.pending.size > 0) this.pending.failAll(this.host.closedError());
+    this.deadlines?.stop();
+  }
+
+  /** @internal PendingOwner: `entry` has a deadline at `due`. */
+  deadline(due: number, now: number): void {
+    if (due !== Infinity) (this.deadlines ??= new DeadlineTimer(this.expireDue)).ensure(due, now);
+  }
+
+  /** The deadline timer fired: time out what is due, and tell it the next deadline. */
+  private readonly expireDue = (now: number): number => {
+    let next = Infinity;
+    const due: PendingRequest[] = [];
+    for (const entry of this.pending.values()) {
+      const at = entry.due;
+      if (at <= now) due.push(entry);
+      else if (at < next) next = at;
+    }
+    // Expired after the scan: expiring cancels on the wire and wakes callers, who may send more.
+    for (const entry of due) entry.expireIfDue(now);
+    return next;
+  };
+
+  private remove(entry: PendingRequest): void {
+    this.pending.remove(entry);
+    if (this.pending.size === 0) this.deadlines?.stop();
   }
 }

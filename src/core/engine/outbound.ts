@@ -71,13 +71,13 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
  */
 export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
 
-/** How a pending request asks its connection to give it up (timeout or caller abort). */
+/** What a pending request needs from its owner: give it up, and watch its deadline. */
 export interface PendingOwner {
+  /** Give up on `entry` (timeout or caller abort). */
   abandon(entry: PendingRequest, error: Error): void;
+  /** `entry` has a deadline at `due`: expire it (see {@link PendingRequest.expireIfDue}) no later. */
+  deadline(due: number, now: number): void;
 }
-
-/** The longest delay `setTimeout` honours; longer ones fire after 1 ms, so they are chained. */
-const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /**
  * A RangeError for a timeout option that is not a number ≥ 0 (`Infinity` is allowed: no limit),
@@ -94,17 +94,12 @@ export function validateTimeouts(options: RequestOptions): RangeError | undefine
   return undefined;
 }
 
-function onTimer(entry: PendingRequest): void {
-  entry.expire();
-}
-
 /**
  * One outbound request. Settles exactly once. Two deadlines: the idle one (`timeoutMs`, moved by
- * progress) and the total one (`maxTotalTimeoutMs`, fixed); one timer at a time, for the nearer.
- * `Infinity` turns either off without touching the other.
+ * progress) and the total one (`maxTotalTimeoutMs`, fixed); the owner's one timer watches the
+ * nearer (see DeadlineTimer). `Infinity` turns either off without touching the other.
  */
 export class PendingRequest implements AbortWatcher {
-  private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly startedAt: number;
   private readonly timeoutMs: number;
   private readonly maxTotalMs: number;
@@ -128,7 +123,7 @@ export class PendingRequest implements AbortWatcher {
     this.resetOnProgress = options?.resetTimeoutOnProgress ?? true;
     this.startedAt = Date.now();
     this.idleDeadline = this.startedAt + this.timeoutMs;
-    this.arm(this.startedAt);
+    owner.deadline(this.due, this.startedAt);
     const signal = options?.signal;
     if (signal) {
       this.abortListener = () => this.owner.abandon(this, new RequestAbortedError({ cause: signal.reason }));
@@ -137,11 +132,9 @@ export class PendingRequest implements AbortWatcher {
     parent?.watch(this);
   }
 
-  /** Set the timer for the nearer deadline (none when both are infinite). */
-  private arm(now: number): void {
-    const due = Math.min(this.idleDeadline, this.startedAt + this.maxTotalMs);
-    if (due === Infinity) return;
-    this.timer = setTimeout(onTimer, Math.min(Math.max(0, due - now), MAX_TIMER_DELAY), this);
+  /** The nearer deadline, ms since the epoch (`Infinity`: none). */
+  get due(): number {
+    return Math.min(this.idleDeadline, this.startedAt + this.maxTotalMs);
   }
 
   /** The inbound request this one was made for (routing on HTTP), if any. */
@@ -154,31 +147,26 @@ export class PendingRequest implements AbortWatcher {
     this.owner.abandon(this, new RequestAbortedError({ cause: reason }));
   }
 
-  /** The timer fired: the idle timeout, the total cap, or a link in a chain of long delays. */
-  expire(): void {
-    this.timer = undefined;
-    const now = Date.now();
+  /**
+   * Give up with `RequestTimeoutError` if a deadline has passed at `now` (the idle timeout or the
+   * total cap, whichever it was). Returns true when it did.
+   */
+  expireIfDue(now: number): boolean {
+    if (this.settled) return false;
     const totalDeadline = this.startedAt + this.maxTotalMs;
-    if (now < this.idleDeadline && now < totalDeadline) {
-      this.arm(now);
-      return;
-    }
+    if (now < this.idleDeadline && now < totalDeadline) return false;
     this.owner.abandon(
       this,
       new RequestTimeoutError(now >= totalDeadline ? this.maxTotalMs : this.timeoutMs),
     );
+    return true;
   }
 
   progress(progress: Progress): void {
     const onprogress = this.options?.onprogress;
     if (!onprogress || this.settled) return;
-    if (this.resetOnProgress && this.timeoutMs !== Infinity) {
-      if (this.timer !== undefined) clearTimeout(this.timer);
-      this.timer = undefined;
-      const now = Date.now();
-      this.idleDeadline = now + this.timeoutMs;
-      this.arm(now);
-    }
+    // A later deadline: the owner's timer may fire at the old one, find nothing due, and re-arm.
+    if (this.resetOnProgress && this.timeoutMs !== Infinity) this.idleDeadline = Date.now() + this.timeoutMs;
     onprogress(progress);
   }
 
@@ -193,8 +181,6 @@ export class PendingRequest implements AbortWatcher {
   private release(): boolean {
     if (this.settled) return false;
     this.settled = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
     if (this.abortListener) this.options?.signal?.removeEventListener('abort', this.abortListener);
     this.abortListener = undefined;
     this.parent?.unwatch(this);

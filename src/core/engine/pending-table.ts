@@ -41,6 +41,11 @@ export class PendingTable {
     return entry;
   }
 
+  /** The entries, in the order they were added. */
+  values(): IterableIterator<PendingRequest> {
+    return (this.byId ?? EMPTY).values();
+  }
+
   /** Reject every entry with `error`, exactly once each. */
   failAll(error: unknown): void {
     if (!this.byId || this.byId.size === 0) return;
@@ -49,6 +54,8 @@ export class PendingTable {
     for (const entry of all) entry.reject(error);
   }
 }
+
+const EMPTY: ReadonlyMap<RequestId, PendingRequest> = new Map();
 
 /** The progress of a `notifications/progress` payload, or undefined when malformed. */
 export function toProgress(params: JsonObject): Progress | undefined {
