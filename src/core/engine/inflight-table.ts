@@ -2,6 +2,7 @@
  * The in-flight table: inbound requests accepted and not yet answered (running or queued), by id.
  */
 import type { RequestId } from '../jsonrpc.js';
+import { IdTable } from './id-table.js';
 import type { InflightRequest } from './inbound.js';
 
 /**
@@ -13,11 +14,11 @@ export class InflightTable {
   /**
    * The entry while it is the only one, without a Map: an HTTP session that answered its
    * `initialize` and went idle keeps no Map (memory per idle session), and one request at a time
-   * allocates none. The Map is made when a second entry comes, and kept.
+   * allocates none. The table is made when a second entry comes, and kept.
    */
   private only: InflightRequest | undefined;
-  private byId: Map<RequestId, InflightRequest> | undefined;
-  /** Entries that belong to one of our outbound requests (rare: keeps the common path a Map). */
+  private byId: IdTable<InflightRequest> | undefined;
+  /** Entries that belong to one of our outbound requests (rare: keeps the common path short). */
   private related = 0;
 
   get size(): number {
@@ -30,10 +31,12 @@ export class InflightTable {
 
   add(entry: InflightRequest): void {
     if (entry.relatedOutbound !== undefined) this.related++;
-    if (this.byId) this.byId.set(entry.id, entry);
+    if (this.byId) this.byId.set(entry);
     else if (!this.only) this.only = entry;
     else {
-      this.byId = new Map([[this.only.id, this.only]]).set(entry.id, entry);
+      this.byId = new IdTable();
+      this.byId.set(this.only);
+      this.byId.set(entry);
       this.only = undefined;
     }
   }
@@ -52,7 +55,7 @@ export class InflightTable {
   takeRelated(outboundId: RequestId): InflightRequest[] {
     if (this.related === 0) return [];
     const found: InflightRequest[] = [];
-    for (const entry of this.byId?.values() ?? [this.only!]) {
+    for (const entry of this.byId ? this.byId.values() : [this.only!]) {
       if (entry.relatedOutbound === outboundId) found.push(entry);
     }
     for (const entry of found) this.remove(entry);
@@ -76,7 +79,7 @@ export class InflightTable {
 
   /** Empty the table and return a snapshot (aborting runs user code that may call back). */
   takeAll(): InflightRequest[] {
-    const all = this.byId ? [...this.byId.values()] : this.only ? [this.only] : [];
+    const all = this.byId ? this.byId.values() : this.only ? [this.only] : [];
     this.byId?.clear();
     this.only = undefined;
     this.related = 0;

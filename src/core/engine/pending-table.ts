@@ -2,6 +2,7 @@
  * The pending table: outbound requests awaiting their response, by id.
  */
 import type { JsonObject, RequestId } from '../jsonrpc.js';
+import { IdTable } from './id-table.js';
 import type { PendingRequest, Progress } from './outbound.js';
 
 /**
@@ -10,7 +11,7 @@ import type { PendingRequest, Progress } from './outbound.js';
  */
 export class PendingTable {
   /** Allocated on the first outbound request: most HTTP sessions never make one. */
-  private byId: Map<RequestId, PendingRequest> | undefined;
+  private byId: IdTable<PendingRequest> | undefined;
   private nextId = 0;
 
   get size(): number {
@@ -22,7 +23,7 @@ export class PendingTable {
   }
 
   add(entry: PendingRequest): void {
-    (this.byId ??= new Map()).set(entry.id, entry);
+    (this.byId ??= new IdTable()).set(entry);
   }
 
   get(id: RequestId): PendingRequest | undefined {
@@ -36,26 +37,22 @@ export class PendingTable {
 
   /** Take the entry a response for `id` settles, if any. */
   take(id: RequestId): PendingRequest | undefined {
-    const entry = this.byId?.get(id);
-    if (entry) this.byId!.delete(id);
-    return entry;
+    return this.byId?.delete(id);
   }
 
-  /** The entries, in the order they were added. */
-  values(): IterableIterator<PendingRequest> {
-    return (this.byId ?? EMPTY).values();
+  /** A snapshot of the entries. */
+  values(): PendingRequest[] {
+    return this.byId?.values() ?? [];
   }
 
   /** Reject every entry with `error`, exactly once each. */
   failAll(error: unknown): void {
     if (!this.byId || this.byId.size === 0) return;
-    const all = [...this.byId.values()];
+    const all = this.byId.values();
     this.byId.clear();
     for (const entry of all) entry.reject(error);
   }
 }
-
-const EMPTY: ReadonlyMap<RequestId, PendingRequest> = new Map();
 
 /** The progress of a `notifications/progress` payload, or undefined when malformed. */
 export function toProgress(params: JsonObject): Progress | undefined {
