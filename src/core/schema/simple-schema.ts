@@ -216,11 +216,15 @@ function arrayValid(schema: JsonSchema, value: unknown[]): boolean {
 }
 
 function objectValid(schema: JsonSchema, value: Record<string, unknown>): boolean {
+  // Index and for…in loops, not `every`/`Object.keys`: no closure or key array per call.
   const required = schema.required as string[] | undefined;
-  if (required !== undefined && !required.every((key) => hasOwn(value, key))) return false;
+  if (required !== undefined) {
+    for (let i = 0; i < required.length; i++) if (!hasOwn(value, required[i]!)) return false;
+  }
   const properties = schema.properties as Record<string, JsonSchema | boolean> | undefined;
   if (properties !== undefined) {
-    for (const key of Object.keys(properties)) {
+    for (const key in properties) {
+      if (!hasOwn(properties, key)) continue;
       if (hasOwn(value, key) && !surelyValid(properties[key]!, value[key])) return false;
     }
   }
