@@ -4,7 +4,7 @@
  */
 import type { RequestId } from '../jsonrpc.js';
 
-const FIRST_RING = 64;
+const FIRST_RING = 16;
 const MAX_RING = 4096;
 
 /**
