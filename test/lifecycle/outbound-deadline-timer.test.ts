@@ -5,13 +5,10 @@
  * none keeps the process alive). Timers are faked.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { Connection } from '../../src/core/engine/index.js';
 import { RequestTimeoutError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
-import { RecordingTransport } from '../helpers/recording-transport.js';
-import { RawPeer } from './support/raw-peer.js';
+import { connectionPair, track } from './support/outbound-pair.js';
 
 useProcessGuard();
 beforeEach(() => {
@@ -21,26 +18,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function pair() {
-  const local = new RecordingTransport();
-  const remote = new RecordingTransport();
-  MemoryTransport.link(local, remote);
-  const connection = new Connection(local);
-  void connection.start();
-  return { connection, peer: new RawPeer(remote) };
-}
-
-function track(promise: Promise<unknown>): { outcome: unknown; settled: boolean } {
-  const state = { outcome: undefined as unknown, settled: false };
-  promise.then(
-    (value) => Object.assign(state, { outcome: value, settled: true }),
-    (error: unknown) => Object.assign(state, { outcome: error, settled: true }),
-  );
-  return state;
-}
-
 test('a hundred pending requests hold one timer; answering them all leaves none', async () => {
-  const { connection, peer } = pair();
+  const { connection, peer } = connectionPair();
   const calls = Array.from({ length: 100 }, (_, i) => track(connection.request('slow', { i })));
   expect(vi.getTimerCount()).toBe(1);
   for (let i = 0; i < 100; i++) {
@@ -54,7 +33,7 @@ test('a hundred pending requests hold one timer; answering them all leaves none'
 });
 
 test('each request times out at its own deadline, whatever order they were made in', async () => {
-  const { connection } = pair();
+  const { connection } = connectionPair();
   const late = track(connection.request('a', {}, { timeoutMs: 1_000 }));
   const early = track(connection.request('b', {}, { timeoutMs: 500 }));
   const latest = track(connection.request('c', {}, { timeoutMs: 2_000 }));
@@ -74,7 +53,7 @@ test('each request times out at its own deadline, whatever order they were made 
 });
 
 test('progress moves only its own request; the other times out on time', async () => {
-  const { connection, peer } = pair();
+  const { connection, peer } = connectionPair();
   const watched = track(connection.request('slow', {}, { timeoutMs: 1_000, onprogress: () => undefined }));
   const token = ((await peer.read('the first request')).params?._meta as JsonObject).progressToken as number;
   const other = track(connection.request('other', {}, { timeoutMs: 1_500 }));
@@ -92,7 +71,7 @@ test('progress moves only its own request; the other times out on time', async (
 });
 
 test('a request made from a timeout callback gets its own deadline', async () => {
-  const { connection } = pair();
+  const { connection } = connectionPair();
   let second: { outcome: unknown; settled: boolean } | undefined;
   const first = connection.request('a', {}, { timeoutMs: 100 }).catch(() => {
     second = track(connection.request('b', {}, { timeoutMs: 300 }));

@@ -4,12 +4,10 @@
  * or NaN timeouts are refused at once with a RangeError. Timers are faked.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { Connection } from '../../src/core/engine/index.js';
 import { RequestTimeoutError } from '../../src/core/errors.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
-import { RecordingTransport } from '../helpers/recording-transport.js';
-import { RawPeer, withMethod } from './support/raw-peer.js';
+import { connectionPair, track } from './support/outbound-pair.js';
+import { withMethod } from './support/raw-peer.js';
 
 useProcessGuard();
 beforeEach(() => {
@@ -21,27 +19,8 @@ afterEach(() => {
 
 const DAY = 24 * 60 * 60 * 1000;
 
-function pair() {
-  const local = new RecordingTransport();
-  const remote = new RecordingTransport();
-  MemoryTransport.link(local, remote);
-  const connection = new Connection(local);
-  void connection.start();
-  return { connection, local, peer: new RawPeer(remote) };
-}
-
-/** Track a request's outcome without awaiting it. */
-function track(promise: Promise<unknown>): { outcome: unknown; settled: boolean } {
-  const state = { outcome: undefined as unknown, settled: false };
-  promise.then(
-    (value) => Object.assign(state, { outcome: value, settled: true }),
-    (error: unknown) => Object.assign(state, { outcome: error, settled: true }),
-  );
-  return state;
-}
-
 test('timeoutMs: Infinity still stops at maxTotalTimeoutMs', async () => {
-  const { connection } = pair();
+  const { connection } = connectionPair();
   const call = track(connection.request('slow', {}, { timeoutMs: Infinity, maxTotalTimeoutMs: 5_000 }));
   await vi.advanceTimersByTimeAsync(4_999);
   expect(call.settled).toBe(false);
@@ -52,7 +31,7 @@ test('timeoutMs: Infinity still stops at maxTotalTimeoutMs', async () => {
 });
 
 test('timeoutMs: Infinity with maxTotalTimeoutMs: Infinity never times out (close still ends it)', async () => {
-  const { connection } = pair();
+  const { connection } = connectionPair();
   const call = track(connection.request('slow', {}, { timeoutMs: Infinity, maxTotalTimeoutMs: Infinity }));
   await vi.advanceTimersByTimeAsync(365 * DAY);
   expect(call.settled).toBe(false);
@@ -63,7 +42,7 @@ test('timeoutMs: Infinity with maxTotalTimeoutMs: Infinity never times out (clos
 });
 
 test('a timeout beyond 2^31-1 ms fires at its time, not after 1 ms', async () => {
-  const { connection, local } = pair();
+  const { connection, local } = connectionPair();
   const timeoutMs = 2 ** 31 + 5; // ~24.9 days
   const call = track(connection.request('slow', {}, { timeoutMs, maxTotalTimeoutMs: 60 * DAY }));
   await vi.advanceTimersByTimeAsync(1_000);
@@ -77,7 +56,7 @@ test('a timeout beyond 2^31-1 ms fires at its time, not after 1 ms', async () =>
 });
 
 test('a total cap beyond 2^31-1 ms fires at its time', async () => {
-  const { connection } = pair();
+  const { connection } = connectionPair();
   const call = track(connection.request('slow', {}, { timeoutMs: Infinity, maxTotalTimeoutMs: 50 * DAY }));
   await vi.advanceTimersByTimeAsync(50 * DAY - 1);
   expect(call.settled).toBe(false);
@@ -87,7 +66,7 @@ test('a total cap beyond 2^31-1 ms fires at its time', async () => {
 });
 
 test('progress moves the idle deadline but never the total cap', async () => {
-  const { connection, peer } = pair();
+  const { connection, peer } = connectionPair();
   const call = track(
     connection.request(
       'slow',
@@ -111,7 +90,7 @@ test('progress moves the idle deadline but never the total cap', async () => {
 });
 
 test('negative or NaN timeouts reject at once with a RangeError and send nothing', async () => {
-  const { connection, local } = pair();
+  const { connection, local } = connectionPair();
   await expect(connection.request('x', {}, { timeoutMs: -1 })).rejects.toThrow(RangeError);
   await expect(connection.request('x', {}, { timeoutMs: Number.NaN })).rejects.toThrow(/timeoutMs/);
   await expect(connection.request('x', {}, { maxTotalTimeoutMs: -5 })).rejects.toThrow(/maxTotalTimeoutMs/);
