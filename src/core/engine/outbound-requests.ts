@@ -167,7 +167,14 @@ export class OutboundRequests implements PendingOwner {
       else if (at < next) next = at;
     }
     // Expired after the scan: expiring cancels on the wire and wakes callers, who may send more.
-    for (const entry of due) entry.expireIfDue(now);
+    // One that throws must not leave the others (or the next deadline) unwatched.
+    for (const entry of due) {
+      try {
+        entry.expireIfDue(now);
+      } catch (error) {
+        this.host.logger.error('timing out an outbound request failed', error);
+      }
+    }
     return next;
   };
 
