@@ -66,12 +66,35 @@ function thirdPartyNotices() {
     const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     const licenceFile = ['LICENSE', 'LICENSE.md', 'LICENCE'].map((f) => join(dir, f)).find(existsSync);
     const author = typeof meta.author === 'string' ? meta.author : meta.author?.name;
-    const text = licenceFile
-      ? readFileSync(licenceFile, 'utf8').trim()
-      : `${meta.license}, by ${author} (the package ships no licence file; see ${meta.homepage ?? meta.repository}).`;
+    let text;
+    if (licenceFile) text = readFileSync(licenceFile, 'utf8').trim();
+    else if (meta.license === 'MIT') text = mitLicence(author);
+    else throw new Error(`${name}: no licence file and licence "${meta.license}": add its text here`);
     return `## ${name} ${meta.version}\n\n${text}\n`;
   });
   return `# Third-party code in dist/pkg\n\nThese packages are bundled into Keel's entry points (scripts/bundle.mjs).\n\n${sections.join('\n')}`;
+}
+
+/** The MIT licence, for a package that declares it in package.json but ships no licence file. */
+function mitLicence(holder) {
+  return `MIT License (declared in its package.json; the package ships no licence file)
+
+Copyright (c) ${holder}
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute,
+sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or
+substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT
+NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN
+CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.`;
 }
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
