@@ -22,9 +22,9 @@ export interface OutboundHost {
 }
 
 export class OutboundRequests implements PendingOwner {
-  private readonly pending = new PendingTable();
   /** Made on the first request with a deadline: most HTTP sessions never send one. */
   private deadlines: DeadlineTimer | undefined;
+  private readonly pending = new PendingTable(this);
 
   constructor(
     private readonly host: OutboundHost,
@@ -92,7 +92,7 @@ export class OutboundRequests implements PendingOwner {
       const sendOptions =
         related === undefined && headers === undefined ? undefined : { relatedRequestId: related, headers };
       const failed = (error: unknown): void => {
-        this.remove(entry);
+        this.pending.remove(entry);
         // A refused authorization is the request's own failure, not the connection's.
         entry.reject(
           error instanceof AuthorizationError
@@ -111,7 +111,7 @@ export class OutboundRequests implements PendingOwner {
   /** @internal PendingOwner: give up on an outbound request (timeout or caller abort). */
   abandon(entry: PendingRequest, error: Error): void {
     if (entry.settled) return;
-    this.remove(entry);
+    this.pending.remove(entry);
     if (!this.host.isOpen) {
       // Teardown is under way: the true cause is the close, and nothing may be written.
       entry.reject(this.host.closedError());
@@ -124,7 +124,6 @@ export class OutboundRequests implements PendingOwner {
   onResponse(response: JsonRpcResponse): void {
     const id = response.id as RequestId;
     const entry = this.pending.take(id);
-    if (this.pending.size === 0) this.deadlines?.stop();
     if (!entry) {
       this.host.logger.debug(`ignored a response for unknown or abandoned request ${String(id)}`);
       return;
@@ -149,6 +148,10 @@ export class OutboundRequests implements PendingOwner {
   /** Reject every pending request, from a snapshot (rejecting wakes code that may call back). */
   failAll(): void {
     if (this.pending.size > 0) this.pending.failAll(this.host.closedError());
+  }
+
+  /** @internal The pending table emptied: nothing to time out, and no timer may outlive the requests. */
+  drained(): void {
     this.deadlines?.stop();
   }
 
@@ -177,9 +180,4 @@ export class OutboundRequests implements PendingOwner {
     }
     return next;
   };
-
-  private remove(entry: PendingRequest): void {
-    this.pending.remove(entry);
-    if (this.pending.size === 0) this.deadlines?.stop();
-  }
 }

@@ -14,6 +14,12 @@ export class PendingTable {
   private byId: IdTable<PendingRequest> | undefined;
   private nextId = 0;
 
+  /**
+   * `watcher.drained()` is called each time the last entry leaves, whichever way it left. An
+   * object rather than a callback: no closure per connection (memory per idle HTTP session).
+   */
+  constructor(private readonly watcher?: { drained(): void }) {}
+
   get size(): number {
     return this.byId?.size ?? 0;
   }
@@ -32,12 +38,16 @@ export class PendingTable {
 
   /** Remove `entry` if it is still the one registered under its id. */
   remove(entry: PendingRequest): void {
-    if (this.byId?.get(entry.id) === entry) this.byId.delete(entry.id);
+    if (this.byId?.get(entry.id) !== entry) return;
+    this.byId.delete(entry.id);
+    if (this.byId.size === 0) this.watcher?.drained();
   }
 
   /** Take the entry a response for `id` settles, if any. */
   take(id: RequestId): PendingRequest | undefined {
-    return this.byId?.delete(id);
+    const entry = this.byId?.delete(id);
+    if (entry && this.byId!.size === 0) this.watcher?.drained();
+    return entry;
   }
 
   /** A snapshot of the entries. */
@@ -50,6 +60,7 @@ export class PendingTable {
     if (!this.byId || this.byId.size === 0) return;
     const all = this.byId.values();
     this.byId.clear();
+    this.watcher?.drained();
     for (const entry of all) entry.reject(error);
   }
 }
