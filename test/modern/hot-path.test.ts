@@ -5,7 +5,7 @@
  * made, with the same meaning, when a tool or handler asks for it.
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { InflightRequest } from '../../src/core/engine/inbound.js';
+import { InflightRequest, type AbortWatcher } from '../../src/core/engine/inbound.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { shallowCopy } from '../../src/core/shallow-copy.js';
 import type { MessageInfo } from '../../src/core/transport.js';
@@ -173,16 +173,40 @@ describe("a round's abort without signals", () => {
     expect(ran).toBe(0);
   });
 
-  test('a decided run stops watching its request', async () => {
+  /**
+   * Issue 30 item 1: told through behaviour, not the entry's private fields (which moved from a Set
+   * to a single slot once, leaving a check of the Set that could never fail). Once the run is
+   * decided, aborting the request must not reach the run's watcher; a watcher still registered
+   * would keep the decided run (and its handler's closure) alive as long as the request.
+   */
+  test.each([
+    ['the only watcher', 0],
+    ['one of several watchers (a nested request watches too)', 1],
+  ])('a decided run stops watching its request (%s)', async (_what, others) => {
     const entry = new InflightRequest(1, 'tools/call', undefined);
+    const nested = Array.from({ length: others }, () => ({ parentAborted: vi.fn() }));
+    for (const watcher of nested) entry.watch(watcher);
+    let watched: AbortWatcher | undefined;
+    const abortSource: AbortSource = {
+      watchAbort: (watcher) => {
+        watched = watcher;
+        entry.watch(watcher);
+      },
+      unwatchAbort: (watcher) => entry.unwatch(watcher),
+    };
     const outcome = await runWithRounds(
-      { method: 'tools/call', params: TOOL, abortSource: source(entry) },
+      { method: 'tools/call', params: TOOL, abortSource },
       { codec },
       () => 'done',
     );
     expect(outcome).toEqual({ type: 'complete', value: 'done' });
-    const watchers = (entry as unknown as { watchers?: Set<unknown> }).watchers;
-    expect(watchers?.size ?? 0).toBe(0);
+    expect(watched).toBeDefined();
+    const told = vi.spyOn(watched!, 'parentAborted');
+    const reason = new Error('closed after the answer');
+    entry.abort(reason);
+    expect(told).not.toHaveBeenCalled();
+    // The other watchers are still told: the abort itself reached the entry's watchers.
+    for (const watcher of nested) expect(watcher.parentAborted).toHaveBeenCalledExactlyOnceWith(reason);
   });
 
   test('a round signal first read after the round was decided is already aborted, with its reason', async () => {
