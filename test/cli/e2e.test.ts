@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { requireBuiltBin, runCli, SERVER, startHttpServer, STDIO } from './helpers.js';
+import { requireBuiltBin, requireTestServer, runCli, startHttpServer, STDIO } from './helpers.js';
 
 useProcessGuard();
 
@@ -20,6 +20,7 @@ const work = mkdtempSync(join(tmpdir(), 'keel-cli-e2e-'));
 
 beforeAll(async () => {
   requireBuiltBin();
+  requireTestServer();
   http = await startHttpServer();
 }, 30_000);
 afterAll(async () => {
@@ -249,8 +250,4 @@ describe('usage', () => {
       expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     }
   });
-});
-
-test('the test server file exists where the helpers say', () => {
-  expect(SERVER.endsWith('cli-server.mjs')).toBe(true);
 });

@@ -3,7 +3,7 @@
  * server (fixtures/cli-server.mjs) from the tests.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { within } from '../helpers/guard.js';
@@ -18,6 +18,11 @@ export const STDIO = ['--', process.execPath, SERVER];
 /** Fail with a clear message when the bin was not built. */
 export function requireBuiltBin(): void {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first`);
+}
+
+/** Fail with a clear message when the test server is not where {@link SERVER} says. */
+export function requireTestServer(): void {
+  if (!statSync(SERVER, { throwIfNoEntry: false })?.isFile()) throw new Error(`${SERVER}: no such file`);
 }
 
 export interface CliRun {
