@@ -326,7 +326,7 @@ describe('2025-03-26 metadata at the origin', () => {
     expect(error.message).not.toMatch(/[\r\n]/);
   });
 
-  it('refuses an issuer on the same host but another port or scheme', async () => {
+  it('refuses an issuer on the same host but another port', async () => {
     const s = await stub();
     const other = new URL(s.origin);
     other.port = String(Number(other.port) + 1);
@@ -336,5 +336,28 @@ describe('2025-03-26 metadata at the origin', () => {
     );
     const error = await rejection(discoverAuthorization(`${s.origin}/mcp`));
     expect(error.reason).toBe('issuer-mismatch');
+  });
+
+  // Issue 30 item 4: same host and port, another scheme. An `http:` issuer for an `https:`
+  // resource is a downgrade (its endpoints would get the secrets in clear text); the reverse is
+  // another origin too. The `https:` resource is served by the stub through a fetch that maps
+  // https://127.0.0.1:<port> onto it (the stub speaks plain HTTP).
+  it.each([
+    ['an http: issuer for an https: resource', 'https:', 'http:'],
+    ['an https: issuer for an http: resource', 'http:', 'https:'],
+  ])('refuses %s on the same host and port', async (_what, resourceScheme, issuerScheme) => {
+    const s = await stub();
+    const origin = (scheme: string): string => s.origin.replace(/^http:/, scheme);
+    const plain = (input: string | URL, init?: RequestInit) =>
+      fetch(String(input).replace(/^https:/, 'http:'), init);
+    s.routes.set(
+      '/.well-known/oauth-authorization-server',
+      json({ ...asMetadata(origin(resourceScheme)), issuer: origin(issuerScheme) }),
+    );
+    const error = await rejection(discoverAuthorization(`${origin(resourceScheme)}/mcp`, { fetch: plain }));
+    expect(error.reason).toBe('issuer-mismatch');
+    expect(error.message).toContain(JSON.stringify(origin(issuerScheme)));
+    // The document was read (the refusal is about its issuer, not an unreachable server).
+    expect(s.hits('/.well-known/oauth-authorization-server')).toHaveLength(1);
   });
 });
