@@ -1,12 +1,14 @@
 /**
  * Issue 12: a handler with a backplane joins its server to the deployment's notification fan-out
  * over the relay. A server-wide notification raised on one process reaches a session another
- * process owns, exactly once, and nothing is broadcast after the handler closed.
+ * process owns, exactly once, and nothing is broadcast or received after the handler closed.
  */
 import { afterEach, expect, test } from 'vitest';
+import { Client } from '../../src/client/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
+import { createRecordingPair } from '../helpers/recording-transport.js';
 import { SseReader } from '../http-server/support/harness.js';
-import { openSession, request, startCluster, type Cluster } from './support/cluster.js';
+import { openSession, request, startCluster, until, type Cluster } from './support/cluster.js';
 
 useProcessGuard();
 
@@ -43,9 +45,43 @@ test('a closed handler leaves the fan-out: it neither broadcasts nor receives', 
   cluster = startCluster(2);
   const [a, b] = cluster.nodes as [Cluster['nodes'][0], Cluster['nodes'][0]];
   const sessionId = await openSession(a);
-  await b.handler.close({ deadlineMs: 1_000 });
-  b.server.broadcast('notifications/message', { level: 'info', data: 'after close' });
-  expect(b.relay.afterClose).toEqual([]);
+  // Receiving is seen on a session of node 2's server that outlives its HTTP handler (the
+  // handler's own sessions end with it): a client connected to that server in memory.
+  const [clientSide, serverSide] = createRecordingPair();
+  const watcher = b.server.connect(serverSide);
+  const client = new Client({ name: 'watcher', version: '1' });
+  const received: unknown[] = [];
+  client.setNotificationHandler('notifications/message', (params) => void received.push(params.data));
+  await within(client.connect(clientSide));
+  try {
+    // While open: node 1's broadcast reaches it (so the check below can see a delivery).
+    a.server.broadcast('notifications/message', { level: 'info', data: 'before close' });
+    await until(() => received.length === 1, 'the broadcast before the close');
+
+    await b.handler.close({ deadlineMs: 1_000 });
+    b.server.broadcast('notifications/message', { level: 'info', data: 'after close' });
+    expect(b.relay.afterClose).toEqual([]);
+    // Issue 30 item 7: nothing from the others reaches node 2 any more: neither a broadcast made
+    // now nor one that the medium still hands to the listener node 2 had.
+    a.server.broadcast('notifications/message', { level: 'info', data: 'broadcast after close' });
+    b.relay.deliverBroadcast(
+      a.relay.nodeId,
+      JSON.stringify({
+        t: 'notify',
+        method: 'notifications/message',
+        params: { level: 'info', data: 'delivered after close' },
+      }),
+    );
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // A marker on that session itself: anything delivered before it would arrive in front of it.
+    void watcher.notify('notifications/message', { level: 'info', data: 'marker' });
+    await until(() => received.includes('marker'), 'the marker');
+    // Its own broadcast still reaches its own session (delivered here, published nowhere).
+    expect(received).toEqual(['before close', 'after close', 'marker']);
+  } finally {
+    await client.close();
+  }
+
   // Node 1 still delivers its own; nothing from node 2 is in front of it.
   const get = await request(a, 'GET', { sessionId });
   const stream = new SseReader(get);

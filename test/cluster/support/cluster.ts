@@ -39,6 +39,14 @@ export class RecordingRelay implements Relay {
   /** How many times `alive` was asked. */
   aliveCalls = 0;
 
+  /**
+   * A broadcast from `from` reaches this node's listener now, as a medium does with a message that
+   * was already on its way (or a subscription not yet torn down) when this process closed.
+   */
+  deliverBroadcast(from: string, message: string): void {
+    this.listener?.broadcast(from, message);
+  }
+
   /** As the medium would after losing its connection. */
   interrupt(): void {
     this.listener?.interrupted?.();
