@@ -5,7 +5,7 @@
  * none keeps the process alive). Timers are faked.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { RequestTimeoutError } from '../../src/core/errors.js';
+import { ConnectionClosedError, RequestTimeoutError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectionPair, track } from './support/outbound-pair.js';
@@ -84,4 +84,23 @@ test('a request made from a timeout callback gets its own deadline', async () =>
   expect(second?.outcome).toBeInstanceOf(RequestTimeoutError);
   expect(vi.getTimerCount()).toBe(0);
   await connection.close();
+});
+
+// Issue 30 item 9: the close path on its own (PendingTable.failAll empties the table without
+// take/remove; only the table's drained() call stops the timer there).
+test.each([
+  ['close()', (pair: ReturnType<typeof connectionPair>) => pair.connection.close()],
+  ['the peer ending the input', (pair: ReturnType<typeof connectionPair>) => pair.local.endInput()],
+])('%s with requests pending fails them and leaves no deadline timer', async (_what, end) => {
+  const pair = connectionPair();
+  const calls = [
+    track(pair.connection.request('a', {}, { timeoutMs: 1_000 })),
+    track(pair.connection.request('b', {}, { timeoutMs: 5_000 })),
+  ];
+  expect(vi.getTimerCount()).toBe(1);
+  await end(pair);
+  await vi.advanceTimersByTimeAsync(0);
+  for (const call of calls) expect(call.outcome).toBeInstanceOf(ConnectionClosedError);
+  expect(vi.getTimerCount()).toBe(0);
+  await pair.connection.close();
 });
