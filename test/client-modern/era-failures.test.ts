@@ -11,7 +11,7 @@ import { McpClient, type McpClientOptions } from '../../src/client/index.js';
 import { AuthorizationError } from '../../src/client/auth/errors.js';
 import { EraDetectionError } from '../../src/client/errors.js';
 import { cachedEra, rememberEra } from '../../src/client/modern/era.js';
-import { ErrorCode, RequestAbortedError } from '../../src/core/errors.js';
+import { ErrorCode, RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
 import type { Transport } from '../../src/core/transport.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
@@ -155,8 +155,12 @@ describe('over HTTP: only a 4xx (or a JSON-RPC error answer) is a legacy signal'
     );
     // discoverTimeoutMs is shorter: over HTTP silence is no legacy answer, so it does not apply.
     const error = await failed(connectOver(f, { discoverTimeoutMs: 10 }, { timeoutMs: 300 }));
-    expect(error).toBeInstanceOf(Error);
-    expect(error).not.toBeInstanceOf(RequestAbortedError);
+    // Issue 30 item 9: which failure, not just "an Error": connect's one budget ran out
+    // (docs/modern-era.md), named with connect's timeoutMs; not the caller's abort, not the
+    // probe's discoverTimeoutMs, not an era answer.
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect((error as RequestTimeoutError).timeoutMs).toBe(300);
+    expect((error as Error).message).toBe('Request timed out after 300 ms');
     expect(posted.map((p) => p.method)).toEqual(['server/discover']);
     expect(cachedEra(KEY)).toBeUndefined();
   });

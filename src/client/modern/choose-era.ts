@@ -119,11 +119,14 @@ async function decide(
   }
   const session = new ModernSession(connection, input.facts, '2026-07-28');
   // A transport with a serverKey is HTTP: every request gets an answer, so silence is a failure
-  // there, bounded by the budget alone; elsewhere silence until `initialize` is a legacy answer.
+  // there, bounded by the budget alone (no timer of the probe's own racing it for the same
+  // deadline: connect would fail with either error); elsewhere silence until `initialize` is a
+  // legacy answer.
   const http = key !== undefined;
   const left = budget.remaining();
+  const budgetOnly = left === undefined ? undefined : Infinity;
   const timeoutMs = http
-    ? left
+    ? budgetOnly
     : Math.min(input.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, left ?? Infinity);
   const outcome = await probeEra(connection, (version) => session.meta(version), { signal, timeoutMs, http });
   if (outcome.era === 'legacy') {
