@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runningInCi } from './ci.js';
 
 const BINARY = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 
@@ -40,8 +41,7 @@ export interface TestRedis {
 
 /** Whether this environment promises Redis (CI, or a `REDIS_URL` handed to the tests). */
 function redisRequired(env: NodeJS.ProcessEnv): boolean {
-  const ci = env.CI?.trim().toLowerCase();
-  return Boolean(env.REDIS_URL) || (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0');
+  return Boolean(env.REDIS_URL) || runningInCi(env);
 }
 
 /**
