@@ -1,9 +1,7 @@
 // Runtime smoke matrix (issue 13): serves the built web handler on each pinned runtime and drives it
 // from this Node with Keel's client. Usage:
-//   node scripts/runtimes/run.mjs [--only node22,bun] [--tests] [--no-build] [--install]
-// --tests also runs the core vitest subset on Node 22 and 24. --install only installs the runtimes
-// into .runtimes/ (no build, no smoke): .ci/run installs Bun and Deno so before `npm test`, whose
-// bench tests need them. Exit code 1 when anything failed.
+//   node scripts/runtimes/run.mjs [--only node22,bun] [--tests] [--no-build]
+// --tests also runs the core vitest subset on Node 22 and 24. Exit code 1 when anything failed.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,17 +19,14 @@ const TESTS_TIMEOUT_MS = 10 * 60_000;
 const VITEST_SUBSET = ['test/core', 'test/server-api', 'test/http-server'];
 
 function parseArgs(argv) {
-  const options = { only: Object.keys(RUNTIMES), tests: false, build: true, install: false };
+  const options = { only: Object.keys(RUNTIMES), tests: false, build: true };
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
     if (arg === '--tests') options.tests = true;
     else if (arg === '--no-build') options.build = false;
-    else if (arg === '--install') options.install = true;
     else if (arg === '--only') options.only = (argv[++index] ?? '').split(',').filter(Boolean);
     else
-      throw new Error(
-        `unknown argument ${arg}; usage: run.mjs [--only node22,bun] [--tests] [--no-build] [--install]`,
-      );
+      throw new Error(`unknown argument ${arg}; usage: run.mjs [--only node22,bun] [--tests] [--no-build]`);
   }
   for (const name of options.only) if (!RUNTIMES[name]) throw new Error(`unknown runtime "${name}"`);
   return options;
@@ -84,19 +79,9 @@ async function vitestOn(name) {
   return ok;
 }
 
-/** `--install`: each runtime into .runtimes/ (reused when there), nothing else. */
-async function installOnly(names) {
-  for (const name of names) {
-    const began = Date.now();
-    const bin = await ensureRuntime(cacheDir, name, { logDir, log });
-    log(`${name} ${RUNTIMES[name].version}: ${bin} (${Date.now() - began} ms)`);
-  }
-}
-
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   installExitHandlers();
-  if (options.install) return installOnly(options.only);
   if (options.build || !existsSync(join(root, 'dist/src/index.js'))) {
     const built = await runToCompletion('npm', ['run', '--silent', 'build'], {
       cwd: root,

@@ -34,7 +34,7 @@ test('a missing runtime: not available off CI (the test skips), an error naming 
   root = mkdtempSync(join(tmpdir(), 'keel-runtimes-'));
   expect(runtimeAvailable('bun', {}, root)).toBe(false);
   expect(() => runtimeAvailable('bun', { CI: 'true' }, root)).toThrow(
-    /^bun is required here \(CI is set\) but is not installed in \.runtimes\/: `node scripts\/runtimes\/run\.mjs --install --only bun,deno`/,
+    /^bun is required here \(CI is set\) but is not installed in \.runtimes\/: `node scripts\/runtimes\/install\.mjs bun deno`/,
   );
 });
 

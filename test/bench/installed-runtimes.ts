@@ -1,6 +1,6 @@
 /**
  * Bun and Deno as the runtime matrix's installer leaves them in `.runtimes/` (`npm run runtimes`,
- * `npm run bench`, or `node scripts/runtimes/run.mjs --install --only bun,deno`, which `.ci/run`
+ * `npm run bench`, or `node scripts/runtimes/install.mjs bun deno`, which `.ci/run`
  * runs before `npm test`). Tests never install them. Without them, the tests that need a real
  * runtime are skipped and say so; in CI (`CI` set) they fail instead, since a skip there goes
  * unnoticed (as `test/helpers/redis.ts` does for redis-server).
@@ -42,7 +42,7 @@ export function runtimeAvailable(name: string, env = process.env, root = repoRoo
 export function missingInCi(name: string): string {
   return (
     `${name} is required here (CI is set) but is not installed in .runtimes/: ` +
-    '`node scripts/runtimes/run.mjs --install --only bun,deno` installs it (.ci/run does, before npm test)'
+    '`node scripts/runtimes/install.mjs bun deno` installs it (.ci/run does, before npm test)'
   );
 }
 

@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { loadRuntimeModule, type InstallModule } from './runtime-modules.js';
+import { loadRuntimeModule, repoRoot, type InstallModule } from './runtime-modules.js';
 
 const { RUNTIMES, ensureRuntime } = await loadRuntimeModule<InstallModule>('lib/install.mjs');
 
@@ -49,5 +50,38 @@ describe('pinned runtimes', () => {
     await expect(ensureRuntime(cacheDir, 'nodejs', { logDir: cacheDir })).rejects.toThrow(
       'unknown runtime "nodejs"; known: node22, node24, bun, deno, workerd',
     );
+  });
+});
+
+describe('the install-only entry (scripts/runtimes/install.mjs)', () => {
+  /** Every module `file` imports with a relative path, transitively. */
+  function relativeImports(file: string, seen = new Set<string>()): Set<string> {
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(/^import [^'"]*['"](\.[^'"]+)['"]/gm)) {
+      const target = resolve(dirname(file), spec!);
+      if (seen.has(target)) continue;
+      seen.add(target);
+      if (!target.includes(`${sep}dist${sep}`)) relativeImports(target, seen);
+    }
+    return seen;
+  }
+
+  // .ci/run runs it on a fresh clone before `npm test` builds dist/ (issue 30 item 8).
+  test('imports nothing from dist/, so it runs before the build', () => {
+    const imports = [...relativeImports(join(repoRoot, 'scripts', 'runtimes', 'install.mjs'))];
+    expect(imports).toContain(join(repoRoot, 'scripts', 'runtimes', 'lib', 'install.mjs'));
+    expect(imports.filter((file) => file.includes(`${sep}dist${sep}`))).toEqual([]);
+  });
+
+  test('refuses an unknown runtime with exit code 1 before installing anything', () => {
+    const run = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'scripts', 'runtimes', 'install.mjs'), 'nodejs'],
+      {
+        encoding: 'utf8',
+        timeout: 10_000,
+      },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('unknown runtime "nodejs"');
   });
 });
