@@ -90,7 +90,7 @@ test('a request made from a timeout callback gets its own deadline', async () =>
 // take/remove; only the table's drained() call stops the timer there).
 test.each([
   ['close()', (pair: ReturnType<typeof connectionPair>) => pair.connection.close()],
-  ['the peer ending the input', (pair: ReturnType<typeof connectionPair>) => pair.local.endInput()],
+  ['the peer ending the input', async (pair: ReturnType<typeof connectionPair>) => pair.local.endInput()],
 ])('%s with requests pending fails them and leaves no deadline timer', async (_what, end) => {
   const pair = connectionPair();
   const calls = [
