@@ -11,7 +11,8 @@ import {
   formatToolResult,
 } from './format.js';
 import type { CommandContext } from './session.js';
-import { parseArguments } from './tool-arguments.js';
+import { safeLine, safeName } from './safe-text.js';
+import { missingRequired, parseArguments } from './tool-arguments.js';
 import { CliFailure, EXIT, UsageError } from './usage.js';
 
 /** Options of the commands that print results. */
@@ -19,8 +20,6 @@ export interface OutputOptions {
   json?: boolean;
   args?: string;
 }
-
-const json = (value: unknown): string => JSON.stringify(value, null, 2);
 
 /**
  * `keel tools`: name, title, description, arguments.
@@ -34,7 +33,8 @@ export async function listTools(
   options: OutputOptions,
 ): Promise<number> {
   const tools = await client.listAllTools(ctx.request);
-  ctx.out(options.json ? json({ tools }) : tools.map((tool) => formatTool(tool)).join('\n') || '(no tools)');
+  if (options.json) ctx.json({ tools });
+  else ctx.out(tools.map((tool) => formatTool(tool, ctx.columns)).join('\n') || '(no tools)');
   return EXIT.ok;
 }
 
@@ -51,10 +51,11 @@ export async function listResources(
 ): Promise<number> {
   const resources = await client.listAllResources(ctx.request);
   const resourceTemplates = await client.listAllResourceTemplates(ctx.request);
-  if (options.json) ctx.out(json({ resources, resourceTemplates }));
+  if (options.json) ctx.json({ resources, resourceTemplates });
   else
     ctx.out(
-      [...resources, ...resourceTemplates].map((r) => formatResource(r)).join('\n') || '(no resources)',
+      [...resources, ...resourceTemplates].map((r) => formatResource(r, ctx.columns)).join('\n') ||
+        '(no resources)',
     );
   return EXIT.ok;
 }
@@ -71,15 +72,15 @@ export async function listPrompts(
   options: OutputOptions,
 ): Promise<number> {
   const prompts = await client.listAllPrompts(ctx.request);
-  ctx.out(
-    options.json ? json({ prompts }) : prompts.map((p) => formatPrompt(p)).join('\n') || '(no prompts)',
-  );
+  if (options.json) ctx.json({ prompts });
+  else ctx.out(prompts.map((p) => formatPrompt(p, ctx.columns)).join('\n') || '(no prompts)');
   return EXIT.ok;
 }
 
 /**
- * `keel call <tool> key=value…`: arguments typed from the tool's input schema; an `isError`
- * result goes to stderr (stdout with `--json`) and exits 1.
+ * `keel call <tool> key=value…`: arguments typed from the tool's input schema, and the schema's
+ * required ones checked here (a {@link UsageError} naming the missing ones; nothing is sent); an
+ * `isError` result goes to stderr (stdout with `--json`) and exits 1.
  *
  * @example
  * await callTool(client, ctx, 'echo', ['text=hi'], {});
@@ -97,9 +98,16 @@ export async function callTool(
     throw new CliFailure(`${ctx.describe} has no tool "${name}" (keel tools lists them)`);
   }
   const args = parseArguments(pairs, tool.inputSchema, options.args);
+  const missing = missingRequired(tool.inputSchema, args);
+  if (missing.length > 0) {
+    const names = missing.map((key) => safeName(key)).join(', ');
+    throw new UsageError(
+      `${name}: missing required argument${missing.length > 1 ? 's' : ''} ${names} (keel tools lists the arguments)`,
+    );
+  }
   const result = await client.callTool(name, args, ctx.request);
   const failed = result.isError === true;
-  if (options.json) ctx.out(json(result));
+  if (options.json) ctx.json(result);
   else if (failed) ctx.err(`keel: tool "${name}" failed:\n${formatToolResult(result)}`);
   else ctx.out(formatToolResult(result));
   return failed ? EXIT.failure : EXIT.ok;
@@ -118,7 +126,8 @@ export async function readResource(
   options: OutputOptions,
 ): Promise<number> {
   const result = await client.readResource(uri, ctx.request);
-  ctx.out(options.json ? json(result) : formatReadResult(result));
+  if (options.json) ctx.json(result);
+  else ctx.out(formatReadResult(result));
   return EXIT.ok;
 }
 
@@ -140,7 +149,8 @@ export async function getPrompt(
     Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
   );
   const result = await client.getPrompt(name, args, ctx.request);
-  ctx.out(options.json ? json(result) : formatPromptResult(result));
+  if (options.json) ctx.json(result);
+  else ctx.out(formatPromptResult(result));
   return EXIT.ok;
 }
 
@@ -154,11 +164,11 @@ export async function ping(client: McpClient, ctx: CommandContext, options: Outp
   await client.ping(ctx.request);
   const info = client.serverInfo;
   const summary = { server: info, era: client.era, protocolVersion: client.protocolVersion };
-  ctx.out(
-    options.json
-      ? json(summary)
-      : `ok: ${info?.name ?? 'server'} ${info?.version ?? ''} (${client.era}, ${client.protocolVersion})`,
-  );
+  if (options.json) ctx.json(summary);
+  else
+    ctx.out(
+      `ok: ${safeLine(String(info?.name ?? 'server'))} ${safeLine(String(info?.version ?? ''))} (${client.era}, ${client.protocolVersion})`,
+    );
   return EXIT.ok;
 }
 

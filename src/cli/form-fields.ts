@@ -2,7 +2,7 @@
  * An elicitation's requested schema as a list of terminal prompts, and the typed value of an
  * answer. Kept free of the prompt library so it can be tested on its own.
  */
-import { safeText } from './safe-text.js';
+import { safeLine } from './safe-text.js';
 
 type Property = Record<string, any>;
 
@@ -35,7 +35,12 @@ export function formFields(schema: Property | undefined): FormField[] {
   const properties = (schema?.properties ?? {}) as Record<string, Property>;
   const required = new Set<string>(Array.isArray(schema?.required) ? schema.required : []);
   return Object.entries(properties).map(([key, property]) => {
-    const label = safeText([property.title ?? key, property.description].filter(Boolean).join(': '));
+    // One line each: a title or description cannot draw a line that looks like another prompt.
+    const title = typeof property.title === 'string' && property.title !== '' ? property.title : key;
+    const label = [title, property.description]
+      .filter((part): part is string => typeof part === 'string' && part !== '')
+      .map((part) => safeLine(part))
+      .join(': ');
     const base = { key, label, required: required.has(key), default: property.default, property };
     const single = choicesOf(property);
     if (single) return { ...base, kind: 'select', choices: single };
@@ -52,14 +57,14 @@ function choicesOf(property: Property): { value: string; label: string }[] | und
     const names: unknown[] = Array.isArray(property.enumNames) ? property.enumNames : [];
     return property.enum.map((value: unknown, i: number) => ({
       value: String(value),
-      label: safeText(typeof names[i] === 'string' ? names[i] : String(value)),
+      label: safeLine(typeof names[i] === 'string' ? names[i] : String(value)),
     }));
   }
   const branches = property.oneOf ?? property.anyOf;
   if (Array.isArray(branches) && branches.every((b: Property) => b && 'const' in b)) {
     return branches.map((b: Property) => ({
       value: String(b.const),
-      label: safeText(b.title ?? String(b.const)),
+      label: safeLine(typeof b.title === 'string' ? b.title : String(b.const)),
     }));
   }
   return undefined;

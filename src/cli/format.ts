@@ -2,6 +2,7 @@
  * How results look in the terminal: text content as is, structuredContent pretty-printed, binary
  * content summarized; and one-line-per-item listings of tools, resources and prompts.
  */
+import { safeLine, safeName } from './safe-text.js';
 
 type Block = Record<string, any>;
 
@@ -35,19 +36,19 @@ export function formatBlock(block: Block): string {
       return String(block.text);
     case 'image':
     case 'audio':
-      return `[${block.type} ${block.mimeType ?? '?'}, ${base64Bytes(block.data)} bytes]`;
+      return `[${block.type} ${safeName(String(block.mimeType ?? '?'))}, ${base64Bytes(block.data)} bytes]`;
     case 'resource_link':
-      return `[resource link ${block.uri}${block.name ? ` (${block.name})` : ''}]`;
+      return `[resource link ${safeName(String(block.uri))}${block.name ? ` (${safeLine(String(block.name))})` : ''}]`;
     case 'resource': {
       const resource = (block.resource ?? {}) as Block;
       const size =
         typeof resource.text === 'string'
           ? `${resource.text.length} chars`
           : `${base64Bytes(resource.blob)} bytes`;
-      return `[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ''}, ${size}]`;
+      return `[resource ${safeName(String(resource.uri))}${resource.mimeType ? ` ${safeName(String(resource.mimeType))}` : ''}, ${size}]`;
     }
     default:
-      return `[${String(block.type)} content]`;
+      return `[${safeName(String(block.type))} content]`;
   }
 }
 
@@ -63,7 +64,7 @@ export function formatReadResult(result: Block): string {
     .map((item) =>
       typeof item.text === 'string'
         ? item.text
-        : `[blob ${item.uri}${item.mimeType ? ` ${item.mimeType}` : ''}, ${base64Bytes(item.blob)} bytes]`,
+        : `[blob ${safeName(String(item.uri))}${item.mimeType ? ` ${safeName(String(item.mimeType))}` : ''}, ${base64Bytes(item.blob)} bytes]`,
     )
     .join('\n');
 }
@@ -78,36 +79,32 @@ export function formatPromptResult(result: Block): string {
   const messages = (result.messages as Block[] | undefined) ?? [];
   const body = messages.map((message) => {
     const content = Array.isArray(message.content) ? message.content : [message.content];
-    return `${message.role}: ${content.map((block: Block) => formatBlock(block ?? {})).join('\n')}`;
+    return `${safeName(String(message.role))}: ${content.map((block: Block) => formatBlock(block ?? {})).join('\n')}`;
   });
-  return [result.description ? `# ${result.description}` : undefined, ...body].filter(Boolean).join('\n');
+  return [result.description ? `# ${safeLine(String(result.description))}` : undefined, ...body]
+    .filter(Boolean)
+    .join('\n');
 }
 
 /**
- * A tool's listing: name, title, one-line description, then its arguments (`?` = optional).
+ * A tool's listing: name, title, first line of the description, then one line per argument:
+ * `name: type` (`?` = optional) and the first line of its description. With `width` (the terminal's
+ * columns), lines longer than that are cut, with `…`.
  *
  * @example
- * formatTool({ name: 'echo', description: 'Echo it', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
- * // 'echo: Echo it\n  args: text: string'
+ * formatTool({ name: 'echo', description: 'Echo it', inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'What to echo' } }, required: ['text'] } });
+ * // 'echo: Echo it\n  text: string  What to echo'
  */
-export function formatTool(tool: Block): string {
-  const head = `${tool.name}${tool.title ? ` (${tool.title})` : ''}${describe(tool.description)}`;
-  const args = argsSummary(tool.inputSchema);
-  return args ? `${head}\n  args: ${args}` : head;
-}
-
-/**
- * `name: type` per property of an object schema, `?` after an optional name.
- *
- * @example
- * argsSummary({ properties: { n: { type: 'integer' } } }); // 'n?: integer'
- */
-export function argsSummary(schema: Block | undefined): string {
+export function formatTool(tool: Block, width?: number): string {
+  const head = `${safeName(String(tool.name))}${title(tool.title)}${describe(tool.description)}`;
+  const schema = tool.inputSchema as Block | undefined;
   const properties = (schema?.properties ?? {}) as Record<string, Block>;
   const required = new Set<string>(Array.isArray(schema?.required) ? schema.required : []);
-  return Object.entries(properties)
-    .map(([name, property]) => `${name}${required.has(name) ? '' : '?'}: ${typeName(property)}`)
-    .join(', ');
+  const args = Object.entries(properties).map(([name, property]) => ({
+    label: `${safeName(name)}${required.has(name) ? '' : '?'}: ${typeName(property)}`,
+    description: property?.description,
+  }));
+  return [fit(head, width), ...argumentLines(args, width)].join('\n');
 }
 
 /**
@@ -116,35 +113,67 @@ export function argsSummary(schema: Block | undefined): string {
  * @example
  * formatResource({ uri: 'file:///a', name: 'a', mimeType: 'text/plain' }); // 'file:///a  a (text/plain)'
  */
-export function formatResource(resource: Block): string {
-  const target = resource.uri ?? resource.uriTemplate;
-  const mime = resource.mimeType ? ` (${resource.mimeType})` : '';
-  return `${target}  ${resource.title ?? resource.name}${mime}${describe(resource.description)}`;
+export function formatResource(resource: Block, width?: number): string {
+  const target = safeName(String(resource.uri ?? resource.uriTemplate));
+  const name = safeLine(String(resource.title ?? resource.name));
+  const mime = resource.mimeType ? ` (${safeName(String(resource.mimeType))})` : '';
+  return fit(`${target}  ${name}${mime}${describe(resource.description)}`, width);
 }
 
 /**
- * A prompt listing line, with its arguments (`?` = optional).
+ * A prompt's listing: name, title, description, then one line per argument (`?` = optional) with
+ * the first line of its description.
  *
  * @example
- * formatPrompt({ name: 'plan', arguments: [{ name: 'city', required: true }] }); // 'plan\n  args: city'
+ * formatPrompt({ name: 'plan', arguments: [{ name: 'city', required: true, description: 'Where' }] }); // 'plan\n  city  Where'
  */
-export function formatPrompt(prompt: Block): string {
-  const head = `${prompt.name}${prompt.title ? ` (${prompt.title})` : ''}${describe(prompt.description)}`;
-  const args = ((prompt.arguments as Block[] | undefined) ?? [])
-    .map((arg) => `${arg.name}${arg.required ? '' : '?'}`)
-    .join(', ');
-  return args ? `${head}\n  args: ${args}` : head;
+export function formatPrompt(prompt: Block, width?: number): string {
+  const head = `${safeName(String(prompt.name))}${title(prompt.title)}${describe(prompt.description)}`;
+  const args = ((prompt.arguments as Block[] | undefined) ?? []).map((arg) => ({
+    label: `${safeName(String(arg?.name))}${arg?.required ? '' : '?'}`,
+    description: arg?.description,
+  }));
+  return [fit(head, width), ...argumentLines(args, width)].join('\n');
+}
+
+// The description column starts after the widest `name: type`, up to this many characters.
+const MAX_LABEL = 28;
+
+function argumentLines(args: { label: string; description: unknown }[], width: number | undefined): string[] {
+  const column = Math.min(MAX_LABEL, Math.max(0, ...args.map((a) => a.label.length)));
+  return args.map(({ label, description }) => {
+    const text = firstLine(description);
+    return fit(text ? `  ${label.padEnd(column)}  ${text}` : `  ${label}`, width);
+  });
+}
+
+function title(value: unknown): string {
+  return typeof value === 'string' && value !== '' ? ` (${safeLine(value)})` : '';
 }
 
 function describe(description: unknown): string {
-  if (typeof description !== 'string' || description.trim() === '') return '';
-  return `: ${description.trim().split('\n')[0]}`;
+  const text = firstLine(description);
+  return text ? `: ${text}` : '';
+}
+
+/** The first non-empty line of a description, on one line and with its controls escaped. */
+function firstLine(description: unknown): string {
+  if (typeof description !== 'string') return '';
+  const line = description.trim().split(/\r?\n/)[0] ?? '';
+  return safeLine(line.trim());
+}
+
+/** Cut to the terminal's width (no cut without one: a pipe gets the whole line). */
+function fit(line: string, width: number | undefined): string {
+  if (width === undefined || !(width > 1) || line.length <= width - 1) return line;
+  return `${line.slice(0, Math.max(1, width - 2))}…`;
 }
 
 function typeName(property: Block): string {
-  if (Array.isArray(property?.enum)) return property.enum.map((v: unknown) => JSON.stringify(v)).join('|');
-  if (Array.isArray(property?.type)) return property.type.join('|');
-  return typeof property?.type === 'string' ? property.type : 'any';
+  if (Array.isArray(property?.enum))
+    return safeName(property.enum.map((v: unknown) => JSON.stringify(v)).join('|'));
+  if (Array.isArray(property?.type)) return safeName(property.type.map(String).join('|'));
+  return typeof property?.type === 'string' ? safeName(property.type) : 'any';
 }
 
 function base64Bytes(data: unknown): number {

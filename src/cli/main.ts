@@ -4,6 +4,8 @@
  */
 import type { Command as CommandType } from 'commander';
 import * as run from './commands.js';
+import { parseDuration } from './limits.js';
+import { safeText } from './safe-text.js';
 import { resolveTarget, splitAtDashDash } from './server-target.js';
 import { withServer, type CommonOptions } from './session.js';
 import { EXIT, UsageError } from './usage.js';
@@ -36,7 +38,8 @@ const SERVER_HELP = `
   keel tools -- node server.js
   keel call https://example.com/mcp echo text=hi
 key=value arguments are typed from the tool's input schema; key:=<json> sends raw JSON.
-Exit codes: 0 ok, 1 tool/server/connection error, 2 usage error, 130 Ctrl+C.`;
+--timeout is in seconds (30, 1.5) unless a unit is given: 500ms, 30s, 2m.
+Exit codes: 0 ok, 1 tool/server/connection error, 2 usage error, 124 timeout, 130 Ctrl+C.`;
 
 /**
  * Run `keel` with `argv` (without node and the script); resolves with the exit code.
@@ -59,6 +62,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (!/^\d+$/.test(value) || n < min || n > max)
       throw new InvalidArgumentError(`${name} must be an integer ${min}..${max}`);
     return n;
+  };
+  const duration = (value: string): number => {
+    const ms = parseDuration(value);
+    if (ms === undefined)
+      throw new InvalidArgumentError('--timeout must be seconds (30, 1.5) or have a unit (500ms, 30s, 2m)');
+    return ms;
   };
   const program: CommandType = new Command('keel')
     .description('A command-line client for MCP servers (stdio or Streamable HTTP, both protocol eras).')
@@ -83,7 +92,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         (v, all: string[]) => [...all, v],
         [],
       )
-      .option('--timeout <ms>', 'request timeout in milliseconds', integer('--timeout', 1, 2 ** 31 - 1))
+      .option(
+        '--timeout <duration>',
+        'give up after this long, connecting included (seconds, or 500ms, 30s, 2m)',
+        duration,
+      )
       .option('-q, --quiet', 'no progress bar, log lines or server stderr')
       .addOption(new Option('--sampling <mode>', "answer the server's sampling requests").choices(['prompt']))
       .option(
@@ -112,7 +125,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return EXIT.usage;
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`keel: ${error.message}\n${usageOf(before[0])}\n`);
+      // Its message may quote the server's schema (a type, a required name): escaped.
+      process.stderr.write(`keel: ${safeText(error.message)}\n${usageOf(before[0])}\n`);
       return EXIT.usage;
     }
     throw error;
@@ -132,7 +146,7 @@ async function runCommand(
     throw new UsageError(`missing ${kind === 'read' ? 'uri' : 'name'}`);
   if (shape === 'one' && rest.length > 1) throw new UsageError(`unexpected argument "${rest[1]}"`);
   const [first = '', ...pairs] = rest;
-  return withServer(target, options, (client, ctx) => {
+  return withServer(target, options, waitingFor(kind, first), (client, ctx) => {
     switch (kind) {
       case 'tools':
         return run.listTools(client, ctx, options);
@@ -150,4 +164,18 @@ async function runCommand(
         return run.ping(client, ctx, options);
     }
   });
+}
+
+/** What the command waits for, in messages: the request it is about. */
+function waitingFor(kind: Kind, operand: string): string {
+  const method = {
+    tools: 'tools/list',
+    resources: 'resources/list',
+    prompts: 'prompts/list',
+    call: 'tools/call',
+    read: 'resources/read',
+    prompt: 'prompts/get',
+    ping: 'ping',
+  }[kind];
+  return operand === '' ? method : `${method} ${operand}`;
 }

@@ -8,6 +8,7 @@ import type { ElicitResult } from '../core/types/elicitation.js';
 import type { ElicitationOptions } from '../client/elicitation.js';
 import type { SamplingHandler } from '../client/sampling.js';
 import { checkText, formFields, textValue, type FormField } from './form-fields.js';
+import { hasControl, safeName, safeText } from './safe-text.js';
 
 /** What the handlers need from the running command. */
 export interface PromptHost {
@@ -35,7 +36,8 @@ export function terminalElicitation(host: PromptHost): ElicitationOptions {
       if (!host.interactive) return declineNonInteractive(host, params.message);
       return withPrompts(host, async (clack) => {
         const options = { output: process.stderr, signal: ctx.signal };
-        clack.log.message(`The server asks: ${params.message}`, { output: process.stderr });
+        // clack writes straight to the terminal: the server's words are escaped here.
+        clack.log.message(`The server asks: ${safeText(params.message)}`, { output: process.stderr });
         const choice = await clack.select({
           ...options,
           message: 'Answer?',
@@ -56,7 +58,8 @@ export function terminalElicitation(host: PromptHost): ElicitationOptions {
       });
     },
     url: async (params, ctx) => {
-      host.print(`keel: the server asks you to open ${params.url}\n  ${params.message}`);
+      // The URL on one line, every control escaped: nothing the server sends can write over it.
+      host.print(`keel: the server asks you to open ${safeName(params.url)}\n  ${params.message}`);
       if (!host.interactive) return declineNonInteractive(host, params.message);
       return withPrompts(host, async (clack) => {
         const ok = await clack.confirm({
@@ -100,11 +103,16 @@ async function askField(
       required: field.required,
     });
   } else {
-    const initialValue = defaultText(field.default);
+    const prefill = defaultText(field.default);
+    // The pre-filled text is what Enter sends back: one with control characters is neither drawn
+    // (it could drive the terminal) nor sent; the prompt shows it escaped instead.
+    const unsafe = prefill !== undefined && hasControl(prefill);
     const text = await clack.text({
       ...options,
-      message,
-      initialValue,
+      message: unsafe
+        ? `${message} [the server's default is not filled in, it holds control characters: ${safeName(prefill)}]`
+        : message,
+      ...(unsafe || prefill === undefined ? {} : { initialValue: prefill }),
       validate: (v) => checkText(field, v),
     });
     answer = clack.isCancel(text) ? text : textValue(field, text);
@@ -134,7 +142,7 @@ export function terminalSampling(host: PromptHost, enabled: boolean): SamplingHa
       for (const message of params.messages) {
         const blocks = Array.isArray(message.content) ? message.content : [message.content];
         const text = blocks.map((b: any) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
-        host.print(`  ${message.role}: ${text}`);
+        host.print(`  ${safeName(String(message.role))}: ${text}`);
       }
       const reply = await clack.text({ message: 'Reply', output: process.stderr, signal: ctx.signal });
       if (clack.isCancel(reply)) return refuse('cancelled by the user');

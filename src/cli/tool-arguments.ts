@@ -131,3 +131,17 @@ function convert(type: (typeof ORDER)[number], text: string): Json | undefined {
     }
   }
 }
+
+/**
+ * The names in the schema's `required` list that `args` does not give, in the schema's order.
+ * Checked before a call so that a forgotten argument is a local usage error, not a round trip to a
+ * server whose error may not name it.
+ *
+ * @example
+ * missingRequired({ type: 'object', required: ['city', 'days'] }, { city: 'Oslo' }); // ['days']
+ */
+export function missingRequired(schema: unknown, args: Readonly<Record<string, unknown>>): string[] {
+  const required = (schema as { required?: unknown } | undefined)?.required;
+  if (!Array.isArray(required)) return [];
+  return required.filter((key): key is string => typeof key === 'string' && !Object.hasOwn(args, key));
+}

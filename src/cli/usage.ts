@@ -3,12 +3,12 @@
  */
 
 /**
- * Exit codes of `keel`.
+ * Exit codes of `keel` (docs/cli.md). `timeout` is 124, as `timeout(1)` uses.
  *
  * @example
  * process.exitCode = EXIT.usage;
  */
-export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, timeout: 124, interrupted: 130 } as const;
 
 /**
  * A mistake on the command line: printed with the usage line, exit 2.

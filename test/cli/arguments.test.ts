@@ -2,7 +2,7 @@
  * `key=value` typing from the input schema, `key:=json`, `--args`, and the usage errors.
  */
 import { describe, expect, test } from 'vitest';
-import { parseArguments, propertyTypes } from '../../src/cli/tool-arguments.js';
+import { missingRequired, parseArguments, propertyTypes } from '../../src/cli/tool-arguments.js';
 import { UsageError } from '../../src/cli/usage.js';
 
 const schema = {
@@ -126,4 +126,14 @@ test('propertyTypes reads type lists, anyOf/oneOf branches and enum values', () 
   expect(propertyTypes(schema, 'level')).toEqual(['integer']);
   expect(propertyTypes(schema, 'missing')).toEqual([]);
   expect(propertyTypes({ properties: { toString: 1 } }, 'constructor')).toEqual([]);
+});
+
+test('issue 23 item 14: the required arguments not given, in the schema order', () => {
+  const required = { type: 'object', required: ['city', 'days', 'unit'] };
+  expect(missingRequired(required, { days: 3 })).toEqual(['city', 'unit']);
+  expect(missingRequired(required, { city: 'Oslo', days: null, unit: 'C' })).toEqual([]);
+  // Not inherited keys, not malformed lists.
+  expect(missingRequired({ required: ['toString', 7] }, {})).toEqual(['toString']);
+  expect(missingRequired({ required: 'city' }, {})).toEqual([]);
+  expect(missingRequired(undefined, {})).toEqual([]);
 });

@@ -4,17 +4,18 @@
  * typed arguments, exit codes, log lines, plain progress lines, non-interactive elicitation and
  * refused sampling.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { requireBuiltBin, requireTestServer, runCli, startHttpServer, STDIO } from './helpers.js';
+import { requireBuiltBin, requireTestServer, ROOT, runCli, SERVER, startHttpServer, STDIO } from './helpers.js';
 
 useProcessGuard();
 
+const HOSTILE = join(ROOT, 'test', 'cli', 'fixtures', 'hostile-server.mjs');
 let http: Awaited<ReturnType<typeof startHttpServer>>;
 const work = mkdtempSync(join(tmpdir(), 'keel-cli-e2e-'));
 
@@ -56,10 +57,18 @@ describe.each([
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines).toContain('echo: Echo the text');
-    expect(lines).toContain('types (Typed arguments): Returns its arguments as structured content');
-    expect(lines).toContain(
-      '  args: n: integer, x?: number, on?: boolean, tags?: array, meta?: object, maybe?: string|null, word?: string',
-    );
+    // Issue 23 item 14: each argument on its own line, with its description's first line.
+    expect(lines).toContain('  text: string  The text to send back');
+    const types = lines.indexOf('types (Typed arguments): Returns its arguments as structured content');
+    expect(lines.slice(types + 1, types + 8)).toEqual([
+      '  n: integer',
+      '  x?: number',
+      '  on?: boolean',
+      '  tags?: array',
+      '  meta?: object',
+      '  maybe?: string|null',
+      '  word?: string',
+    ]);
   });
 
   test('call: typed arguments reach the tool; structuredContent is pretty-printed', async () => {
@@ -92,7 +101,7 @@ describe.each([
     const resources = await cli(where, 'resources', [], opts);
     expect([resources.code, resources.stdout]).toEqual([0, 'note://hello  note (text/plain): A note\n']);
     const prompts = await cli(where, 'prompts', [], opts);
-    expect([prompts.code, prompts.stdout]).toEqual([0, 'greet: Greets\n  args: who\n']);
+    expect([prompts.code, prompts.stdout]).toEqual([0, 'greet: Greets\n  who\n']);
   });
 
   test('an isError result prints to stderr and exits 1', async () => {
@@ -183,17 +192,70 @@ test('a server that cannot be reached: the message names the URL, exit 1', async
   expect(run.stderr).toContain(`keel: cannot connect to ${url}: `);
 });
 
-test('a stdio server that dies: the message names the command and its last stderr lines', async () => {
-  const run = await runCli([
-    'ping',
+describe('issue 23 item 14: a stdio server that fails at start', () => {
+  const dies = [
     '--',
     process.execPath,
     '-e',
-    'console.error("boom on stderr"); process.exit(3)',
-  ]);
-  expect(run.code).toBe(1);
-  expect(run.stderr).toContain(`keel: cannot connect to \`${process.execPath} -e`);
-  expect(run.stderr).toContain('last stderr lines:\n    boom on stderr');
+    'console.error("boom on stderr"); console.error("second line"); process.stderr.write("last, no newline"); process.exit(3)',
+  ];
+  const times = (text: string, line: string) => text.split('\n').filter((l) => l.trim() === line).length;
+
+  test('its stderr is shown once (as it comes), then the message that names the command', async () => {
+    const run = await runCli(['ping', ...dies]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`keel: cannot connect to \`${process.execPath} -e`);
+    expect(run.stderr).toMatch(/^boom on stderr\nsecond line\nlast, no newline\nkeel: cannot connect/);
+    for (const line of ['boom on stderr', 'second line', 'last, no newline'])
+      expect(times(run.stderr, line), line).toBe(1);
+  });
+
+  test('with --quiet its last lines are shown once, with the message', async () => {
+    const run = await runCli(['ping', '--quiet', ...dies]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^keel: cannot connect to /);
+    for (const line of ['boom on stderr', 'second line', 'last, no newline'])
+      expect(times(run.stderr, line), line).toBe(1);
+  });
+});
+
+test('issue 23 item 14: a missing required argument is a local usage error (exit 2), and no call is sent', async () => {
+  const file = join(work, 'touched');
+  const run = await runCli(['call', 'touch', `path=${file}`, ...STDIO]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toBe(
+    'keel: touch: missing required argument note (keel tools lists the arguments)\nUsage: keel call <server> <tool> [key=value...] [options]\n',
+  );
+  expect(existsSync(file)).toBe(false);
+  const both = await runCli(['call', 'touch', 'mode=x', ...STDIO]);
+  expect(both.stderr).toContain('missing required arguments path, note ');
+  // With them all, the call goes through.
+  const ok = await runCli(['call', 'touch', `path=${file}`, 'note=hi', ...STDIO]);
+  expect([ok.code, ok.stdout, readFileSync(file, 'utf8')]).toEqual([0, 'written\n', 'hi']);
+});
+
+test('issue 23 item 4: --json stays valid JSON with the data intact, and terminal-safe', async () => {
+  const run = await runCli(['tools', '--json', '--', process.execPath, HOSTILE]);
+  expect(run.code).toBe(0);
+  // eslint-disable-next-line no-control-regex -- looking for raw controls
+  expect(run.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+  const { tools } = JSON.parse(run.stdout) as { tools: { name: string }[] };
+  expect(tools[0]!.name).toBe('evil\x1b]0;PWNED\x07\x1b[2J\x1b]52;c;UFdORUQ=\x07\x1bc\u009b7m\x07\rFAKE');
+});
+
+test('issue 23 item 4: without a terminal too, nothing the server sends reaches stderr or stdout raw', async () => {
+  for (const args of [
+    ['tools'],
+    ['call', 'form'],
+    ['call', 'url'],
+    ['call', 'sample'],
+    ['read', 'evil://broken'],
+  ]) {
+    const run = await runCli([...args, '--', process.execPath, HOSTILE]);
+    // eslint-disable-next-line no-control-regex -- looking for raw controls
+    expect(run.stdout + run.stderr, args.join(' ')).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    if (args[1] !== 'sample') expect(run.stdout + run.stderr, args.join(' ')).toContain('\\x1b]0;PWNED');
+  }
 });
 
 test('--header reaches the HTTP server', async () => {
@@ -215,17 +277,39 @@ test('--header reaches the HTTP server', async () => {
   }
 });
 
-test('--timeout bounds a call', async () => {
-  const run = await runCli([
-    'call',
-    'wait',
-    `marker=${join(work, 'timeout-marker')}`,
-    '--timeout',
-    '300',
-    ...STDIO,
-  ]);
-  expect(run.code).toBe(1);
-  expect(run.stderr).toMatch(/timed out|timeout/i);
+describe('issue 23 item 11: --timeout', () => {
+  test('bounds a call: a clear message, exit 124, and the handler sees the cancel', async () => {
+    const marker = join(work, 'timeout-marker');
+    // Long enough for the server to start on a busy machine: the deadline covers connecting too.
+    const run = await runCli(['call', 'wait', `marker=${marker}`, '--timeout', '3s', ...STDIO]);
+    expect(run.code).toBe(124);
+    expect(run.stderr).toBe(
+      `keel: timed out after 3 s waiting for \`${process.execPath} ${SERVER}\` to answer (tools/call wait)\n`,
+    );
+    expect(readFileSync(marker, 'utf8')).toBe('aborted: CancelledByPeerError');
+  });
+
+  test('bounds connecting to a server that never answers (seconds by default); no waiting line without a terminal', async () => {
+    const run = await runCli([
+      'tools',
+      '--timeout',
+      '1',
+      '--',
+      process.execPath,
+      '-e',
+      'setInterval(() => {}, 1000)',
+    ]);
+    expect(run.code).toBe(124);
+    expect(run.stderr).toBe(
+      `keel: timed out after 1 s waiting for \`${process.execPath} -e setInterval(() => {}, 1000)\` to answer (connecting)\n`,
+    );
+  });
+
+  test('a value that is not a duration is a usage error', async () => {
+    const run = await runCli(['ping', '--timeout', '10x', ...STDIO]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--timeout must be seconds (30, 1.5) or have a unit (500ms, 30s, 2m)');
+  });
 });
 
 describe('usage', () => {

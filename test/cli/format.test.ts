@@ -4,7 +4,6 @@
  */
 import { describe, expect, test } from 'vitest';
 import {
-  argsSummary,
   formatPrompt,
   formatPromptResult,
   formatReadResult,
@@ -13,7 +12,7 @@ import {
   formatToolResult,
 } from '../../src/cli/format.js';
 import { checkText, formFields, textValue } from '../../src/cli/form-fields.js';
-import { requestLimits } from '../../src/cli/limits.js';
+import { formatDuration, parseDuration, requestLimits } from '../../src/cli/limits.js';
 import { progressText, StatusLine } from '../../src/cli/progress-line.js';
 import { parseHeaders, resolveTarget, splitAtDashDash } from '../../src/cli/server-target.js';
 import { UsageError } from '../../src/cli/usage.js';
@@ -75,23 +74,76 @@ describe('tool results', () => {
 });
 
 describe('listings', () => {
-  test('a tool: name, title, first line of the description, arguments with ? for optional', () => {
-    expect(
-      formatTool({
-        name: 'forecast',
-        title: 'Forecast',
-        description: 'Weather for a city\nmore detail',
-        inputSchema: {
-          type: 'object',
-          properties: { city: { type: 'string' }, days: { type: 'integer' }, unit: { enum: ['C', 'F'] } },
-          required: ['city'],
-        },
-      }),
-    ).toBe('forecast (Forecast): Weather for a city\n  args: city: string, days?: integer, unit?: "C"|"F"');
+  const forecast = {
+    name: 'forecast',
+    title: 'Forecast',
+    description: 'Weather for a city\nmore detail',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        city: { type: 'string', description: 'The city\nsecond line of the description' },
+        days: { type: 'integer' },
+        unit: { enum: ['C', 'F'], description: 'Celsius or\tFahrenheit' },
+        v: { type: ['string', 'null'] },
+        w: {},
+      },
+      required: ['city'],
+    },
+  };
+
+  test('issue 23 item 14: a tool lists each argument with its type and the first line of its description', () => {
+    expect(formatTool(forecast).split('\n')).toEqual([
+      'forecast (Forecast): Weather for a city',
+      '  city: string     The city',
+      '  days?: integer',
+      '  unit?: "C"|"F"   Celsius or Fahrenheit',
+      '  v?: string|null',
+      '  w?: any',
+    ]);
     expect(formatTool({ name: 'bare', inputSchema: { type: 'object' } })).toBe('bare');
-    expect(argsSummary({ properties: { v: { type: ['string', 'null'] }, w: {} } })).toBe(
-      'v?: string|null, w?: any',
+  });
+
+  test('at a terminal, listing lines are cut to its width with …; a pipe gets them whole', () => {
+    const tool = {
+      name: 'long',
+      description: 'd'.repeat(100),
+      inputSchema: { properties: { a: { type: 'string', description: 'x'.repeat(100) } } },
+    };
+    const lines = formatTool(tool, 40).split('\n');
+    expect(lines).toEqual([`long: ${'d'.repeat(32)}…`, `  a?: string  ${'x'.repeat(24)}…`]);
+    expect(lines.every((line) => line.length <= 39)).toBe(true);
+    expect(formatTool(tool).split('\n')[1]).toBe(`  a?: string  ${'x'.repeat(100)}`);
+  });
+
+  test('issue 23 item 4: names, titles, descriptions, types and arguments from the server are escaped', () => {
+    const evil = '\x1b]0;T\x07\u009b2J';
+    const shown = '\\x1b]0;T\\x07\\x9b2J';
+    const listing = formatTool({
+      name: `n${evil}\nfake line`,
+      title: `t${evil}`,
+      description: `d${evil}`,
+      inputSchema: {
+        properties: { [`a${evil}`]: { type: `s${evil}`, description: `x${evil}\n  fake: arg` } },
+        required: [`a${evil}`],
+      },
+    });
+    expect(listing.split('\n')).toEqual([
+      `n${shown}\\x0afake line (t${shown}): d${shown}`,
+      `  a${shown}: s${shown}  x${shown}`,
+    ]);
+    expect(formatResource({ uri: `u://${evil}`, name: `n${evil}`, mimeType: `m${evil}` })).toBe(
+      `u://${shown}  n${shown} (m${shown})`,
     );
+    expect(
+      formatPrompt({ name: `p${evil}`, arguments: [{ name: `a${evil}`, description: `d${evil}\nmore` }] }),
+    ).toBe(`p${shown}\n  a${shown}?  d${shown}`);
+    expect(
+      formatToolResult({
+        content: [{ type: 'resource_link', uri: `u://${evil}`, name: `n\n${evil}`, mimeType: 'text/plain' }],
+      }),
+    ).toBe(`[resource link u://${shown} (n ${shown})]`);
+    // eslint-disable-next-line no-control-regex -- looking for raw controls
+    expect(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(listing)).toBe(false);
   });
 
   test('resources, templates and prompts', () => {
@@ -99,9 +151,13 @@ describe('listings', () => {
       'file:///a  a (text/plain): A',
     );
     expect(formatResource({ uriTemplate: 'x://{id}', name: 'x', title: 'X' })).toBe('x://{id}  X');
-    expect(formatPrompt({ name: 'p', arguments: [{ name: 'a', required: true }, { name: 'b' }] })).toBe(
-      'p\n  args: a, b?',
-    );
+    expect(
+      formatPrompt({
+        name: 'p',
+        description: 'Plan',
+        arguments: [{ name: 'city', required: true, description: 'Where' }, { name: 'b' }],
+      }),
+    ).toBe('p: Plan\n  city  Where\n  b?');
   });
 });
 
@@ -214,10 +270,28 @@ describe('elicitation form plan', () => {
 });
 
 describe('request limits', () => {
-  test('--timeout when given; no limit at a terminal; the client defaults otherwise', () => {
-    expect(requestLimits(true, 500)).toEqual({ timeoutMs: 500 });
-    expect(requestLimits(false, 500)).toEqual({ timeoutMs: 500 });
-    expect(requestLimits(true, undefined)).toEqual({ timeoutMs: Infinity, maxTotalTimeoutMs: Infinity });
+  test('none per request with --timeout (its deadline bounds the command) or at a terminal; the client defaults otherwise', () => {
+    const none = { timeoutMs: Infinity, maxTotalTimeoutMs: Infinity };
+    expect(requestLimits(true, 500)).toEqual(none);
+    expect(requestLimits(false, 500)).toEqual(none);
+    expect(requestLimits(true, undefined)).toEqual(none);
     expect(requestLimits(false, undefined)).toEqual({});
+  });
+
+  test('issue 23 item 11: --timeout is seconds, or a number with ms, s or m', () => {
+    expect(parseDuration('30')).toBe(30_000);
+    expect(parseDuration('1.5')).toBe(1_500);
+    expect(parseDuration('.5')).toBe(500);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('2s')).toBe(2_000);
+    expect(parseDuration('2m')).toBe(120_000);
+    for (const bad of ['', '0', '0ms', 'abc', '-1', '1h', '1 s', '3e3', '9999999999']) {
+      expect(parseDuration(bad), bad).toBeUndefined();
+    }
+    expect([formatDuration(250), formatDuration(2_000), formatDuration(1_500)]).toEqual([
+      '250 ms',
+      '2 s',
+      '1.5 s',
+    ]);
   });
 });

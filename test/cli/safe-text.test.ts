@@ -6,7 +6,7 @@
 import { expect, test } from 'vitest';
 import { formFields } from '../../src/cli/form-fields.js';
 import { progressText, StatusLine } from '../../src/cli/progress-line.js';
-import { safeText } from '../../src/cli/safe-text.js';
+import { hasControl, safeJson, safeLine, safeName, safeText } from '../../src/cli/safe-text.js';
 
 test('control characters become visible escapes; newline and tab stay', () => {
   expect(safeText('x\x1b]0;PWNED\x07\x1b[31mRED')).toBe('x\\x1b]0;PWNED\\x07\\x1b[31mRED');
@@ -27,4 +27,40 @@ test('progress messages and form labels from the server are made safe', () => {
   expect(progressText({ progress: 1 }).plain).not.toContain('\x1b');
   const [field] = formFields({ type: 'object', properties: { a: { type: 'string', title: 'Name\x1b[8m' } } });
   expect(field?.label).toBe('Name\\x1b[8m');
+});
+
+test('issue 23 item 4: one-line prose, names and values, and --json output', () => {
+  expect(safeLine('Echo\r\n\tthe text\x07 and\u009b2J')).toBe('Echo the text\\x07 and\\x9b2J');
+  expect(safeName('a\nb\tc\x1b')).toBe('a\\x0ab\\x09c\\x1b');
+  expect([hasControl('plain text ü'), hasControl('a\tb'), hasControl('x\u0085')]).toEqual([
+    false,
+    true,
+    true,
+  ]);
+  const data = { name: 'x\x1b]0;T\x07\u009b2J\x7f' };
+  const json = safeJson(JSON.stringify(data, null, 2));
+  // eslint-disable-next-line no-control-regex -- looking for raw controls
+  expect(json).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+  expect(JSON.parse(json)).toEqual(data); // still JSON, the data intact
+});
+
+test('issue 23 item 4: form labels and choice labels are one escaped line each', () => {
+  const [text, pick, size] = formFields({
+    type: 'object',
+    properties: {
+      text: {
+        type: 'string',
+        title: 'T\x1b]0;X\x07',
+        description: 'line 1\n◆  Password',
+        default: 'd\x1b[2J',
+      },
+      pick: { enum: ['a'], enumNames: ['A\r\x1b[2J'] },
+      size: { oneOf: [{ const: 's', title: 'S\nfake' }] },
+    },
+  });
+  expect(text?.label).toBe('T\\x1b]0;X\\x07: line 1 ◆  Password');
+  expect(pick?.choices).toEqual([{ value: 'a', label: 'A\\x0d\\x1b[2J' }]);
+  expect(size?.choices).toEqual([{ value: 's', label: 'S fake' }]);
+  // The default is kept as the server sent it: the prompt decides not to pre-fill it.
+  expect(text?.default).toBe('d\x1b[2J');
 });

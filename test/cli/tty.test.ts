@@ -3,105 +3,20 @@
  * pane size): the live progress bar, an elicitation answered by typing, and Ctrl+C (cancel on the
  * wire, exit 130; a second Ctrl+C exits at once). tmux must be installed (.ci/run installs it).
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { useProcessGuard } from '../helpers/guard.js';
-import { BIN, requireBuiltBin, ROOT, SERVER } from './helpers.js';
+import { BIN } from './helpers.js';
+import { quote, useTmux } from './tmux.js';
 
 useProcessGuard();
 
-const run = promisify(execFile);
-const SOCKET = `keel-cli-${process.pid}`;
-const work = mkdtempSync(join(tmpdir(), 'keel-cli-tty-'));
-let panes = 0;
-
-async function tmux(...args: string[]): Promise<string> {
-  const { stdout } = await run('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], {
-    timeout: 10_000,
-    cwd: ROOT,
-  });
-  return stdout;
-}
-
-beforeAll(async () => {
-  requireBuiltBin();
-  try {
-    await run('tmux', ['-V'], { timeout: 10_000 });
-  } catch (error) {
-    throw new Error(
-      `tmux is required for the CLI terminal tests (apt-get install tmux; .ci/run installs it): ${String(error)}`,
-      { cause: error },
-    );
-  }
-});
-afterAll(async () => {
-  await tmux('kill-server').catch(() => undefined);
-  rmSync(work, { recursive: true, force: true });
-});
-
-const quote = (arg: string): string => `'${arg.replace(/'/g, `'\\''`)}'`;
-
-/**
- * `keel <args> -- node <test server> <serverArgs>` in a new 120x40 pane. The pane's shell prints
- * KEEL_EXIT=<code> when keel exits, then stays (a dead pane would lose lines).
- */
-async function startKeel(
-  args: readonly string[],
-  serverArgs: readonly string[] = [],
-  env = '',
-): Promise<string> {
-  const name = `pane${++panes}`;
-  const keel = [process.execPath, BIN, ...args, '--', process.execPath, SERVER, ...serverArgs]
-    .map(quote)
-    .join(' ');
-  await tmux(
-    'new-session',
-    '-d',
-    '-s',
-    name,
-    '-x',
-    '120',
-    '-y',
-    '40',
-    `${env}${keel}; echo KEEL_EXIT=$?; exec sleep 600`,
-  );
-  return name;
-}
-
-const screen = (pane: string): Promise<string> => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', pane);
-
-/** Poll the pane until `check` holds (bounded), and return that screen. */
-async function waitFor(
-  pane: string,
-  check: (text: string) => boolean,
-  what: string,
-  ms = 20_000,
-): Promise<string> {
-  const deadline = Date.now() + ms;
-  let text = '';
-  while (Date.now() < deadline) {
-    text = await screen(pane);
-    if (check(text)) return text;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what}: not on screen within ${ms} ms. Screen:\n${text}`);
-}
-
-async function waitForFile(path: string, ms = 20_000): Promise<string> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (existsSync(path)) return readFileSync(path, 'utf8');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${path} did not appear within ${ms} ms`);
-}
-
-const keys = (pane: string, ...names: string[]) => tmux('send-keys', '-t', pane, ...names);
-const type = (pane: string, text: string) => tmux('send-keys', '-t', pane, '-l', text);
+const { work, startPane, startKeel, waitFor, waitForFile, keys, type } = useTmux();
+// A stdio "server" that never answers (issue 23 item 11: `keel tools -- sleep 30`).
+const SILENT = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
+const silentKeel = (...args: string[]) =>
+  [process.execPath, BIN, ...args, '--', ...SILENT].map(quote).join(' ');
 
 test('a live progress bar is drawn and redrawn in place, then the result prints', async () => {
   const gates = mkdtempSync(join(work, 'gates-'));
@@ -186,6 +101,8 @@ test('a second Ctrl+C exits at once while the first cannot finish (a server that
   await keys(pane, 'C-c');
   const done = await waitFor(pane, (s) => s.includes('KEEL_EXIT='), 'exit');
   expect(done).toContain('KEEL_EXIT=130');
+  // Issue 23 item 14: said once, not once per press.
+  expect(done.match(/^keel: cancelled$/gm)).toEqual(['keel: cancelled']);
   // keel's own close would have sent SIGTERM after its grace period: the server got no signal at all
   // (Ctrl+C reached keel only, through the raw terminal), and was killed when keel quit.
   expect(existsSync(signals) ? readFileSync(signals, 'utf8') : '').toBe('');
@@ -229,4 +146,26 @@ test('URL-mode elicitation: the URL is shown and the user confirms', async () =>
   await keys(pane, 'Enter'); // Yes
   const done = await waitFor(pane, (s) => s.includes('KEEL_EXIT='), 'exit');
   expect(done).toContain('url: accept\nKEEL_EXIT=0');
+}, 60_000);
+
+test('issue 23 item 11: a server that does not answer: after a moment keel says what it waits for; Ctrl+C stops it', async () => {
+  const pane = await startPane(silentKeel('tools'));
+  const waiting = await waitFor(pane, (s) => s.includes('keel: waiting for'), 'the waiting line');
+  expect(waiting).toContain(
+    `keel: waiting for \`${SILENT.join(' ')}\` to answer (connecting)… Ctrl+C stops; --timeout <seconds> sets a limit`,
+  );
+  await keys(pane, 'C-c');
+  const done = await waitFor(pane, (s) => s.includes('KEEL_EXIT='), 'exit');
+  expect(done).toMatch(/keel: cancelled\nKEEL_EXIT=130/);
+  expect(done.match(/keel: waiting for/g)).toHaveLength(1);
+}, 60_000);
+
+test('issue 23 item 11: with --timeout, the waiting line, then the timeout (exit 124)', async () => {
+  const pane = await startPane(silentKeel('tools', '--timeout', '4'));
+  const done = await waitFor(pane, (s) => s.includes('KEEL_EXIT='), 'exit');
+  const server = `\`${SILENT.join(' ')}\``;
+  expect(done).toContain(
+    `keel: waiting for ${server} to answer (connecting)… Ctrl+C stops\n` +
+      `keel: timed out after 4 s waiting for ${server} to answer (connecting)\nKEEL_EXIT=124`,
+  );
 }, 60_000);
