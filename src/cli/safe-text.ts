@@ -2,7 +2,9 @@
  * Text from a server reaches the user's terminal: tool names, descriptions, results, log lines,
  * progress messages, elicitation prompts, its stderr. Control characters in it could retitle the
  * window (OSC 0), write the clipboard (OSC 52), clear the screen, or move the cursor back over what
- * the CLI printed (a URL the user is asked to open, say), so they are shown as visible escapes.
+ * the CLI printed (a URL the user is asked to open, say), so they are shown as visible escapes. The
+ * Unicode bidirectional controls are escaped too: they reorder what is shown without moving a byte,
+ * so a URL or a command could read as another.
  *
  * Four shapes, after where the text goes:
  * - {@link safeText}: paragraphs (results, messages, stderr): newline and tab stay;
@@ -11,17 +13,22 @@
  * - {@link safeName}: identifiers and values (names, URIs, URLs, defaults): every control escaped;
  * - {@link safeJson}: `--json` output, which must stay valid JSON with the server's data intact.
  */
-// C0 controls but \t and \n, DEL, and the C1 range (U+0080-U+009F, CSI among them).
+// C0 controls but \t and \n, DEL, the C1 range (U+0080-U+009F, CSI among them), and the bidi
+// controls (ALM, LRM, RLM, the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069).
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
-const ANY_CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const ANY_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
-const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-// JSON.stringify escapes C0 but leaves DEL and C1 raw.
-const JSON_RAW_CONTROL = /[\u007f-\u009f]/g;
+const HAS_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+// JSON.stringify escapes C0 but leaves DEL, C1 and the bidi controls raw.
+const JSON_RAW_CONTROL = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-const hex = (c: string): string => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+// `\x1b` for one byte's worth, `\u{202e}` above it (so the escape cannot be misread as \x20 + "2e").
+const hex = (c: string): string => {
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+};
 
 /**
  * `text` with its terminal control characters made visible (`\x1b` for ESC); newline and tab stay.

@@ -64,3 +64,15 @@ test('issue 23 item 4: form labels and choice labels are one escaped line each',
   // The default is kept as the server sent it: the prompt decides not to pre-fill it.
   expect(text?.default).toBe('d\x1b[2J');
 });
+
+test('bidirectional controls are escaped: a URL or name cannot be shown reordered', () => {
+  // "https://evil.example/\u202Egnp.txt" would display with its tail reversed.
+  const url = 'https://evil.example/\u202egnp.txt\u2066x\u2069\u200f';
+  expect(safeName(url)).toBe('https://evil.example/\\u{202e}gnp.txt\\u{2066}x\\u{2069}\\u{200f}');
+  expect(safeText('a\u061cb')).toBe('a\\u{61c}b');
+  expect(safeLine('a\u202db')).toBe('a\\u{202d}b');
+  expect(hasControl('\u2067')).toBe(true);
+  const json = safeJson(JSON.stringify({ u: url }));
+  expect(json).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200f]/);
+  expect(JSON.parse(json)).toEqual({ u: url });
+});
