@@ -6,7 +6,7 @@
  */
 import { Connection, type NotificationHandler, type RequestHandler } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
-import { ErrorCode, McpError, NotConnectedError } from '../core/errors.js';
+import { ConnectionClosedError, ErrorCode, McpError, NotConnectedError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import {
   isSupportedVersion,
@@ -18,7 +18,8 @@ import type { LoggingLevel } from '../core/types/logging.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Implementation } from '../server/server.js';
 import { chooseEra } from './modern/choose-era.js';
-import { explainClosed } from './failure-messages.js';
+import { EraDetectionError } from './errors.js';
+import { closedDuringConnect, explainClosed } from './failure-messages.js';
 import type { ClientOptions } from './client-options.js';
 import type { ClientEra } from './modern/era.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
@@ -127,8 +128,14 @@ export class Client {
     try {
       await this.chooseEra(connection, transport, options);
     } catch (error) {
+      // The server went away under the handshake (a process that crashed at start, most often):
+      // say that, rather than "Connection closed" or that its era is unknown.
+      // (A send refused by a transport that already knows it is dead counts too.)
+      const ended = !connection.closedLocally && (!connection.isOpen || !transport.writable);
       await connection.close();
-      throw explainClosed(error);
+      throw ended && (error instanceof ConnectionClosedError || error instanceof EraDetectionError)
+        ? closedDuringConnect(error, transport.lastError)
+        : explainClosed(error);
     }
     // Only a transport with sessions can lose one (Streamable HTTP); others pay nothing for this.
     if (this.era === 'legacy' && transport.sessionId !== undefined && this.options.renewSession !== false) {
