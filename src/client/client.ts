@@ -18,7 +18,8 @@ import type { LoggingLevel } from '../core/types/logging.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Implementation } from '../server/server.js';
 import { chooseEra } from './modern/choose-era.js';
-import { EraDetectionError } from './errors.js';
+import { EraDetectionError, type ProtocolViolationError } from './errors.js';
+import { invalidMessageReporter } from './invalid-messages.js';
 import { closedDuringConnect, explainClosed } from './failure-messages.js';
 import type { ClientOptions } from './client-options.js';
 import type { ClientEra } from './modern/era.js';
@@ -52,6 +53,12 @@ export class Client {
   private modern: ModernSession | undefined;
   /** Called after a new session replaced one the server had forgotten (see `renewSession`). */
   onsessionreset: ((reset: SessionReset) => void) | undefined;
+  /**
+   * Called once per connection when the server sends something that is not a JSON-RPC message
+   * (a stdio server's `console.log` on stdout). The client ignores it and reads on; this is also
+   * logged at `error` level on the connection logger (later ones at `debug`).
+   */
+  onprotocolerror: ((error: ProtocolViolationError) => void) | undefined;
   capabilities: JsonObject;
   serverCapabilities: JsonObject | undefined;
   serverInfo: Implementation | undefined;
@@ -110,7 +117,13 @@ export class Client {
     // A client that goes away must not answer the server's open requests (elicitation, sampling)
     // with a -32000 error: the server would take it for the user's refusal and carry on. The
     // server learns of the end from the transport (EOF, DELETE) and aborts the handler instead.
-    const connection = new Connection(transport, { answerOnClose: false, ...this.options.connection });
+    const connection = new Connection(transport, {
+      answerOnClose: false,
+      ...this.options.connection,
+      onInvalidMessage: invalidMessageReporter(this.options.connection?.logger, (error) =>
+        this.protocolError(error),
+      ),
+    });
     this.connectionValue = connection;
     connection.fallbackRequestHandler = (params, ctx) => {
       const handler = this.handlers.get(ctx.method);
@@ -243,6 +256,14 @@ export class Client {
     this.serverInfo = result.serverInfo as Implementation | undefined;
     this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
     await connection.notify('notifications/initialized');
+  }
+
+  private protocolError(error: ProtocolViolationError): void {
+    try {
+      this.onprotocolerror?.(error);
+    } catch (hookError) {
+      this.options.connection?.logger?.error('onprotocolerror failed', hookError);
+    }
   }
 
   private sessionRenewed(reset: SessionReset): void {
