@@ -51,7 +51,9 @@ function parseText(text: string): unknown {
     return JSON.parse(text);
   } catch {
     // Only now pay for a trim: whitespace-only lines are blank, not broken.
-    return text.trim() === '' ? undefined : new InboundFault(parseErrorReply(), text.slice(0, EXCERPT_LENGTH));
+    return text.trim() === ''
+      ? undefined
+      : new InboundFault(parseErrorReply(), text.slice(0, EXCERPT_LENGTH));
   }
 }
 
