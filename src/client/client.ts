@@ -6,7 +6,7 @@
  */
 import { Connection, type NotificationHandler, type RequestHandler } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
-import { ConnectionClosedError, ErrorCode, McpError, NotConnectedError } from '../core/errors.js';
+import { ConnectionClosedError, ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import {
   isSupportedVersion,
@@ -20,7 +20,7 @@ import type { Implementation } from '../server/server.js';
 import { chooseEra } from './modern/choose-era.js';
 import { EraDetectionError, type ProtocolViolationError } from './errors.js';
 import { invalidMessageReporter } from './invalid-messages.js';
-import { closedDuringConnect, explainClosed } from './failure-messages.js';
+import { closedDuringConnect, explainClosed, notConnected } from './failure-messages.js';
 import type { ClientOptions } from './client-options.js';
 import type { ClientEra } from './modern/era.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
@@ -83,7 +83,7 @@ export class Client {
 
   /** The live connection; throws {@link NotConnectedError} before `connect`. */
   get connection(): Connection {
-    if (!this.connectionValue) throw new NotConnectedError();
+    if (!this.connectionValue) throw notConnected('use client.connection');
     return this.connectionValue;
   }
 
@@ -182,14 +182,17 @@ export class Client {
 
   private send(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
     const connection = this.connectionValue;
-    if (!connection) return Promise.reject(new NotConnectedError());
+    if (!connection) {
+      const name = typeof params?.name === 'string' ? ` ${JSON.stringify(params.name)}` : '';
+      return Promise.reject(notConnected(`send ${method}${name}`));
+    }
     if (this.modern) return this.modern.request(method, params, options);
     if (!this.renewal) return connection.request(method, params, options);
     return this.renewal.run(() => connection.request(method, params, options), options?.signal);
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
-    if (!this.connectionValue) return Promise.reject(new NotConnectedError());
+    if (!this.connectionValue) return Promise.reject(notConnected(`send ${method}`));
     return this.connectionValue.notify(method, params);
   }
 

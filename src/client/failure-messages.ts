@@ -1,11 +1,13 @@
 /**
- * Top-level messages that say what failed. The engine's `ConnectionClosedError`s read "Connection
- * closed" or "Could not send the request" (the same words go to peers on the wire, so the engine
- * keeps them short); the reason is in their `cause`: the transport's error, which names the URL
- * and `ECONNREFUSED`, or the command, exit code and stderr tail of a stdio server that died.
- * Whatever the client hands to its caller carries that reason in the message too.
+ * Top-level messages that say what failed. The engine's `ConnectionClosedError`s for a connection
+ * the peer or the transport ended read "Connection closed" or "Could not send the request" (the
+ * same words go to peers on the wire, so the engine keeps them short); the reason is in their
+ * `cause`: the transport's error, which names the URL and `ECONNREFUSED`, or the command, exit
+ * code and stderr tail of a stdio server that died. Whatever the client hands to its caller
+ * carries that reason in the message too. (A call ended by a local `close()` already names itself
+ * and has no cause.)
  */
-import { ConnectionClosedError } from '../core/errors.js';
+import { ConnectionClosedError, NotConnectedError } from '../core/errors.js';
 import { EraDetectionError } from './errors.js';
 
 /** Longest reason appended to a message (a stdio stderr tail is bounded at 1 KiB already). */
@@ -105,4 +107,18 @@ function processExit(error: unknown): ProcessExit | undefined {
 
 function clip(text: string): string {
   return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}...` : text;
+}
+
+/**
+ * The error of a client used before `connect`: what was asked for (`what`: "send tools/call"),
+ * and what to do.
+ *
+ * @example
+ * notConnected('send tools/list').message; // 'Cannot send tools/list: the client is not connected. Call ...'
+ */
+export function notConnected(what: string): NotConnectedError {
+  return new NotConnectedError(
+    `Cannot ${what}: the client is not connected. Call \`await client.connect(transport)\` first ` +
+      '(or create a connected one with `await McpClient.connect(transport)`)',
+  );
 }
