@@ -67,7 +67,8 @@ function countingFetch(): { fetch: typeof globalThis.fetch; read: () => number }
   let read = 0;
   const counting: typeof globalThis.fetch = async (input, init) => {
     const response = await globalThis.fetch(input, init);
-    if (!response.body || !String(init?.body).includes('"endless"')) return response;
+    const body = typeof init?.body === 'string' ? init.body : '';
+    if (!response.body || !body.includes('"endless"')) return response;
     const counter = new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         read += chunk.byteLength;
