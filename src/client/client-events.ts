@@ -6,6 +6,7 @@
 import type { ElicitationCompleteParams } from '../core/types/elicitation.js';
 import type { LoggingMessageParams } from '../core/types/logging.js';
 import type { ResourceUpdatedParams } from '../core/types/resources.js';
+import type { ProtocolViolationError } from './errors.js';
 import type { SessionReset } from './session-renewal.js';
 
 /**
@@ -35,6 +36,12 @@ export interface McpClientEvents {
    * the server kept per session is gone: subscribe again, set the log level again.
    */
   sessionReset: SessionReset;
+  /**
+   * The server broke the protocol in a way the client tolerates: it sent something that is not a
+   * JSON-RPC message (a stdio server's `console.log` text or a stray object on stdout). Ignored,
+   * and reported once per connection (also to the connection logger's `error`).
+   */
+  protocolError: ProtocolViolationError;
   /**
    * A listener of `event` threw or rejected. Also passed to the connection logger's `error`; a
    * failing `error` listener goes to the logger only.

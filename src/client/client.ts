@@ -6,7 +6,7 @@
  */
 import { Connection, type NotificationHandler, type RequestHandler } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
-import { ErrorCode, McpError, NotConnectedError } from '../core/errors.js';
+import { ConnectionClosedError, ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import {
   isSupportedVersion,
@@ -18,7 +18,9 @@ import type { LoggingLevel } from '../core/types/logging.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Implementation } from '../server/server.js';
 import { chooseEra } from './modern/choose-era.js';
-import { explainClosed } from './failure-messages.js';
+import { EraDetectionError, type ProtocolViolationError } from './errors.js';
+import { invalidMessageReporter } from './invalid-messages.js';
+import { closedDuringConnect, explainClosed, notConnected } from './failure-messages.js';
 import type { ClientOptions } from './client-options.js';
 import type { ClientEra } from './modern/era.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';
@@ -51,6 +53,12 @@ export class Client {
   private modern: ModernSession | undefined;
   /** Called after a new session replaced one the server had forgotten (see `renewSession`). */
   onsessionreset: ((reset: SessionReset) => void) | undefined;
+  /**
+   * Called once per connection when the server sends something that is not a JSON-RPC message
+   * (a stdio server's `console.log` on stdout). The client ignores it and reads on; this is also
+   * logged at `error` level on the connection logger (later ones at `debug`).
+   */
+  onprotocolerror: ((error: ProtocolViolationError) => void) | undefined;
   capabilities: JsonObject;
   serverCapabilities: JsonObject | undefined;
   serverInfo: Implementation | undefined;
@@ -75,7 +83,7 @@ export class Client {
 
   /** The live connection; throws {@link NotConnectedError} before `connect`. */
   get connection(): Connection {
-    if (!this.connectionValue) throw new NotConnectedError();
+    if (!this.connectionValue) throw notConnected('use client.connection');
     return this.connectionValue;
   }
 
@@ -109,7 +117,13 @@ export class Client {
     // A client that goes away must not answer the server's open requests (elicitation, sampling)
     // with a -32000 error: the server would take it for the user's refusal and carry on. The
     // server learns of the end from the transport (EOF, DELETE) and aborts the handler instead.
-    const connection = new Connection(transport, { answerOnClose: false, ...this.options.connection });
+    const connection = new Connection(transport, {
+      answerOnClose: false,
+      ...this.options.connection,
+      onInvalidMessage: invalidMessageReporter(this.options.connection?.logger, (error) =>
+        this.protocolError(error),
+      ),
+    });
     this.connectionValue = connection;
     connection.fallbackRequestHandler = (params, ctx) => {
       const handler = this.handlers.get(ctx.method);
@@ -127,8 +141,14 @@ export class Client {
     try {
       await this.chooseEra(connection, transport, options);
     } catch (error) {
+      // The server went away under the handshake (a process that crashed at start, most often):
+      // say that, rather than "Connection closed" or that its era is unknown.
+      // (A send refused by a transport that already knows it is dead counts too.)
+      const ended = !connection.closedLocally && (!connection.isOpen || !transport.writable);
       await connection.close();
-      throw explainClosed(error);
+      throw ended && (error instanceof ConnectionClosedError || error instanceof EraDetectionError)
+        ? closedDuringConnect(error, transport.lastError)
+        : explainClosed(error);
     }
     // Only a transport with sessions can lose one (Streamable HTTP); others pay nothing for this.
     if (this.era === 'legacy' && transport.sessionId !== undefined && this.options.renewSession !== false) {
@@ -162,14 +182,17 @@ export class Client {
 
   private send(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
     const connection = this.connectionValue;
-    if (!connection) return Promise.reject(new NotConnectedError());
+    if (!connection) {
+      const name = typeof params?.name === 'string' ? ` ${JSON.stringify(params.name)}` : '';
+      return Promise.reject(notConnected(`send ${method}${name}`));
+    }
     if (this.modern) return this.modern.request(method, params, options);
     if (!this.renewal) return connection.request(method, params, options);
     return this.renewal.run(() => connection.request(method, params, options), options?.signal);
   }
 
   notify(method: string, params?: JsonObject): Promise<void> {
-    if (!this.connectionValue) return Promise.reject(new NotConnectedError());
+    if (!this.connectionValue) return Promise.reject(notConnected(`send ${method}`));
     return this.connectionValue.notify(method, params);
   }
 
@@ -236,6 +259,14 @@ export class Client {
     this.serverInfo = result.serverInfo as Implementation | undefined;
     this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
     await connection.notify('notifications/initialized');
+  }
+
+  private protocolError(error: ProtocolViolationError): void {
+    try {
+      this.onprotocolerror?.(error);
+    } catch (hookError) {
+      this.options.connection?.logger?.error('onprotocolerror failed', hookError);
+    }
   }
 
   private sessionRenewed(reset: SessionReset): void {

@@ -150,9 +150,10 @@ export class ModernOnlyError extends LocalError {
 
 /**
  * `connect` could not tell the server's era: the `server/discover` probe failed in a way that
- * says nothing about the era (HTTP 5xx, a network error, no answer over HTTP in time, the
- * connection closing). Nothing is cached, so the next `connect` probes again. `cause` is the
- * failure.
+ * says nothing about the era (HTTP 5xx, a network error, no answer over HTTP in time). Nothing is
+ * cached, so the next `connect` probes again. `cause` is the failure. A connection that ended
+ * under the probe (a stdio server that crashed at start) is no era question: `connect` rejects
+ * with a `ConnectionClosedError` that says so instead.
  *
  * @example
  * catch (e) { if (e instanceof EraDetectionError) setTimeout(() => void reconnect(), 1_000); }

@@ -82,6 +82,7 @@ export class McpClientBase {
       return resolveRoots(this.roots, ctx);
     });
     bindNotifications(this.lowLevel, this.events, this.outputSchemas);
+    this.lowLevel.onprotocolerror = (error) => this.events.emit('protocolError', error);
     this.lowLevel.onsessionreset = (reset) => {
       // A new session may come with other tools: never validate against the old schemas.
       this.outputSchemas.clear();

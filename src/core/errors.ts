@@ -121,6 +121,11 @@ export class McpError extends KeelError {
  */
 export class LocalError extends KeelError {
   override name = 'LocalError';
+  constructor(message?: string, options?: { cause?: unknown }) {
+    // No `cause` property at all when there is none: Node prints an own `cause: undefined` as
+    // `[cause]: undefined`, which reads as if something were missing.
+    super(message, options?.cause === undefined ? undefined : options);
+  }
 }
 
 /**

@@ -53,13 +53,17 @@ export interface MessageInfo {
 
 /**
  * Something the transport read that is not a JSON value (bad JSON, invalid UTF-8, a line over the
- * size limit). The engine answers `reply` and keeps serving.
+ * size limit). The engine answers `reply` and keeps serving. `excerpt` is the start of what was
+ * read, as text (unescaped), when the transport kept it: for reports, never for the wire.
  *
  * @example
- * inbox.push(new InboundFault(parseErrorReply()));
+ * inbox.push(new InboundFault(parseErrorReply(), line.slice(0, 200)));
  */
 export class InboundFault {
-  constructor(readonly reply: JsonRpcErrorResponse) {}
+  constructor(
+    readonly reply: JsonRpcErrorResponse,
+    readonly excerpt?: string,
+  ) {}
 }
 
 /**

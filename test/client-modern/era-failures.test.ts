@@ -11,7 +11,12 @@ import { McpClient, type McpClientOptions } from '../../src/client/index.js';
 import { AuthorizationError } from '../../src/client/auth/errors.js';
 import { EraDetectionError } from '../../src/client/errors.js';
 import { cachedEra, rememberEra } from '../../src/client/modern/era.js';
-import { ErrorCode, RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
+import {
+  ConnectionClosedError,
+  ErrorCode,
+  RequestAbortedError,
+  RequestTimeoutError,
+} from '../../src/core/errors.js';
 import type { Transport } from '../../src/core/transport.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
@@ -277,7 +282,7 @@ describe('a cached legacy server whose initialize fails', () => {
 });
 
 describe('stdio-like transports (no serverKey)', () => {
-  test('the connection closing during the probe is no legacy answer: EraDetectionError', async () => {
+  test('the connection closing during the probe is no legacy answer: ConnectionClosedError saying so (issue 23 item 9)', async () => {
     const server = raw({
       'server/discover': async () => {
         await server.transport.close();
@@ -288,7 +293,10 @@ describe('stdio-like transports (no serverKey)', () => {
     const c = new McpClient(INFO);
     track(() => c.close());
     const error = await failed(within(c.connect(server.transport)));
-    expect(error).toBeInstanceOf(EraDetectionError);
+    // Not an era question: the connection ended under the probe.
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect(error).not.toBeInstanceOf(EraDetectionError);
+    expect((error as Error).message).toMatch(/^The connection to the server closed during connect/);
     expect(server.seen).toEqual(['server/discover']);
   });
 });

@@ -50,11 +50,15 @@ describe('a stdio server that died', () => {
   test('connect names the command, exit code 3 and "boom"; onStderr still gets everything', async () => {
     const { transport, captured } = dies({ DIES_LINES: '1' });
     const error = await failure(McpClient.connect(transport, { info: INFO }));
-    expect(error).toBeInstanceOf(EraDetectionError);
+    // Not an era problem: the server went away during connect (issue 23 item 9).
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect(error).not.toBeInstanceOf(EraDetectionError);
     expect(error.message).toContain(`${process.execPath} ${SCRIPT} --flag`);
-    expect(error.message).toContain('exited with code 3');
+    expect(error.message).toContain('exited with code 3 during connect');
     // The reason comes last, its stderr tail included.
-    expect(error.message).toMatch(/exited with code 3; its stderr ended with:\nline 1\nboom$/);
+    expect(error.message).toMatch(/exited with code 3 during connect; its stderr ended with:\nline 1\nboom$/);
+    // The exit's fields are one step away, for a caller that shows them its own way.
+    expect(error.cause).toBe(transport.lastError);
     expect(captured.stderr).toBe('line 1\nboom\n');
     expect(transport.lastError).toMatchObject({
       exitCode: 3,

@@ -6,7 +6,8 @@
  * silence is how a legacy server answers (stdio), no answer within the probe timeout. Anything
  * else (HTTP 5xx, 401/403, a network error, no answer over HTTP, the connection closing) says
  * nothing about the era: the probe fails with {@link EraDetectionError}, or with the
- * `AuthorizationError` when the client's OAuth flow is what failed.
+ * `AuthorizationError` when the client's OAuth flow is what failed. (`Client.connect` turns the
+ * one made of a closed connection into a `ConnectionClosedError` saying the server went away.)
  */
 import type { Connection } from '../../core/engine/connection.js';
 import type { RequestOptions } from '../../core/engine/outbound.js';

@@ -85,6 +85,13 @@ export interface ConnectionOptions {
   queueWaitMs?: number;
   /** Bound on those shutdown writes. Default 1 s. */
   closeWriteTimeoutMs?: number;
+  /**
+   * @internal Told of each inbound item that is no usable JSON-RPC message (an `InboundFault`:
+   * not JSON, not UTF-8, over the size limit; or a JSON value that is no request, notification or
+   * response), after the engine dealt with it as always (answered when the spec says so). The
+   * clients use it to report a server that writes other things on stdout, once per connection.
+   */
+  onInvalidMessage?: (item: unknown) => void;
   /** Default options of outbound requests (`timeoutMs`, ...). */
   requestDefaults?: Pick<RequestOptions, 'timeoutMs' | 'maxTotalTimeoutMs' | 'resetTimeoutOnProgress'>;
   logger?: Logger;

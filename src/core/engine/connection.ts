@@ -272,6 +272,17 @@ export class Connection implements ContextHost, InboundHost, OutboundHost, Route
     this.drainWaiter?.();
   }
 
+  /** @internal RouterHost: tell the `onInvalidMessage` option, if any (a throwing one is logged). */
+  invalidMessage(item: unknown): void {
+    const hook = this.options.onInvalidMessage;
+    if (hook === undefined) return;
+    try {
+      hook(item);
+    } catch (error) {
+      this.report('error', 'onInvalidMessage failed', error);
+    }
+  }
+
   /** @internal */
   closedError(): ConnectionClosedError {
     return (this.closeError ??= new ConnectionClosedError('Connection closed', {

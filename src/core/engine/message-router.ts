@@ -28,6 +28,8 @@ export interface RouterHost {
   readonly logger: Logger;
   /** No inbound request is left (an EOF drain may end). */
   inboundIdle(): void;
+  /** `item` was no usable JSON-RPC message (already answered or dropped). */
+  invalidMessage(item: unknown): void;
 }
 
 export class MessageRouter {
@@ -46,6 +48,7 @@ export class MessageRouter {
   route(value: unknown): void {
     if (value instanceof InboundFault) {
       this.host.writer.post(value.reply);
+      this.host.invalidMessage(value);
       return;
     }
     const classified = classifyMessage(value);
@@ -62,6 +65,7 @@ export class MessageRouter {
       default:
         if (classified.reply) this.host.writer.post(classified.reply);
         else this.host.logger.debug('dropped an invalid message', value);
+        this.host.invalidMessage(value);
     }
   }
 

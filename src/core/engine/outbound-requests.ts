@@ -16,6 +16,8 @@ export interface OutboundHost {
   readonly logger: Logger;
   /** True until teardown begins. */
   readonly isOpen: boolean;
+  /** `close()` was called on this side (not the peer's EOF, not a dead transport). */
+  readonly closedLocally: boolean;
   closedError(): ConnectionClosedError;
   /** Cancel `entry` on the wire (routed with its parent) and abort what the peer sent for it. */
   cancelOnWire(entry: PendingRequest, error: Error): void;
@@ -46,7 +48,11 @@ export class OutboundRequests implements PendingOwner {
     parent: InflightRequest | undefined,
   ): Promise<JsonObject> {
     const host = this.host;
-    if (!host.isOpen) return Promise.reject(host.closedError());
+    if (!host.isOpen) {
+      return Promise.reject(
+        host.closedLocally ? closedByClose(method, params, undefined) : host.closedError(),
+      );
+    }
     if (!host.transport.writable) {
       // Never offer a message to a dead transport: fail fast, with the transport's own error.
       return Promise.reject(
@@ -85,7 +91,7 @@ export class OutboundRequests implements PendingOwner {
         params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
     }
     return new Promise<JsonObject>((resolve, reject) => {
-      const entry = new PendingRequest(id, method, this, resolve, reject, merged, parent);
+      const entry = new PendingRequest(id, method, params, this, resolve, reject, merged, parent);
       this.pending.add(entry);
       const related = merged?.relatedRequestId;
       const headers = merged?.headers;
@@ -145,9 +151,20 @@ export class OutboundRequests implements PendingOwner {
     }
   }
 
-  /** Reject every pending request, from a snapshot (rejecting wakes code that may call back). */
+  /**
+   * Reject every pending request, from a snapshot (rejecting wakes code that may call back). After
+   * a local `close()` each gets its own error naming it, and no `cause` (nothing failed): a call
+   * left unawaited then crashes with a message that says which one and why. Otherwise they share
+   * the connection's error, whose `cause` is the transport's last error.
+   */
   failAll(): void {
-    if (this.pending.size > 0) this.pending.failAll(this.host.closedError());
+    if (this.pending.size === 0) return;
+    if (this.host.closedLocally) {
+      this.pending.failAll((entry) => closedByClose(entry.method, entry.params, entry.id));
+    } else {
+      const error = this.host.closedError();
+      this.pending.failAll(() => error);
+    }
   }
 
   /** @internal The pending table emptied: nothing to time out, and no timer may outlive the requests. */
@@ -180,4 +197,25 @@ export class OutboundRequests implements PendingOwner {
     }
     return next;
   };
+}
+
+/**
+ * The error of request `method` (`id`, once it had one) that a local `close()` ended: which
+ * request (and which tool, prompt, ... when `params.name` says), and that this side closed.
+ *
+ * @example
+ * closedByClose('tools/call', { name: 'slow' }, 3).message;
+ * // 'tools/call "slow" (request 3) failed: the connection was closed locally by close() before its response arrived'
+ */
+export function closedByClose(
+  method: string,
+  params: JsonObject | undefined,
+  id: RequestId | undefined,
+): ConnectionClosedError {
+  const name = typeof params?.name === 'string' ? ` ${JSON.stringify(params.name.slice(0, 100))}` : '';
+  return new ConnectionClosedError(
+    id === undefined
+      ? `${method}${name} was not sent: the connection was closed locally by close()`
+      : `${method}${name} (request ${JSON.stringify(id)}) failed: the connection was closed locally by close() before its response arrived`,
+  );
 }

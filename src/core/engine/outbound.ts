@@ -111,6 +111,8 @@ export class PendingRequest implements AbortWatcher {
   constructor(
     readonly id: RequestId,
     readonly method: string,
+    /** Kept for the message of a failure (`params.name` names the tool, prompt, ...). */
+    readonly params: JsonObject | undefined,
     private readonly owner: PendingOwner,
     private readonly resolveFn: (result: JsonObject) => void,
     private readonly rejectFn: (error: unknown) => void,

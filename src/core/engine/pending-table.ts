@@ -55,13 +55,13 @@ export class PendingTable {
     return this.byId?.values() ?? [];
   }
 
-  /** Reject every entry with `error`, exactly once each. */
-  failAll(error: unknown): void {
+  /** Reject every entry with `errorFor(entry)`, exactly once each. */
+  failAll(errorFor: (entry: PendingRequest) => unknown): void {
     if (!this.byId || this.byId.size === 0) return;
     const all = this.byId.values();
     this.byId.clear();
     this.watcher?.drained();
-    for (const entry of all) entry.reject(error);
+    for (const entry of all) entry.reject(errorFor(entry));
   }
 }
 

@@ -1,60 +1,12 @@
 /**
  * What a client says about a stdio server that died: its command line (shortened), its exit code
- * or signal, and the last lines it wrote to stderr. The stderr tail is a small ring: stderr still
- * flows where it always did; only its end is kept, for the message.
+ * or signal, and the lines of its stderr that matter (see stderr-tail.ts): stderr still flows
+ * where it always did; only a small ring of its end is kept, for the message.
  */
 import type { Readable } from 'node:stream';
 
-/**
- * Lines of a dead child's stderr kept for the error message (`stderrTail`).
- *
- * @example
- * (error.cause as ChildExitFields).stderrTail?.split('\n').length; // <= STDERR_TAIL_LINES
- */
-export const STDERR_TAIL_LINES = 5;
-/**
- * Bytes (UTF-8) of a dead child's stderr kept for the error message (`stderrTail`).
- *
- * @example
- * new TextEncoder().encode(tail).length; // <= STDERR_TAIL_BYTES
- */
-export const STDERR_TAIL_BYTES = 1024;
 /** Longest command line shown in a message. */
 const MAX_COMMAND_CHARS = 120;
-/** Raw text kept while collecting: enough for the bounds above, however the child writes. */
-const RING_CHARS = 4 * STDERR_TAIL_BYTES;
-
-/**
- * The end of a child's stderr, bounded in memory whatever the child writes.
- *
- * @example
- * const tail = new StderrTail();
- * child.stderr.on('data', (chunk) => tail.push(chunk));
- * tail.text(); // at most 5 lines, at most 1 KiB
- */
-export class StderrTail {
-  private ring = '';
-  private readonly decoder = new TextDecoder();
-
-  push(chunk: Uint8Array | string): void {
-    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
-    this.ring = (this.ring + text).slice(-RING_CHARS);
-  }
-
-  /** The last {@link STDERR_TAIL_LINES} non-empty lines, cut to their last {@link STDERR_TAIL_BYTES} bytes. */
-  text(): string {
-    const lines = this.ring
-      .split(/\r?\n/)
-      .map((line) => line.trimEnd())
-      .filter((line) => line !== '');
-    // The ring's first line may be the end of a longer one: the end is what the cut below keeps anyway.
-    const kept = lines.slice(-STDERR_TAIL_LINES).join('\n');
-    const bytes = new TextEncoder().encode(kept);
-    if (bytes.length <= STDERR_TAIL_BYTES) return kept;
-    // Cut at a character boundary: drop the partial character a byte cut may leave in front.
-    return new TextDecoder().decode(bytes.subarray(bytes.length - STDERR_TAIL_BYTES)).replace(/^\uFFFD+/, '');
-  }
-}
 
 /**
  * Copy a child's stderr to this process's stderr (`stderr: 'inherit'`, which is relayed so that
@@ -119,6 +71,10 @@ export interface ChildExitFields {
   signal: NodeJS.Signals | null;
   /** The command line, shortened. */
   command: string;
-  /** The last stderr lines (at most 5, at most 1 KiB); undefined with `stderr: 'ignore'`. */
+  /**
+   * The stderr lines that matter (at most 1 KiB): the last 5, preceded by the first line before
+   * them that names an error (`SyntaxError: ...`), if any, and a `...` line for what lies between.
+   * Undefined with `stderr: 'ignore'`.
+   */
   stderrTail: string | undefined;
 }

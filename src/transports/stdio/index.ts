@@ -17,7 +17,8 @@ export {
   type StdioClientTransportOptions,
 } from './stdio-client-transport.js';
 export { defaultChildEnvironment } from './child-environment.js';
-export { STDERR_TAIL_BYTES, STDERR_TAIL_LINES, type ChildExitFields } from './child-exit.js';
+export type { ChildExitFields } from './child-exit.js';
+export { STDERR_TAIL_BYTES, STDERR_TAIL_LINES } from './stderr-tail.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, type LineSink } from './line-splitter.js';
 export { parseLine } from './parse-line.js';
 export { MessageReader, type MessageReaderOptions, type MessageSink } from './message-reader.js';

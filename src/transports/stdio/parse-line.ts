@@ -7,6 +7,11 @@ import { errorResponse, parseErrorReply } from '../../core/jsonrpc.js';
 import { InboundFault } from '../../core/transport.js';
 
 const CARRIAGE_RETURN = 13;
+/**
+ * How much of a line that is not JSON its fault keeps for a report, never for the wire:
+ * characters, or bytes of a line that is not UTF-8.
+ */
+const EXCERPT_LENGTH = 200;
 const BYTE_ORDER_MARK = 0xfeff;
 
 /**
@@ -34,6 +39,7 @@ export function parseLine(bytes: Uint8Array): unknown {
   } else {
     return new InboundFault(
       errorResponse(null, ErrorCode.ParseError, 'Parse error: message is not valid UTF-8'),
+      buffer.toString('utf8', 0, Math.min(end, EXCERPT_LENGTH)),
     );
   }
   return parseText(text);
@@ -45,7 +51,9 @@ function parseText(text: string): unknown {
     return JSON.parse(text);
   } catch {
     // Only now pay for a trim: whitespace-only lines are blank, not broken.
-    return text.trim() === '' ? undefined : new InboundFault(parseErrorReply());
+    return text.trim() === ''
+      ? undefined
+      : new InboundFault(parseErrorReply(), text.slice(0, EXCERPT_LENGTH));
   }
 }
 

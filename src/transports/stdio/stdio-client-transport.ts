@@ -8,7 +8,8 @@ import { ConnectionClosedError } from '../../core/errors.js';
 import { Inbox } from '../../core/inbox.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import type { Transport } from '../../core/transport.js';
-import { childExitError, relayToStderr, shortCommand, StderrTail } from './child-exit.js';
+import { childExitError, relayToStderr, shortCommand } from './child-exit.js';
+import { StderrTail } from './stderr-tail.js';
 import { defaultChildEnvironment } from './child-environment.js';
 import {
   DEFAULT_CLOSE_GRACE_MS,
@@ -58,8 +59,9 @@ const STDERR_SETTLE_MS = 500;
  * - When the child exits or fails to spawn (e.g. `ENOENT`), the iteration ends at once, so every
  *   pending request fails with `ConnectionClosedError`; the exit status or spawn error is
  *   {@link lastError} (and so the `cause` of those errors). An exit names the command, the exit
- *   code or signal and the last lines of the child's stderr (at most 5 lines, 1 KiB; not with
- *   `stderr: 'ignore'`), also as the fields `command`, `exitCode`, `signal`, `stderrTail`.
+ *   code or signal and the stderr lines that matter (the last 5, and the error line above them if
+ *   there is one; at most 1 KiB; not with `stderr: 'ignore'`), also as the fields `command`,
+ *   `exitCode`, `signal`, `stderrTail`.
  * - `close()` closes the child's stdin, waits `closeGraceMs`, sends SIGTERM, waits `killGraceMs`,
  *   sends SIGKILL; it resolves once the child is gone and every pipe is released. Idempotent; an
  *   EPIPE from a child that stopped reading is swallowed.
@@ -215,6 +217,8 @@ export class StdioClientTransport implements Transport {
     // Let the pipes deliver what the child wrote last (stderr especially); a grandchild that
     // inherited them must not keep us waiting, so this is bounded.
     await this.pipesClosedWithin(EXIT_SETTLE_MS);
+    // A child that exited on its own: what its stderr said since then belongs in `lastError`.
+    if (this.exitError !== undefined) this.exitError = this.describeExit();
     this.release();
   }
 

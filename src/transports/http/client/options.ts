@@ -49,6 +49,13 @@ export interface StreamableHttpClientOptions {
   closeTimeoutMs?: number;
   /** Largest SSE event accepted, in characters; a larger one breaks its stream. Default 16 Mi. */
   maxEventSize?: number;
+  /**
+   * Largest `application/json` answer accepted, in bytes: the JSON counterpart of
+   * {@link maxEventSize}. Reading stops as soon as an answer is larger (or announces a larger
+   * `Content-Length`); that request fails with an `HttpTransportError` naming the limit, and
+   * the transport stays usable for the others. Default 16 MiB.
+   */
+  maxJsonSize?: number;
   /** Open the standalone GET stream after `notifications/initialized`. Default true. */
   openGetStream?: boolean;
 }

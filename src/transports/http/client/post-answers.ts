@@ -3,8 +3,9 @@
  * `application/json` answer, and what a non-2xx answer says.
  */
 import type { RequestId } from '../../../core/jsonrpc.js';
+import { readCapped } from '../../../core/read-capped.js';
 import { HttpTransportError } from './errors.js';
-import { isObject, readBoundedText, tryParseJson } from './http-body.js';
+import { discard, isObject, readBoundedText, tryParseJson } from './http-body.js';
 
 /** Error bodies are for diagnostics (or one JSON-RPC error): never buffered without end. */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -39,17 +40,30 @@ export async function readRefusal(
 }
 
 /**
- * The messages of an `application/json` answer (one message or a batch; none for an empty body).
- * Throws {@link HttpTransportError} when the body is not JSON.
+ * The messages of an `application/json` answer (one message or a batch; none for an empty body),
+ * read incrementally and never more than `maxBytes` of it: a server must not be able to make us
+ * buffer without end (valid JSON followed by endless whitespace is still valid JSON). Throws
+ * {@link HttpTransportError} when the body is larger (reading stops there, the rest is cancelled)
+ * or is not JSON.
  *
  * @example
- * for (const message of await readJsonMessages(response)) inbox.push(message);
+ * for (const message of await readJsonMessages(response, 16 * 1024 * 1024)) inbox.push(message);
  */
-export async function readJsonMessages(response: Response): Promise<unknown[]> {
-  const text = await response.text();
+export async function readJsonMessages(response: Response, maxBytes: number): Promise<unknown[]> {
+  const announced = Number(response.headers.get('content-length') ?? NaN);
+  const body = announced > maxBytes ? undefined : await readCapped(response, maxBytes);
+  if (body === undefined) {
+    await discard(response);
+    throw new HttpTransportError(
+      `The server's application/json answer is larger than ${maxBytes} bytes (the maxJsonSize option ` +
+        'of StreamableHttpClientTransport); it was not read further',
+      response.status,
+    );
+  }
+  const text = new TextDecoder().decode(body);
   if (text.trim() === '') return [];
-  const body = tryParseJson(text);
-  if (body === undefined)
+  const parsed = tryParseJson(text);
+  if (parsed === undefined)
     throw new HttpTransportError('The server answered with invalid JSON', response.status);
-  return Array.isArray(body) ? body : [body];
+  return Array.isArray(parsed) ? parsed : [parsed];
 }

@@ -28,6 +28,8 @@ export interface ExchangeHost {
   readonly outbound: OutboundTable;
   readonly streams: StreamSettings;
   readonly inbound: InboundMessages;
+  /** Largest `application/json` answer read, in bytes (`maxJsonSize`). */
+  readonly maxJsonSize: number;
   /** `close()` was called. */
   isClosed(): boolean;
   /** `notifications/initialized` went through: open the standalone GET stream (if wanted). */
@@ -76,7 +78,7 @@ export async function exchange(
       entry.stream = { session };
       void followRequest(host, request.id, entry, response, session);
     } else if (type === 'application/json') {
-      for (const answer of await readJsonMessages(response)) host.inbound.deliver(answer);
+      for (const answer of await readJsonMessages(response, host.maxJsonSize)) host.inbound.deliver(answer);
     } else {
       await discard(response);
       if (type !== undefined && response.status !== 202 && response.status !== 204) {

@@ -101,6 +101,7 @@ export class StreamableHttpClientTransport implements Transport {
       outbound: this.outbound,
       streams: this.streams,
       inbound: this.inbound,
+      maxJsonSize: options.maxJsonSize ?? 16 * 1024 * 1024,
       isClosed: () => this.closed,
       openStandalone: () => {
         if (options.openGetStream !== false) this.standalone.open();
