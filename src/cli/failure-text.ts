@@ -60,10 +60,20 @@ export function errorText(error: unknown): string {
   let cause: unknown = error.cause;
   for (let depth = 0; cause instanceof Error && depth < 5; depth++, cause = cause.cause) {
     const bareWrapper = cause instanceof ConnectionClosedError && cause.cause instanceof Error;
-    if (bareWrapper || cause.message === '' || text.includes(cause.message)) continue;
+    if (bareWrapper || cause.message === '' || text.includes(cause.message) || tailSaid(cause, text))
+      continue;
     const [head = '', ...tail] = text.split('\n');
     // On the first line: the end of a multi-line message is often the server's stderr.
     return [`${head} (${cause.message})`, ...tail].join('\n');
   }
   return text;
+}
+
+/**
+ * A process exit (the stdio transport's `stderrTail` field) whose stderr lines the message already
+ * carries: the client's "exited during connect" error says the same as its cause, in other words.
+ */
+function tailSaid(cause: Error, text: string): boolean {
+  const tail = (cause as { stderrTail?: unknown }).stderrTail;
+  return typeof tail === 'string' && tail !== '' && text.includes(tail);
 }

@@ -144,6 +144,12 @@ export async function withServer(
         `[${safeLine(String(level))}]${logger ? ` ${safeLine(String(logger))}:` : ''} ${typeof data === 'string' ? data : JSON.stringify(data)}`,
       );
   });
+  // A server that prints to its stdout breaks other clients: say so once (the client reports the
+  // first such line per connection), even with --quiet, since it is the server author's bug.
+  client.on('protocolError', (error) => {
+    status.clear();
+    err(`keel: warning: ${error.message}`);
+  });
   const failure = (prefix: string, error: unknown, withStderr = true): number => {
     status.clear();
     serverStderr.flush();

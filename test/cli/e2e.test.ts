@@ -9,9 +9,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { requireBuiltBin, requireTestServer, ROOT, runCli, SERVER, startHttpServer, STDIO } from './helpers.js';
+import {
+  requireBuiltBin,
+  requireTestServer,
+  ROOT,
+  runCli,
+  SERVER,
+  startHttpServer,
+  STDIO,
+} from './helpers.js';
 
 useProcessGuard();
 
@@ -256,6 +265,15 @@ test('issue 23 item 4: without a terminal too, nothing the server sends reaches 
     expect(run.stdout + run.stderr, args.join(' ')).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
     if (args[1] !== 'sample') expect(run.stdout + run.stderr, args.join(' ')).toContain('\\x1b]0;PWNED');
   }
+});
+
+test('issue 23 item 10: a server that prints text on its stdout gets one warning, and the command still works', async () => {
+  const noisy = `console.log('Server starting on stdio'); console.log('{"not":"json-rpc"}'); await import(${JSON.stringify(pathToFileURL(SERVER).href)});`;
+  const run = await runCli(['ping', '--quiet', '--', process.execPath, '--input-type=module', '-e', noisy]);
+  expect(run.code).toBe(0);
+  const warnings = run.stderr.split('\n').filter((line) => line.startsWith('keel: warning:'));
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toContain('Server starting on stdio');
 });
 
 test('--header reaches the HTTP server', async () => {

@@ -58,3 +58,17 @@ test('errorText: a cause is added when it says something new, on the first line;
   expect(errorText(crash())).not.toContain('Connection closed');
   expect(errorText('plain')).toBe('plain');
 });
+
+test("issue 23 item 14: the client's own 'exited during connect' message and its cause say the stderr once", () => {
+  const exit = Object.assign(
+    new Error('The server process (node s.js) exited with code 3; its stderr ended with:\nboom\nsecond'),
+    { stderrTail: 'boom\nsecond' },
+  );
+  const error = new ConnectionClosedError(
+    'The server process (node s.js) exited with code 3 during connect; its stderr ended with:\nboom\nsecond',
+    { cause: exit },
+  );
+  expect(errorText(error)).toBe(error.message);
+  const text = failureText('cannot connect', error, { shown: [], tail: ['boom', 'second'] });
+  expect(text.split('boom').length - 1).toBe(1);
+});
