@@ -7,7 +7,10 @@ const server = new McpServer({ name: 'weather', version: '1.0.0' });
 server.tool('forecast', { description: 'Forecast for Paris' }, () => 'Sunny, 21 °C');
 
 // Fail fast while Redis is down (no offline queue); node-redis reconnects by itself.
-const redis = createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true });
+const redis = createClient({
+  url: process.env.REDIS_URL ?? 'redis://localhost:6379',
+  disableOfflineQueue: true,
+});
 redis.on('error', (error: Error) => console.error('redis:', error.message)); // required
 await redis.connect();
 

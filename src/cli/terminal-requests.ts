@@ -104,7 +104,7 @@ async function askField(
     const text = await clack.text({
       ...options,
       message,
-      initialValue,
+      ...(initialValue !== undefined && { initialValue }),
       validate: (v) => checkText(field, v),
     });
     answer = clack.isCancel(text) ? text : textValue(field, text);

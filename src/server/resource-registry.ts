@@ -90,7 +90,8 @@ export class ResourceRegistry {
     });
     let current = config;
     return this.resources.handle(entry, (stored, { read: nextRead, ...changes }: ResourceUpdate) => {
-      current = { ...current, ...changes };
+      // An `undefined` in the update clears that field; every reader of the config takes it as absent.
+      current = { ...current, ...changes } as ResourceConfig;
       return {
         definition: { uri, name, ...metadata(current, false) },
         read: nextRead ?? stored.read,
@@ -129,7 +130,8 @@ export class ResourceRegistry {
     });
     let current = config;
     return this.templates.handle(entry, (stored, { read: nextRead, ...changes }: TemplateUpdate) => {
-      current = { ...current, ...changes };
+      // An `undefined` in the update clears that field; every reader of the config takes it as absent.
+      current = { ...current, ...changes } as ResourceConfig;
       return {
         ...stored,
         definition: definitionOf(current),
