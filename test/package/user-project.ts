@@ -31,6 +31,7 @@ export const SCRIPTS = [
   'server-http',
   'client-http',
   'imports',
+  'types',
 ] as const;
 export type Script = (typeof SCRIPTS)[number];
 
@@ -124,6 +125,13 @@ export function userSources(): Record<Script, string> {
     '  console.log(`${subpath} ${Object.keys(loaded).length}`);',
     '}',
   ].join('\n');
+  // Every entry point's declarations in the program, so `--skipLibCheck false` checks them all under
+  // the user's flags. But keel-mcp/fastify: its declarations name fastify's types, and a user of it
+  // has fastify installed; this project has not.
+  const types = subpaths
+    .filter((subpath) => subpath !== `${exportMap.name}/fastify`)
+    .map((subpath, i) => `export type * as entry${i} from '${subpath}';`)
+    .join('\n');
   return {
     'hello-server': publicFileText('examples/hello-server.ts'),
     'hello-client': helloClient,
@@ -134,6 +142,7 @@ export function userSources(): Record<Script, string> {
     'server-http': serverHttp,
     'client-http': clientHttp,
     imports,
+    types,
   };
 }
 
