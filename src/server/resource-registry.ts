@@ -23,6 +23,7 @@ import type {
 import type { ToolContext } from './tool-context.js';
 import { UriTemplate } from './uri-template.js';
 import { guarded } from './handler-errors.js';
+import { resourceNotFound } from './resource-not-found.js';
 
 interface ResourceEntry {
   definition: Resource;
@@ -188,6 +189,6 @@ export class ResourceRegistry {
         return normalize(uri, entry.definition.mimeType, contents);
       }
     }
-    throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    throw resourceNotFound(uri);
   }
 }
