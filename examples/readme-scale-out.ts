@@ -1,7 +1,7 @@
 import { createClient } from '@redis/client';
-import { serveHttp } from '../src/adapters/node/index.js';
-import { redisBackplane } from '../src/adapters/redis/index.js';
-import { McpServer } from '../src/server/index.js';
+import { serveHttp } from 'keel-mcp/node';
+import { redisBackplane } from 'keel-mcp/redis';
+import { McpServer } from 'keel-mcp/server';
 
 const server = new McpServer({ name: 'weather', version: '1.0.0' });
 server.tool('forecast', { description: 'Forecast for Paris' }, () => 'Sunny, 21 °C');
