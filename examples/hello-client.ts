@@ -1,5 +1,5 @@
-import { McpClient } from '../src/client/index.js';
-import { StdioClientTransport } from '../src/transports/stdio/index.js';
+import { McpClient } from 'keel-mcp/client';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 
 // Starts hello-server.js (in the current directory) as a child process; talks over its stdin/stdout.
 const transport = new StdioClientTransport({ command: 'node', args: ['hello-server.js'] });

@@ -1,5 +1,5 @@
-import { serveHttp } from '../src/adapters/node/index.js';
-import { McpServer } from '../src/server/index.js';
+import { serveHttp } from 'keel-mcp/node';
+import { McpServer } from 'keel-mcp/server';
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'hello', version: '1.0.0' });

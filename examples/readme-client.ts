@@ -1,5 +1,5 @@
-import { McpClient } from '../src/client/index.js';
-import { StdioClientTransport } from '../src/transports/stdio/index.js';
+import { McpClient } from 'keel-mcp/client';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 
 const transport = new StdioClientTransport({ command: 'node', args: ['dist/examples/readme-server.js'] });
 const client = await McpClient.connect(transport, { info: { name: 'readme-client', version: '1.0.0' } });

@@ -1,13 +1,16 @@
 import { createClient } from '@redis/client';
-import { serveHttp } from '../src/adapters/node/index.js';
-import { redisBackplane } from '../src/adapters/redis/index.js';
-import { McpServer } from '../src/server/index.js';
+import { serveHttp } from 'keel-mcp/node';
+import { redisBackplane } from 'keel-mcp/redis';
+import { McpServer } from 'keel-mcp/server';
 
 const server = new McpServer({ name: 'weather', version: '1.0.0' });
 server.tool('forecast', { description: 'Forecast for Paris' }, () => 'Sunny, 21 °C');
 
 // Fail fast while Redis is down (no offline queue); node-redis reconnects by itself.
-const redis = createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true });
+const redis = createClient({
+  url: process.env.REDIS_URL ?? 'redis://localhost:6379',
+  disableOfflineQueue: true,
+});
 redis.on('error', (error: Error) => console.error('redis:', error.message)); // required
 await redis.connect();
 

@@ -1,5 +1,5 @@
-import { McpServer } from '../src/server/index.js';
-import { serveStdio } from '../src/transports/stdio/index.js';
+import { McpServer } from 'keel-mcp/server';
+import { serveStdio } from 'keel-mcp/stdio';
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'weather', version: '1.0.0' });

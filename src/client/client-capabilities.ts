@@ -9,9 +9,9 @@ import type { SamplingOptions } from './sampling.js';
 
 /** The handlers a client has configured. */
 export interface ConfiguredHandlers {
-  sampling?: SamplingOptions;
-  elicitation?: ElicitationOptions;
-  roots?: RootsSource;
+  sampling?: SamplingOptions | undefined;
+  elicitation?: ElicitationOptions | undefined;
+  roots?: RootsSource | undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { EraOption } from './modern/era.js';
 export interface ClientOptions {
   capabilities?: JsonObject;
   /** Version to ask for in `initialize` (legacy era). Default: the latest supported. */
-  protocolVersion?: ProtocolVersion;
+  protocolVersion?: ProtocolVersion | undefined;
   /**
    * `auto`: probe with `server/discover`, speak 2026-07-28 with a modern server and fall back to
    * `initialize` otherwise. `modern`: fail unless the server is modern. `legacy`: send
@@ -24,15 +24,15 @@ export interface ClientOptions {
    * the handshake (`ping`, `resources/subscribe`, pushed notifications), and would break if it
    * were switched to 2026-07-28 silently. `McpClient` knows what to send in each era.
    */
-  era?: EraOption;
+  era?: EraOption | undefined;
   /** How long the `server/discover` probe waits before taking the server for a legacy one. Default 5 s. */
-  discoverTimeoutMs?: number;
+  discoverTimeoutMs?: number | undefined;
   /** 2026-07-28: `input_required` answers one request may get before it fails. Default 8. */
-  maxInputRounds?: number;
-  connection?: ConnectionOptions;
+  maxInputRounds?: number | undefined;
+  connection?: ConnectionOptions | undefined;
   /**
    * When the server answers 404 for our session (Streamable HTTP), start a new session with the
    * same capabilities and client info, and resend the requests it refused. Default true.
    */
-  renewSession?: boolean;
+  renewSession?: boolean | undefined;
 }

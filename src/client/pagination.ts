@@ -13,9 +13,9 @@ import { ProtocolViolationError } from './errors.js';
 export interface PaginateOptions {
   /** Stop (with an error) after this many pages. Default 10 000. */
   maxPages?: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Per-page request timeout. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /**

@@ -16,12 +16,12 @@ export interface SendOptions {
    * The inbound request this message belongs to (a response, or a notification/request a handler
    * made). Streamable HTTP uses it to pick the POST stream; stream transports ignore it.
    */
-  relatedRequestId?: RequestId;
+  relatedRequestId?: RequestId | undefined;
   /**
    * Extra HTTP headers for the HTTP request that carries this message (2026-07-28: `Mcp-Param-*`).
    * Stream transports ignore them.
    */
-  headers?: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -103,13 +103,13 @@ export interface Transport extends AsyncIterable<unknown> {
   /** The last I/O error the transport saw; becomes `cause` of connection-closed errors. */
   readonly lastError?: unknown;
   /** HTTP session id, when the transport has one. */
-  readonly sessionId?: string;
+  readonly sessionId?: string | undefined;
   /**
    * True when every inbound request has a response stream of its own that ends with its answer
    * (Streamable HTTP). Undefined on one shared channel (stdio, memory): there the server ends a
    * 2026-07-28 `subscriptions/listen` with `notifications/cancelled` instead of closing a stream.
    */
-  readonly requestStreams?: boolean;
+  readonly requestStreams?: boolean | undefined;
   /**
    * Set by the engine when it starts reading. A transport calls it when the answer to outbound
    * request `id` can no longer arrive although the connection lives on (Streamable HTTP: that

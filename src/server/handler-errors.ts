@@ -26,8 +26,9 @@ export interface HandlerFailure {
  * Receives every error a handler throws (or rejects with): tools, resource readers and listers,
  * prompts, completers, and low-level request and notification handlers. Not called for a request
  * that was already cancelled or torn down (its abort explains the failure), nor for the `-32042`
- * URL-elicitation signal (a protocol answer, not a failure). The hook may be async; one that
- * throws or rejects is ignored (never an unhandled rejection).
+ * URL-elicitation signal or an `McpServer` reader's `resourceNotFound(uri)` (protocol answers, not
+ * failures). The hook may be async; one that throws or rejects is ignored (never an unhandled
+ * rejection).
  *
  * @example
  * const server = new McpServer(info, { onerror: (error, failure) => log.error(failure, error) });

@@ -59,6 +59,7 @@ export type {
 export { UriTemplate, type TemplateVariables } from './uri-template.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export { toolError } from './tool-call.js';
+export { resourceNotFound } from './resource-not-found.js';
 // From the schema modules themselves, not core/schema/index.js, so the server entry exports only
 // what users of the server need.
 export { registerJsonSchemaConverter, type JsonSchemaConverter } from '../core/schema/to-json-schema.js';

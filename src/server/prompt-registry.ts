@@ -98,7 +98,8 @@ export class PromptRegistry {
     });
     let current: PromptConfig<any> = config;
     return this.registry.handle(entry, (stored, { handler: next, ...changes }: PromptUpdate<A>) => {
-      current = { ...current, ...changes };
+      // An `undefined` in the update clears that field; every reader of the config takes it as absent.
+      current = { ...current, ...changes } as PromptConfig<any>;
       return {
         ...stored,
         definition: definitionOf(current),

@@ -71,10 +71,12 @@ export type PromptHandler<A> = (
  * const update: PromptUpdate<undefined> = { description: 'Greets warmly', handler: () => 'Say a warm hello' };
  * greet.update(update);
  */
-export type PromptUpdate<A> = Partial<
-  Pick<PromptConfig<any>, 'title' | 'description' | 'icons' | '_meta' | 'scopes'>
-> & {
-  handler?: PromptHandler<A>;
+export type PromptUpdate<A> = {
+  // `undefined` removes a field (`{ scopes: undefined }`: no scopes any more).
+  [K in 'title' | 'description' | 'icons' | '_meta' | 'scopes']?: PromptConfig<any>[K] | undefined;
+} & {
+  /** The new handler; `undefined` keeps the current one. */
+  handler?: PromptHandler<A> | undefined;
 };
 
 /**

@@ -23,6 +23,7 @@ import type {
 import type { ToolContext } from './tool-context.js';
 import { UriTemplate } from './uri-template.js';
 import { guarded } from './handler-errors.js';
+import { resourceNotFound } from './resource-not-found.js';
 
 interface ResourceEntry {
   definition: Resource;
@@ -90,7 +91,8 @@ export class ResourceRegistry {
     });
     let current = config;
     return this.resources.handle(entry, (stored, { read: nextRead, ...changes }: ResourceUpdate) => {
-      current = { ...current, ...changes };
+      // An `undefined` in the update clears that field; every reader of the config takes it as absent.
+      current = { ...current, ...changes } as ResourceConfig;
       return {
         definition: { uri, name, ...metadata(current, false) },
         read: nextRead ?? stored.read,
@@ -129,7 +131,8 @@ export class ResourceRegistry {
     });
     let current = config;
     return this.templates.handle(entry, (stored, { read: nextRead, ...changes }: TemplateUpdate) => {
-      current = { ...current, ...changes };
+      // An `undefined` in the update clears that field; every reader of the config takes it as absent.
+      current = { ...current, ...changes } as ResourceConfig;
       return {
         ...stored,
         definition: definitionOf(current),
@@ -186,6 +189,6 @@ export class ResourceRegistry {
         return normalize(uri, entry.definition.mimeType, contents);
       }
     }
-    throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    throw resourceNotFound(uri);
   }
 }

@@ -71,14 +71,18 @@ export interface TemplateOptions {
  * @example
  * readme.update({ description: 'Updated docs', read: () => '# Hello again' });
  */
-export type ResourceUpdate = Partial<ResourceConfig> & { read?: ResourceReader };
+export type ResourceUpdate = { [K in keyof ResourceConfig]?: ResourceConfig[K] | undefined } & {
+  read?: ResourceReader | undefined;
+};
 /**
  * What `RegisteredTemplate.update()` may change (the URI template is fixed).
  *
  * @example
  * users.update({ mimeType: 'application/json', read: (_uri, { id }) => JSON.stringify({ id, v: 2 }) });
  */
-export type TemplateUpdate = Partial<ResourceConfig> & { read?: TemplateReader };
+export type TemplateUpdate = { [K in keyof ResourceConfig]?: ResourceConfig[K] | undefined } & {
+  read?: TemplateReader | undefined;
+};
 
 /**
  * Handle of a static resource; its `name` is the resource URI.

@@ -57,30 +57,30 @@ export type ServerNotificationHandler = (
  */
 export interface ServerOptions {
   capabilities?: JsonObject;
-  instructions?: string;
+  instructions?: string | undefined;
   /** Engine options of every session (EOF drain, shutdown answers, request timeouts, logger). */
-  connection?: ConnectionOptions;
+  connection?: ConnectionOptions | undefined;
   /**
    * Handler failures, reported locally (the peer still gets its error answer). Default:
    * {@link logHandlerFailureToStderr} (stderr, never stdout); `undefined` = silent.
    */
   onerror?: ServerErrorHandler | undefined;
   /** Caching hints of cacheable 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
-  caching?: CachingOptions;
+  caching?: CachingOptions | undefined;
   /**
    * Open 2026-07-28 subscriptions (`subscriptions/listen`) allowed at once, over all connections;
    * the next is refused with `-32010` (HTTP 503). Default 1,024.
    */
-  maxSubscriptions?: number;
+  maxSubscriptions?: number | undefined;
   /**
    * Open 2026-07-28 subscriptions per client: per authenticated principal when the host's
    * authentication gives one, else per connection (stdio; over HTTP without authentication every
    * request is its own connection, so only `maxSubscriptions` bounds a client there). The next is
    * refused with `-32010`. Default 16.
    */
-  maxSubscriptionsPerClient?: number;
+  maxSubscriptionsPerClient?: number | undefined;
   /** URIs one `subscriptions/listen` may name in `resourceSubscriptions`; more is `-32602`. Default 1,000. */
-  maxResourceSubscriptions?: number;
+  maxResourceSubscriptions?: number | undefined;
 }
 
 /**

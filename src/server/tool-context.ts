@@ -39,6 +39,7 @@ import type { HandlerFailure } from './handler-errors.js';
 import { logParams, shouldLog } from './logging.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { InputRequiredSignal } from './modern/mrtr-errors.js';
+import { isResourceNotFound } from './resource-not-found.js';
 import type { HandlerSession, ServerSession } from './server-session.js';
 
 /**
@@ -302,6 +303,8 @@ export class ToolContext {
     if (
       this.request.ended ||
       error instanceof InputRequiredSignal ||
+      // "No such resource" from a reader is the client's mistake, as for a URI nothing matches.
+      isResourceNotFound(error) ||
       this.inputChannel?.signal?.aborted === true ||
       this.wireErrorFor(error) !== undefined
     )

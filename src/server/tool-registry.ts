@@ -96,7 +96,8 @@ export class ToolRegistry {
     let current: ToolConfig<any, any> = config;
     return this.registry.handle(entry, (stored, changes: ToolUpdate<I, O>) => {
       const { handler: nextHandler, ...metadata } = changes;
-      current = { ...current, ...metadata };
+      // An `undefined` in the update clears that field; every reader of the config takes it as absent.
+      current = { ...current, ...metadata } as ToolConfig<any, any>;
       return {
         ...stored,
         definition: definitionOf(name, current, stored),

@@ -77,10 +77,13 @@ export type ToolHandler<I, O> = (
  * const tool = server.tool('status', { description: 'Status' }, () => 'ok');
  * tool.update({ annotations: { readOnlyHint: true }, handler: () => 'still ok' });
  */
-export type ToolUpdate<I, O> = Partial<
-  Pick<ToolConfig<any, any>, 'title' | 'description' | 'annotations' | 'icons' | '_meta' | 'scopes'>
-> & {
-  handler?: ToolHandler<I, O>;
+export type ToolUpdate<I, O> = {
+  // `undefined` removes a field (`{ scopes: undefined }`: no scopes any more).
+  [K in 'title' | 'description' | 'annotations' | 'icons' | '_meta' | 'scopes']?:
+    ToolConfig<any, any>[K] | undefined;
+} & {
+  /** The new handler; `undefined` keeps the current one. */
+  handler?: ToolHandler<I, O> | undefined;
 };
 
 /**

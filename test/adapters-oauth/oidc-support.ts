@@ -18,7 +18,7 @@ export const insecure = { [oauth.allowInsecureRequests]: true } as const;
  * a provider (resources RESOURCE and OTHER_RESOURCE unless given) and its discovered metadata.
  */
 export function useProvider() {
-  const state: { running?: OidcProvider } = {};
+  const state: { running?: OidcProvider | undefined } = {};
   afterEach(async () => {
     await state.running?.close();
     state.running = undefined;

@@ -227,7 +227,7 @@ test('review 2: no issuer on the verifier with several authorization servers lis
     serveProtected(staticAuth({ verifier: verifier(), authorizationServers: servers })),
   ).rejects.toThrow('auth.verifier names no issuer while several authorizationServers are listed');
   serving = await serveProtected(
-    staticAuth({ verifier: verifier({ issuer: servers[0] }), authorizationServers: servers }),
+    staticAuth({ verifier: verifier({ issuer: servers[0]! }), authorizationServers: servers }),
   );
   await serving.close({ deadlineMs: 2_000 });
   serving = await serveProtected(staticAuth({ verifier: verifier(), authorizationServers: [servers[0]!] }));

@@ -50,7 +50,8 @@ async function connect(transport: Transport): Promise<McpClient> {
 
 async function overHttp(): Promise<McpClient> {
   const handler = toNodeHandler(createMcpHandler(() => buildOfficialV2()));
-  http = createServer((req, res) => void handler(req, res));
+  // The adapter's duck type of a request is narrower than node:http's under exactOptionalPropertyTypes.
+  http = createServer((req, res) => void handler(req as Parameters<typeof handler>[0], res));
   await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
   return connect(new StreamableHttpClientTransport(url));

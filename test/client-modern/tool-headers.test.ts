@@ -20,7 +20,8 @@ const { raw, track } = useModern();
 
 /** Records the headers each message was sent with. */
 class HeaderRecorder extends RecordingTransport {
-  readonly sends: { method?: string; headers?: Readonly<Record<string, string>> }[] = [];
+  readonly sends: { method?: string | undefined; headers?: Readonly<Record<string, string>> | undefined }[] =
+    [];
   override send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     this.sends.push({ method: (message as { method?: string }).method, headers: options?.headers });
     return super.send(message, options);

@@ -100,7 +100,7 @@ test('the curl commands of the contributing walkthrough work against the fixture
         name,
         value.replace('$SESSION', session),
       ]),
-      body: curl.body,
+      body: curl.body ?? null,
       signal: deadline.signal,
     });
 

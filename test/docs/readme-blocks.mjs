@@ -2,9 +2,11 @@
  * Keeps the code blocks of README.md and of the guides in docs/*.md identical to code that is
  * compiled and run.
  *
- * A fenced block directly after `<!-- file: examples/x.ts -->` must equal that file, with its
- * relative `src/.../index.js` imports written as the package subpaths users import
- * (`keel-mcp/server`, ...). A block after `<!-- snippet: name -->` must equal the region
+ * A fenced block directly after `<!-- file: examples/x.ts -->` must equal that file. Those files
+ * import the package by name (`keel-mcp/server`, ...), as users do (tsconfig.json "paths" and the
+ * vitest alias map the names to src/; at run time Node resolves them to dist/pkg through the
+ * package's own `exports`); a relative `src/.../index.js` import would be shown as its package
+ * subpath, but readme-sync.test.ts refuses those in a shown file. A block after `<!-- snippet: name -->` must equal the region
  * `// #region name` … `// #endregion` of a file in test/docs/snippets/, dedented and formatted
  * with the project's Prettier settings (so `prettier --write README.md` leaves the blocks alone).
  *

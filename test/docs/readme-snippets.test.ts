@@ -145,6 +145,11 @@ test('resources, templates, completion with context, and subscriptions', async (
     uri: 'users://ada/profile',
     id: 'ada',
   });
+  // The reader's "no such user" is the resource-not-found error (-32002 in this 2025-11-25 session).
+  await expect(client.readResource('users://nobody/profile')).rejects.toMatchObject({
+    code: ErrorCode.ResourceNotFound,
+    data: { uri: 'users://nobody/profile' },
+  });
   const ids = await client.complete({
     ref: { type: 'ref/resource', uri: 'users://{id}/profile' },
     argument: { name: 'id', value: 'a' },

@@ -113,6 +113,18 @@ describe('code blocks', () => {
     );
   });
 
+  test('issue 23 item 13: an example a guide shows in full is the file itself, importing keel-mcp by name', async () => {
+    // Copied as is, it compiles in a user's project: no import of the repository's own files.
+    const shown = (await allMarkedBlocks()).filter((b) => b.kind === 'file');
+    expect(shown.length).toBeGreaterThan(5);
+    for (const block of shown) {
+      const file = readFileSync(join(ROOT, block.name), 'utf8');
+      expect(file, block.name).not.toMatch(/from '\.{1,2}\//);
+      expect(file, block.name).toMatch(/from 'keel-mcp\/\w+';$/m);
+      expect(`${block.actual}\n`, `${block.file}:${block.line}`).toBe(file);
+    }
+  });
+
   test('the complete examples of the guides are each under 30 lines', async () => {
     for (const block of (await allMarkedBlocks()).filter((b) => b.kind === 'file')) {
       expect(block.actual.split('\n').length, `${block.file} ${block.name}`).toBeLessThan(30);

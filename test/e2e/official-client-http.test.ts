@@ -153,7 +153,7 @@ describe.each(HTTP_MODES)('official SDK client ⇄ Keel fixture over Streamable 
   });
 
   test('test_tool_with_progress reports 0, 50, 100 of 100 to the caller', async () => {
-    const progress: { progress: number; total?: number }[] = [];
+    const progress: { progress: number; total?: number | undefined }[] = [];
     const result = await within(
       client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, {
         onprogress: (p) => progress.push(p),

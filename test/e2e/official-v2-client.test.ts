@@ -263,7 +263,7 @@ describe.each(V2_TARGETS)('official v2 client ⇄ Keel fixture, 2026-07-28, over
 
   test('progress: Keel sends 0, 50, 100 of 100 before the result; the caller gets them', async () => {
     const { client } = shared;
-    const progress: { progress: number; total?: number }[] = [];
+    const progress: { progress: number; total?: number | undefined }[] = [];
     const result = await within(
       client.callTool({ name: 'test_tool_with_progress' }, { onprogress: (p) => void progress.push(p) }),
     );

@@ -31,7 +31,7 @@ export interface ProxiedRequest {
   /** The JSON-RPC method(s) of a JSON body (known once the body ended; responses have none). */
   rpcMethods: string[];
   /** Upstream status, once its head came (502 when the upstream failed before it). */
-  status?: number;
+  status?: number | undefined;
   /** How it ended: `done` (response complete), `client-left`, or `upstream-failed`. */
   outcome?: 'done' | 'client-left' | 'upstream-failed';
 }

@@ -39,7 +39,7 @@ interface Wired {
   connection: Connection;
   transport: StreamableHttpClientTransport;
   /** Every message the engine offered the transport, with the promise `send` returned. */
-  offered: { message: JsonRpcMessage; options?: SendOptions; sent: Promise<void> }[];
+  offered: { message: JsonRpcMessage; options?: SendOptions | undefined; sent: Promise<void | undefined> }[];
 }
 
 /** A raw engine connection over a fresh transport; records what the engine hands the transport. */

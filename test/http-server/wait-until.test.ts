@@ -84,7 +84,7 @@ function request(body: JsonObject, headers: Record<string, string> = {}, signal?
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: JSON_AND_SSE, ...headers },
     body: JSON.stringify(body),
-    signal,
+    signal: signal ?? null,
   });
 }
 

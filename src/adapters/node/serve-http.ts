@@ -21,7 +21,7 @@ export interface ServeHttpOptions extends Omit<HttpHandlerOptions, 'auth'> {
    * function is called once the server listens, with the endpoint URL (e.g. with `port: 0`,
    * when the resource URL is the URL served).
    */
-  auth?: ResourceServerOptions | ((url: string) => ResourceServerOptions);
+  auth?: ResourceServerOptions | ((url: string) => ResourceServerOptions) | undefined;
   /** Port to listen on; 0 picks a free one. Default 3000. */
   port?: number;
   /** Interface to bind. Default `127.0.0.1` (loopback only). */

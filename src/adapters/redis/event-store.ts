@@ -21,17 +21,17 @@ export interface RedisEventStoreOptions {
    */
   client: RedisEventStoreClient;
   /** Every key is `keel:<namespace>:...`. Letters, digits, `.`, `_`, `-`. Default `'default'`. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Events kept per stream; older ones are dropped first. Default 100. */
-  maxEventsPerStream?: number;
+  maxEventsPerStream?: number | undefined;
   /** Size of a stream's events (UTF-8 bytes of their JSON + 32 each); past it the oldest go. Default 1 MiB. */
-  maxBytesPerStream?: number;
+  maxBytesPerStream?: number | undefined;
   /** How long an event stays resumable (and a finished stream is kept). Default 10 minutes. */
-  maxAgeMs?: number;
+  maxAgeMs?: number | undefined;
   /** TTL of a live stream's keys, refreshed on every write. Default 1 hour. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** Every command fails with {@link StoreUnavailableError} after this long. Default 2,000 ms. */
-  commandTimeoutMs?: number;
+  commandTimeoutMs?: number | undefined;
 }
 
 /**

@@ -16,21 +16,21 @@ export interface RedisRelayOptions {
   /** A connected client with an `'error'` listener, best with `disableOfflineQueue: true`. */
   client: RedisRelayClient;
   /** Every key and channel is `keel:<namespace>:...`. Letters, digits, `.`, `_`, `-`. Default `'default'`. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** This process's id (letters, digits, `.`, `_`, `-`). Default: a random UUID, new on every start. */
   nodeId?: string;
   /** How often the liveness key is refreshed. Default 1,000 ms. */
-  heartbeatMs?: number;
+  heartbeatMs?: number | undefined;
   /**
    * The liveness window: a process that stops refreshing reads as gone after this long, and the
    * others drop its sessions. Default 5 × `heartbeatMs`, so a process that misses a few beats
    * (a long GC pause, a CPU-bound tool blocking its event loop for 3 s) is not taken for dead.
    */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** Every command fails with {@link StoreUnavailableError} after this long. Default 2,000 ms. */
-  commandTimeoutMs?: number;
+  commandTimeoutMs?: number | undefined;
   /** Told about failed heartbeats, lost connections and listeners that threw (nothing is thrown at the caller). */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 const STORE = 'redis relay';

@@ -29,9 +29,9 @@ export interface RedisSessionStoreOptions {
   /** A connected client with an `'error'` listener, best with `disableOfflineQueue: true`. */
   client: RedisSessionClient;
   /** Every key is `keel:<namespace>:...`. Letters, digits, `.`, `_`, `-`. Default `'default'`. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Every command fails with {@link StoreUnavailableError} after this long. Default 2,000 ms. */
-  commandTimeoutMs?: number;
+  commandTimeoutMs?: number | undefined;
 }
 
 const STORE = 'redis session store';

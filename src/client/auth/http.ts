@@ -33,9 +33,21 @@ export interface HttpContext {
  */
 export interface OAuthRequestOptions {
   [oauth.allowInsecureRequests]: boolean;
-  [oauth.customFetch]?: FetchLike;
+  [oauth.customFetch]?: OAuthFetch;
   signal?: AbortSignal;
 }
+
+/**
+ * The fetch oauth4webapi calls: its GET requests pass `body: undefined`, which `RequestInit` does
+ * not admit under `exactOptionalPropertyTypes` (fetch itself takes it as no body).
+ *
+ * @example
+ * const f: OAuthFetch = (url, init) => fetch(url, init as RequestInit);
+ */
+export type OAuthFetch = (
+  url: string,
+  init: Omit<RequestInit, 'body'> & { body?: BodyInit | null | undefined },
+) => Promise<Response>;
 
 /**
  * oauth4webapi request options for a request to `url`: our fetch, our signal, and plain http
@@ -49,7 +61,8 @@ export function requestOptions(url: URL, ctx: HttpContext): OAuthRequestOptions 
   const options: OAuthRequestOptions = {
     [oauth.allowInsecureRequests]: isLoopback(url),
   };
-  options[oauth.customFetch] = boundedFetch(ctx.fetch ?? globalFetch);
+  // A FetchLike receives the init as fetch does: `body: undefined` on a GET means no body.
+  options[oauth.customFetch] = boundedFetch(ctx.fetch ?? globalFetch) as OAuthFetch;
   if (ctx.signal) options.signal = ctx.signal;
   return options;
 }

@@ -21,10 +21,10 @@ import type { FlightSlot } from './single-flight.js';
  */
 export interface ServerState {
   readonly url: URL;
-  discovery?: DiscoveredAuthorization;
-  tokens?: StoredTokens;
+  discovery?: DiscoveredAuthorization | undefined;
+  tokens?: StoredTokens | undefined;
   /** Scopes of the last authorization request (kept on step-up). */
-  scopes?: string[];
+  scopes?: string[] | undefined;
   /** The authorization or refresh in progress: concurrent refusals share it. */
   readonly flight: FlightSlot<boolean>;
 }

@@ -26,7 +26,7 @@ export interface StoredTokens {
   /** When the token was issued (ms since the epoch), with `expires_at`: its lifetime sets the margin. */
   readonly issued_at?: number;
   /** Granted scopes, as the server reported them. */
-  readonly scope?: string;
+  readonly scope?: string | undefined;
 }
 
 /**

@@ -19,7 +19,7 @@ export interface ModernMetaFacts {
   protocolVersion: string;
   capabilities: ClientCapabilities;
   clientInfo: Implementation;
-  logLevel?: LoggingLevel;
+  logLevel?: LoggingLevel | undefined;
 }
 
 /**

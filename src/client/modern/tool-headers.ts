@@ -61,7 +61,9 @@ export class ToolHeaderMap {
  * @example
  * const raw = await callWithParamHeaders(map, (o) => client.request('tools/call', params, o), relist, 'execute_sql', args, options);
  */
-export async function callWithParamHeaders<O extends { headers?: Readonly<Record<string, string>> }>(
+export async function callWithParamHeaders<
+  O extends { headers?: Readonly<Record<string, string>> | undefined },
+>(
   map: ToolHeaderMap,
   send: (options: O) => Promise<JsonObject>,
   relist: () => Promise<void>,

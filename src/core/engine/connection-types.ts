@@ -62,7 +62,7 @@ export interface ConnectionOptions {
    * half-close and keep reading. A transport that knows why it closed (`Transport.answerOnClose`)
    * overrides both.
    */
-  answerOnClose?: boolean;
+  answerOnClose?: boolean | undefined;
   /**
    * Handlers that may run at once on this connection. Default 1024. Further requests wait in
    * arrival order without running (notifications, cancels included, are still read and handled; a
@@ -94,5 +94,5 @@ export interface ConnectionOptions {
   onInvalidMessage?: (item: unknown) => void;
   /** Default options of outbound requests (`timeoutMs`, ...). */
   requestDefaults?: Pick<RequestOptions, 'timeoutMs' | 'maxTotalTimeoutMs' | 'resetTimeoutOnProgress'>;
-  logger?: Logger;
+  logger?: Logger | undefined;
 }

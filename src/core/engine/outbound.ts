@@ -26,33 +26,33 @@ export interface Progress {
  */
 export interface RequestOptions {
   /** Abort the request (it is cancelled on the wire once, and rejects with RequestAbortedError). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Time without a response (or progress, see below) before giving up. Default 60 s. `Infinity`:
    * no idle timeout (the total cap still applies). Negative or NaN: the request rejects with a
    * RangeError. Any length works, also beyond `setTimeout`'s 2^31-1 ms.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Progress notifications restart the timeout. Default true. */
-  resetTimeoutOnProgress?: boolean;
+  resetTimeoutOnProgress?: boolean | undefined;
   /** Hard cap on the request's total time, whatever progress arrives. Default 10 min; `Infinity`: none. */
-  maxTotalTimeoutMs?: number;
+  maxTotalTimeoutMs?: number | undefined;
   /** Receive `notifications/progress` for this request (adds a progress token). */
-  onprogress?: (progress: Progress) => void;
+  onprogress?: ((progress: Progress) => void) | undefined;
   /** The inbound request this one is made for (routing on HTTP). */
-  relatedRequestId?: RequestId;
+  relatedRequestId?: RequestId | undefined;
   /**
    * Extra HTTP headers for the request that carries this message (2026-07-28 Streamable HTTP:
    * `Mcp-Param-*` for a tool's `x-mcp-header` parameters). Passed to `Transport.send`; transports
    * without headers ignore them.
    */
-  headers?: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>> | undefined;
   /**
    * Told the request's JSON-RPC id as soon as it is allocated, before the request is sent
    * (2026-07-28: the id of a `subscriptions/listen` is its subscription id, which tags the
    * notifications that may arrive before the request ends).
    */
-  onRequestId?: (id: RequestId) => void;
+  onRequestId?: ((id: RequestId) => void) | undefined;
 }
 
 /**

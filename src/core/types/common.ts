@@ -87,7 +87,7 @@ export type Implementation = {
  * const params: PaginatedParams = { cursor: page.nextCursor };
  * await client.listTools(params);
  */
-export type PaginatedParams = { cursor?: Cursor; _meta?: Meta };
+export type PaginatedParams = { cursor?: Cursor | undefined; _meta?: Meta };
 
 /**
  * A page of a list result; `nextCursor` absent on the last page.

@@ -13,7 +13,7 @@ import type { AuthInfo } from '../../core/auth.js';
  * const refusal: Expiring = { expiresAt: undefined };
  */
 export interface Expiring {
-  readonly expiresAt?: number;
+  readonly expiresAt?: number | undefined;
 }
 
 /**

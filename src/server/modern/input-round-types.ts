@@ -20,9 +20,9 @@ export const DEFAULT_MAX_INPUT_ROUNDS = 8;
 export interface InputRoundsOptions {
   readonly codec: RequestStateCodec;
   /** Most `input_required` answers one request may get. Default {@link DEFAULT_MAX_INPUT_ROUNDS}. */
-  readonly maxRounds?: number;
+  readonly maxRounds?: number | undefined;
   /** Told when a handler returned a value after its round was requested. Default: `console.warn`. */
-  readonly onSwallowedRound?: (error: SwallowedInputRoundError) => void;
+  readonly onSwallowedRound?: ((error: SwallowedInputRoundError) => void) | undefined;
 }
 
 /**
@@ -36,7 +36,7 @@ export interface RoundRequest {
   /** The request's params, `inputResponses` and `requestState` included. */
   readonly params: JsonObject;
   /** Who is asking (e.g. the OAuth subject), when known: a state only verifies for the same one. */
-  readonly principal?: string;
+  readonly principal?: string | undefined;
   /** The request's own signal (peer cancel, close): aborts the run. */
   readonly signal?: AbortSignal;
   /**

@@ -27,9 +27,9 @@ export interface RequestBinding {
 /** @internal The binding fields as a signed payload carries them. */
 export interface BoundFields {
   m: string;
-  t?: string;
+  t?: string | undefined;
   d: string;
-  p?: string;
+  p?: string | undefined;
 }
 
 /**

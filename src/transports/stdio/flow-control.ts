@@ -33,16 +33,16 @@ export interface StdioFlowOptions {
    * Stop reading stdin once the messages read but not yet taken by the engine reach this many
    * bytes (the engine stops taking them when it has too much in flight). Default 1 MiB.
    */
-  inputHighWaterMark?: number;
+  inputHighWaterMark?: number | undefined;
   /** Read again once they are at or below this. Default a quarter of `inputHighWaterMark`. */
-  inputLowWaterMark?: number;
+  inputLowWaterMark?: number | undefined;
   /**
    * Stop reading stdin once the output not yet taken by the peer (a peer that does not read
    * stdout) reaches this many bytes. Answers to what was already read still queue up. Default 1 MiB.
    */
-  outputHighWaterMark?: number;
+  outputHighWaterMark?: number | undefined;
   /** Read again once it is at or below this. Default a quarter of `outputHighWaterMark`. */
-  outputLowWaterMark?: number;
+  outputLowWaterMark?: number | undefined;
 }
 
 /**

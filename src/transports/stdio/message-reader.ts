@@ -9,7 +9,7 @@ import { oversizeFault, parseAsciiLine, parseLine } from './parse-line.js';
 /** @example new MessageReader(process.stdin, inbox, { onEnd: (error) => console.error('EOF', error) }); */
 export interface MessageReaderOptions {
   /** Cap on one message in bytes. Default {@link DEFAULT_MAX_MESSAGE_BYTES} (4 MiB). */
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | undefined;
   /**
    * The stream ended (EOF, `error` or `close`); `error` is set when it failed. Called once.
    * Without it the inbox is ended at once; with it, ending the inbox is the callback's job (the

@@ -36,9 +36,9 @@ export interface StdioClientTransportOptions {
    * {@link StdioClientTransport.stderr} and/or delivered to `onStderr` — consume it, or a chatty
    * child blocks once the pipe is full. `'ignore'`: discarded.
    */
-  stderr?: 'inherit' | 'pipe' | 'ignore';
+  stderr?: 'inherit' | 'pipe' | 'ignore' | undefined;
   /** With `stderr: 'pipe'`: called with each chunk of the child's stderr (UTF-8). */
-  onStderr?: (text: string) => void;
+  onStderr?: ((text: string) => void) | undefined;
   /** Cap on one message from the child, in bytes (default 4 MiB). */
   maxMessageBytes?: number;
   /** `close()`: wait this long for the child to exit after closing its stdin, then SIGTERM. Default 2000. */

@@ -15,14 +15,14 @@ import { MeteredInbox } from './metered-inbox.js';
  */
 export interface StdioServerTransportOptions extends StdioFlowOptions {
   /** Where messages come from. Default `process.stdin`. */
-  stdin?: Readable;
+  stdin?: Readable | undefined;
   /** Where messages go; nothing else may be written to it. Default `process.stdout`. */
-  stdout?: Writable;
+  stdout?: Writable | undefined;
   /**
    * Cap on one inbound message (a line) in bytes. A longer line is discarded as it streams in (it
    * is never buffered whole) and answered with a `-32600` error with id `null`. Default 4 MiB.
    */
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | undefined;
 }
 
 /**

@@ -261,7 +261,7 @@ export function request(
   node: Node,
   method: string,
   options: {
-    sessionId?: string;
+    sessionId?: string | undefined;
     body?: unknown;
     headers?: Record<string, string>;
     signal?: AbortSignal;

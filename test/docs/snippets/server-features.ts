@@ -3,7 +3,7 @@
  * server-tools.ts for how the regions are used.
  */
 import { z } from 'zod';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer, resourceNotFound } from '../../../src/server/index.js';
 
 /** Stand-ins for the user code the snippets call. */
 export const LOGO_BASE64 = 'iVBORw0KGgo=';
@@ -33,7 +33,10 @@ export function templates(server: McpServer): void {
     'user',
     'users://{id}/profile', // RFC 6570: {var}, {+path}, {/segments*}, {?query,params}, ...
     { description: 'A user profile', mimeType: 'application/json' },
-    (uri, { id }) => JSON.stringify({ uri, id }),
+    (uri, { id }) => {
+      if (!userIds().includes(String(id))) throw resourceNotFound(uri); // as for an unknown URI
+      return JSON.stringify({ uri, id });
+    },
     {
       // completion/complete for the `id` variable
       complete: { id: (value) => userIds().filter((id) => id.startsWith(value)) },

@@ -72,7 +72,7 @@ export interface OfficialV2 {
   received: JSONRPCMessage[];
   /** HTTP only: every request the client's fetch made, the `server/discover` probe included. */
   http: HttpCall[];
-  host?: HttpHost;
+  host?: HttpHost | undefined;
   probes: ProbeLog;
   sampled: Record<string, unknown>[];
   elicited: Record<string, unknown>[];

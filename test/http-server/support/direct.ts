@@ -25,8 +25,8 @@ export function call(handler: HttpHandler, body: unknown, options: DirectOptions
     new Request(ENDPOINT, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: options.signal,
+      body: body === undefined ? null : JSON.stringify(body),
+      signal: options.signal ?? null,
     }),
   );
 }

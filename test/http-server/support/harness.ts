@@ -111,7 +111,7 @@ export const JSON_AND_SSE = 'application/json, text/event-stream';
 export interface PostOptions {
   sessionId?: string;
   headers?: Record<string, string>;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export function post(url: string, body: unknown, options: PostOptions = {}): Promise<Response> {
@@ -125,7 +125,7 @@ export function post(url: string, body: unknown, options: PostOptions = {}): Pro
     method: 'POST',
     headers,
     body: typeof body === 'string' ? body : JSON.stringify(body),
-    signal: options.signal,
+    signal: options.signal ?? null,
   });
 }
 

@@ -106,7 +106,7 @@ export class Schedule {
   readonly calls: CallRecord[] = [];
   readonly work = new Map<number, HandlerRecord>();
   readonly asks: HandlerRecord[] = [];
-  readonly events: { t: string; target?: number; seq: number }[] = [];
+  readonly events: { t: string; target?: number | undefined; seq: number }[] = [];
   /** Messages the test wrote by hand (not the engines'). */
   readonly injected = new Set<JsonRpcMessage>();
   private readonly mailboxes: Inbox<Action>[] = [];

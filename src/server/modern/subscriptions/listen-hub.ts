@@ -78,7 +78,7 @@ export class ListenHub {
   /** Open listens per client (principal or connection). */
   private readonly perClient = new Map<ListenClient, number>();
 
-  constructor(limits: Partial<ListenLimits> = {}) {
+  constructor(limits: { readonly [K in keyof ListenLimits]?: ListenLimits[K] | undefined } = {}) {
     this.limits = {
       max: limitOption('maxSubscriptions', limits.max, DEFAULT_MAX_SUBSCRIPTIONS),
       maxPerClient: limitOption(

@@ -27,7 +27,7 @@ export class HttpTransportError extends LocalError {
   constructor(
     message: string,
     readonly status?: number,
-    options?: { cause?: unknown; url?: string; code?: string },
+    options?: { cause?: unknown; url?: string | undefined; code?: string | undefined },
   ) {
     super(message, options);
     if (options?.url !== undefined) this.url = options.url;
@@ -62,7 +62,7 @@ export function unreachable(url: URL, error: unknown): HttpTransportError {
 }
 
 /** The innermost errors under a fetch failure: its `cause` chain and an AggregateError's members. */
-function networkCauses(error: unknown, depth = 0): { message: string; code?: string }[] {
+function networkCauses(error: unknown, depth = 0): { message: string; code?: string | undefined }[] {
   if (!(error instanceof Error) || depth > 4) return [];
   const below =
     error instanceof AggregateError

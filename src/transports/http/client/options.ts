@@ -36,7 +36,7 @@ export interface StreamableHttpClientOptions {
    * sent, and a 401 or 403 goes to the provider, which may obtain new credentials (an OAuth flow,
    * a refresh, a step-up) before the request is sent again. See docs/auth.md.
    */
-  auth?: HttpAuthProvider;
+  auth?: HttpAuthProvider | undefined;
   /** Extra headers on every request (e.g. `Authorization`); a function is called per request. */
   headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
   /**

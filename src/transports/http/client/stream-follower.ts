@@ -24,7 +24,7 @@ export interface StreamHost extends StreamSettings {
    * for an HTTP refusal). Absent for a stream that cannot be resumed (2026-07-28 has no GET):
    * one that ends early is lost at once.
    */
-  readonly reopen?: (lastEventId: string | undefined, signal: AbortSignal) => Promise<Response>;
+  readonly reopen?: ((lastEventId: string | undefined, signal: AbortSignal) => Promise<Response>) | undefined;
 }
 
 /** Outcome of {@link followStream}: finished (done or aborted), or given up with a cause. */

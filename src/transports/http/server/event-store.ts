@@ -61,19 +61,19 @@ export class StreamEvictedError extends LocalError {
  */
 export interface InMemoryEventStoreOptions {
   /** Events kept per stream; older ones are dropped first. Default 100. */
-  maxEventsPerStream?: number;
+  maxEventsPerStream?: number | undefined;
   /** Streams kept (live and finished). Default 10,000. */
-  maxStreams?: number;
+  maxStreams?: number | undefined;
   /**
    * Size of all stored events (their JSON text, in UTF-16 code units ≈ bytes for JSON). Past it,
    * finished streams are dropped first (oldest first), then the oldest live stream. Default 64 MiB.
    */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
   /**
    * How long an event stays resumable: a finished stream is dropped once its last event is older,
    * a live stream loses its older events. Default 10 minutes.
    */
-  maxAgeMs?: number;
+  maxAgeMs?: number | undefined;
   /** Clock (ms), for tests. Default `Date.now`. */
   now?: () => number;
 }

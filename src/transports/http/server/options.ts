@@ -89,7 +89,7 @@ export interface SessionClient {
  */
 export interface HttpHandlerOptions {
   /** Stateful sessions (default) with limits, or `false` for stateless mode. */
-  sessions?: SessionOptions | false;
+  sessions?: SessionOptions | false | undefined;
   /**
    * Where SSE events are kept for resumption (GET + `Last-Event-ID`). Default: a bounded
    * in-memory store. `false` disables resumability (no event ids, no priming events).
@@ -147,7 +147,7 @@ export interface HttpHandlerOptions {
    * the verified caller reaches handlers as `ctx.auth`, and a session belongs to the principal
    * that created it. See docs/auth.md. `serveHttp` also serves the metadata document.
    */
-  auth?: ResourceServerOptions;
+  auth?: ResourceServerOptions | undefined;
 
   // --- Several processes (issue 12) ---
   /**
@@ -163,7 +163,7 @@ export interface HttpHandlerOptions {
    * const backplane = redisBackplane({ client, namespace: 'weather' });
    * const handler = createHttpHandler(server, { backplane });
    */
-  backplane?: Backplane;
+  backplane?: Backplane | undefined;
   /**
    * With a backplane: how often (ms) the processes at the other end of open relayed exchanges
    * are checked for liveness; a request waiting on a process that died fails within about this

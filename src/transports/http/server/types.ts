@@ -23,7 +23,7 @@ export interface HttpRequestExtra extends WaitUntilContext {
   /** Whatever your authentication middleware established (e.g. Express's `req.auth`). */
   authInfo?: unknown;
   /** The client's address, if the host knows it (the Node adapter passes it); see `sessions.clientKey`. */
-  remoteAddress?: string;
+  remoteAddress?: string | undefined;
 }
 
 /** Why a body could not be read: over the limit, or the read failed (client gone, broken framing). */

@@ -24,7 +24,7 @@ export interface OpenMessage {
   h: [string, string][];
   b?: string;
   b64?: string;
-  e?: { remoteAddress?: string; authInfo?: unknown };
+  e?: { remoteAddress?: string | undefined; authInfo?: unknown };
 }
 
 /** The reply head; `b` undefined means a body follows in `data` pieces: SSE, or JSON when `j` is 1. */
