@@ -7,7 +7,8 @@ import * as run from './commands.js';
 import { parseDuration } from './limits.js';
 import { safeText } from './safe-text.js';
 import { resolveTarget, splitAtDashDash } from './server-target.js';
-import { withServer, type CommonOptions } from './session.js';
+import type { CommonOptions } from './common-options.js';
+import { withServer } from './session.js';
 import { EXIT, UsageError } from './usage.js';
 
 type Kind = 'tools' | 'resources' | 'prompts' | 'call' | 'read' | 'prompt' | 'ping';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { OAuthClientProvider } from '../client/index.js';
 import type { HttpAuthProvider } from '../core/auth.js';
 import { browserLogin, FileTokenStore } from '../adapters/node/index.js';
-import type { CommonOptions } from './session.js';
+import type { CommonOptions } from './common-options.js';
 
 /** The default loopback port of the OAuth redirect (`http://127.0.0.1:8976/callback`). */
 export const DEFAULT_AUTH_PORT = 8976;

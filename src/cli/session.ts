@@ -18,18 +18,7 @@ import { Deadline, formatDuration, requestLimits } from './limits.js';
 import { oauthFor } from './oauth.js';
 import { safeJson, safeLine, safeText } from './safe-text.js';
 import { WaitNotice } from './wait-notice.js';
-
-/** The options every command takes. */
-export interface CommonOptions {
-  json?: boolean;
-  era: 'auto' | 'legacy' | 'modern';
-  header: string[];
-  timeout?: number;
-  quiet?: boolean;
-  sampling?: string;
-  authPort?: number;
-  browser: boolean;
-}
+import type { CommonOptions } from './common-options.js';
 
 /** What a command gets besides the client: per-request options and the output. */
 export interface CommandContext {

@@ -14,7 +14,7 @@ import type { Validation } from '../core/schema/compile-schema.js';
 import type { CallToolResult } from '../core/types/tools.js';
 import { InputRequiredSignal } from './modern/mrtr-errors.js';
 import type { ToolContext } from './tool-context.js';
-import type { ToolEntry } from './tool-registry.js';
+import type { ToolEntry } from './tool-types.js';
 
 /**
  * A tool execution error result (`isError: true`): the model sees the message and can react.

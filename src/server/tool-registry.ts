@@ -14,17 +14,7 @@ import { paginate } from './pagination.js';
 import { Registry } from './registry.js';
 import { runTool } from './tool-call.js';
 import type { ToolContext } from './tool-context.js';
-import type { RegisteredTool, ToolConfig, ToolHandler, ToolUpdate } from './tool-types.js';
-
-/** What the registry keeps per tool. */
-export interface ToolEntry {
-  definition: Tool;
-  input: CompiledSchema | undefined;
-  output: CompiledSchema | undefined;
-  handler: ToolHandler<any, any>;
-  /** OAuth scopes a call needs (registration option `scopes`). */
-  scopes: readonly string[] | undefined;
-}
+import type { RegisteredTool, ToolConfig, ToolEntry, ToolHandler, ToolUpdate } from './tool-types.js';
 
 // The spec's recommendation for tools without parameters.
 const NO_ARGUMENTS = Object.freeze({ type: 'object', additionalProperties: false });

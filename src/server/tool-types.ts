@@ -2,10 +2,10 @@
  * The typed surface of `McpServer.tool()`: config, handler, and how handler types follow the
  * schemas given.
  */
-import type { SchemaInput } from '../core/schema/compile-schema.js';
+import type { CompiledSchema, SchemaInput } from '../core/schema/compile-schema.js';
 import type { InferInput, InferOutput, StandardSchema } from '../core/schema/standard-schema.js';
 import type { Icon, Meta } from '../core/types/common.js';
-import type { CallToolResult, ToolAnnotations, ToolExecution } from '../core/types/tools.js';
+import type { CallToolResult, Tool, ToolAnnotations, ToolExecution } from '../core/types/tools.js';
 import type { RegisteredHandle } from './registry.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -94,3 +94,13 @@ export type ToolUpdate<I, O> = {
  * t.disable(); // clients get notifications/tools/list_changed
  */
 export type RegisteredTool<I = unknown, O = unknown> = RegisteredHandle<ToolUpdate<I, O>>;
+
+/** What the registry keeps per tool (the registry and `runTool` both read it). */
+export interface ToolEntry {
+  definition: Tool;
+  input: CompiledSchema | undefined;
+  output: CompiledSchema | undefined;
+  handler: ToolHandler<any, any>;
+  /** OAuth scopes a call needs (registration option `scopes`). */
+  scopes: readonly string[] | undefined;
+}

@@ -1,6 +1,13 @@
 import { readCapped } from '../../core/read-capped.js';
 import { AuthorizationError } from './errors.js';
-import type { FetchLike } from './http.js';
+
+/**
+ * The `fetch` an OAuth client uses (the global one unless an option replaces it).
+ *
+ * @example
+ * const fetchFn: FetchLike = (url, init) => fetch(url, init);
+ */
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
  * Largest OAuth response body the client reads (metadata, registration, token): real ones are a

@@ -6,7 +6,21 @@
 import * as oauth from 'oauth4webapi';
 import { oauthBasicAuthorization } from '../../core/oauth-basic.js';
 import { AuthorizationError } from './errors.js';
-import type { ClientRegistration } from './registration.js';
+
+/**
+ * A client registration with one authorization server.
+ *
+ * @example
+ * const registration: ClientRegistration = { client_id: 'abc', client_secret: 's3cret', token_endpoint_auth_method: 'client_secret_basic' };
+ */
+export interface ClientRegistration {
+  readonly client_id: string;
+  readonly client_secret?: string;
+  /** `client_secret_basic`, `client_secret_post` or `none`; when absent, picked from the server's metadata. */
+  readonly token_endpoint_auth_method?: string;
+  /** When the secret expires (seconds since the epoch; 0 = never), as RFC 7591 reports it. */
+  readonly client_secret_expires_at?: number;
+}
 
 /**
  * The client secret method to use at `as`: `client_secret_basic` when the server lists it or lists

@@ -1,15 +1,9 @@
 import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.js';
 import { isLoopback, secureUrl } from './urls.js';
-import { boundedFetch } from './bounded-fetch.js';
+import { boundedFetch, type FetchLike } from './bounded-fetch.js';
 
-/**
- * The `fetch` an OAuth client uses (the global one unless an option replaces it).
- *
- * @example
- * const fetchFn: FetchLike = (url, init) => fetch(url, init);
- */
-export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+export type { FetchLike } from './bounded-fetch.js';
 
 /** The global fetch, looked up at call time (tests and polyfills may replace it). */
 const globalFetch: FetchLike = (input, init) => fetch(input, init);

@@ -38,11 +38,10 @@ export {
   applicationType,
   obtainRegistration,
   type ClientMetadata,
-  type ClientRegistration,
   type PreRegisteredCredentials,
   type RegistrationInput,
 } from './registration.js';
-export { clientAuthentication, secretAuthMethod } from './client-auth.js';
+export { clientAuthentication, secretAuthMethod, type ClientRegistration } from './client-auth.js';
 export { assertPkceS256 } from './authorize.js';
 export { selectScopes } from './scope.js';
 export { EXPIRY_MARGIN_MS, isExpired, refreshTokens, type StoredTokens, type TokenGrant } from './tokens.js';

@@ -5,26 +5,11 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { TokenStore } from '../../core/auth.js';
-import { secretAuthMethod } from './client-auth.js';
+import { secretAuthMethod, type ClientRegistration } from './client-auth.js';
 import { AuthorizationError } from './errors.js';
 import { abortedOr, isRedirect, requestOptions, type HttpContext } from './http.js';
 import { readJson, registrationKey } from './store.js';
 import { isLoopback, secureUrl } from './urls.js';
-
-/**
- * A client registration with one authorization server.
- *
- * @example
- * const registration: ClientRegistration = { client_id: 'abc', client_secret: 's3cret', token_endpoint_auth_method: 'client_secret_basic' };
- */
-export interface ClientRegistration {
-  readonly client_id: string;
-  readonly client_secret?: string;
-  /** `client_secret_basic`, `client_secret_post` or `none`; when absent, picked from the server's metadata. */
-  readonly token_endpoint_auth_method?: string;
-  /** When the secret expires (seconds since the epoch; 0 = never), as RFC 7591 reports it. */
-  readonly client_secret_expires_at?: number;
-}
 
 /**
  * Metadata sent with dynamic client registration (RFC 7591 §2). `redirect_uris` is required.

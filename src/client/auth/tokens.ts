@@ -8,7 +8,8 @@ import { AuthorizationError } from './errors.js';
 import { tokenExpired } from './expiry.js';
 export { EXPIRY_MARGIN_MS } from './expiry.js';
 import { abortedOr, isRedirect, requestOptions, type HttpContext } from './http.js';
-import { describeOAuthError, type ClientRegistration } from './registration.js';
+import type { ClientRegistration } from './client-auth.js';
+import { describeOAuthError } from './registration.js';
 import { secureUrl } from './urls.js';
 
 /**
