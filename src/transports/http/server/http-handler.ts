@@ -7,7 +7,7 @@ import type { AuthInfo } from '../../../core/auth.js';
 import type { Logger } from '../../../core/engine/connection.js';
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
-import { AuthGate, ownedBy } from './auth-gate.js';
+import { AuthGate } from './auth-gate.js';
 import { backgroundOf, type Detach } from './background.js';
 import { attachBackplane } from './cluster/attach.js';
 import type { Tunnel } from './cluster/tunnel.js';
@@ -290,8 +290,8 @@ class HttpHandlerCore {
   private session(exchange: HttpExchange, auth: AuthInfo | undefined): HttpServerTransport | HttpReply {
     const sessionId = exchange.header(SESSION_HEADER);
     if (sessionId === null) return SESSION_REQUIRED;
-    const found = this.manager.get(sessionId);
-    if (!found || !ownedBy(found, auth)) return SESSION_NOT_FOUND;
+    const found = this.manager.find(sessionId, auth);
+    if (!found) return SESSION_NOT_FOUND;
     return checkVersion(exchange) ?? found;
   }
 }

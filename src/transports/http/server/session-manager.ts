@@ -3,9 +3,11 @@
  * expiry, eviction and shutdown, all ending a session through one path
  * ({@link SessionManager.terminate}).
  */
+import type { AuthInfo } from '../../../core/auth.js';
 import { unrefTimer, within } from '../../../core/timers.js';
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { Connectable } from '../../../server/server.js';
+import { ownedBy } from './auth-gate.js';
 import type { EventStore } from './event-store.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
 import { ClientQuota, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
@@ -91,10 +93,15 @@ export class SessionManager implements TransportHost {
     return this.sessions.has(sessionId);
   }
 
-  /** The live session with this id (marked as used), or undefined (unknown, expired, deleted). */
-  get(sessionId: string): HttpServerTransport | undefined {
+  /**
+   * The live session `sessionId` names, if it belongs to `auth`'s principal (see `ownedBy`), else
+   * undefined (unknown, expired, deleted, someone else's). Only a session the request belongs to
+   * is marked as used: a request refused with 404 must not keep another principal's session
+   * alive, nor move it in the eviction order.
+   */
+  find(sessionId: string, auth: AuthInfo | undefined): HttpServerTransport | undefined {
     const slot = this.sessions.get(sessionId);
-    if (!slot) return undefined;
+    if (!slot || !ownedBy(slot.transport, auth)) return undefined;
     this.touched(slot.transport);
     return slot.transport;
   }
