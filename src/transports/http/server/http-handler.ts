@@ -223,7 +223,7 @@ class HttpHandlerCore {
         case 'GET':
           return await this.get(exchange, auth);
         case 'DELETE':
-          return await this.delete(exchange, auth, detach);
+          return this.delete(exchange, auth, detach);
         default:
           exchange.discardBody();
           return this.stateful ? NOT_ALLOWED.stateful : NOT_ALLOWED.stateless;
@@ -266,18 +266,15 @@ class HttpHandlerCore {
     return found.standalone.open(exchange);
   }
 
-  private async delete(
-    exchange: HttpExchange,
-    auth: AuthInfo | undefined,
-    detach: Detach | undefined,
-  ): Promise<HttpReply> {
+  private delete(exchange: HttpExchange, auth: AuthInfo | undefined, detach: Detach | undefined): HttpReply {
     if (this.modernClient(exchange)) return NOT_ALLOWED.modern;
     if (!this.stateful) return NOT_ALLOWED.statelessDelete;
     const found = this.session(exchange, auth);
     if (!(found instanceof HttpServerTransport)) return found;
-    await this.manager.terminate(found, 'deleted');
-    // The session is gone; an asynchronous event store may still be dropping its streams.
-    detach?.(found.closeWrites);
+    // Its handlers are aborted now; what its end writes follows this reply (see `terminate`).
+    const ended = this.manager.terminate(found, 'deleted');
+    // That end, and an asynchronous event store dropping its streams, outlive the reply.
+    detach?.(ended.then(() => found.closeWrites));
     return emptyReply(200);
   }
 
