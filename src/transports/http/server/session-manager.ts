@@ -10,7 +10,7 @@ import type { Connectable } from '../../../server/server.js';
 import { ownedBy } from './auth-gate.js';
 import type { EventStore } from './event-store.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
-import { ClientQuota, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
+import { ClientQuota, clientLimitsOf, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_SESSIONS,
@@ -74,7 +74,7 @@ export class SessionManager implements TransportHost {
     this.idleMs = Math.max(1, sessions.idleMs ?? DEFAULT_IDLE_MS);
     this.max = Math.max(1, sessions.max ?? DEFAULT_MAX_SESSIONS);
     this.generateId = sessions.generateId ?? randomId;
-    this.quota = new ClientQuota(sessions);
+    this.quota = new ClientQuota(clientLimitsOf(options));
     this.recentWorkMs = Math.max(0, sessions.recentWorkMs ?? DEFAULT_RECENT_WORK_MS);
     this.connection = options.connection;
     this.retryMs = retryMs;
