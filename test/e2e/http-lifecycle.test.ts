@@ -1,8 +1,9 @@
 /**
  * Lifecycle over real HTTP with Keel's McpClient and server: the server dies mid-call (scenario 12),
  * the client deletes its session while a handler waits on elicitation (scenario 19 driven by the
- * client's own close), and the server shuts down with a client mid-call (scenario 22). In every
- * case the pending call must settle promptly with the right error, never hang.
+ * client's own close), another holder of the session id deletes it while the client waits
+ * (issue 23 item 1), and the server shuts down with a client mid-call (scenario 22). In every case
+ * the pending call must settle promptly with the right error, never hang.
  */
 import { describe, expect, test } from 'vitest';
 import { ConnectionClosedError, ErrorCode, LocalError, McpError } from '../../src/core/errors.js';
@@ -100,6 +101,44 @@ describe('session DELETE by client.close() with a server handler mid-call', () =
           event: 'aborted',
           reason: 'ConnectionClosedError',
         });
+      } finally {
+        await host.close();
+      }
+    });
+  }
+});
+
+describe('issue 23 item 1: another holder of the session id DELETEs it while a Keel client waits', () => {
+  for (const { when, tool } of BLOCKED_ON) {
+    test(`${when}: the call rejects at once with the server's -32000 (no resume, no resend), the handler is aborted`, async () => {
+      const { host, probes, ended } = await startProbeHttp();
+      try {
+        const { client, transport, asked } = await connectWaitingClient(host.url);
+        const sessionId = transport.sessionId!;
+        let resets = 0;
+        client.on('sessionReset', () => void resets++);
+        const call = settle(client.callTool(tool, {}));
+        await probes.nth('started');
+        if (tool === 'e2e_ask') await asked();
+
+        const deleted = await fetch(host.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+        expect(deleted.status).toBe(200);
+        await deleted.body?.cancel();
+
+        // The server's one answer on the call's stream: a wire error, not a lost stream (which
+        // would resume, meet the 404, and fail locally with SessionExpiredError as its cause).
+        const error = await call;
+        expect(error).toBeInstanceOf(McpError);
+        expect((error as McpError).code).toBe(ErrorCode.ConnectionClosed);
+        expect(probes.events.slice(1)[0]).toEqual({ event: 'aborted', reason: 'ConnectionClosedError' });
+        expect(ended).toEqual(['deleted']);
+        expect(resets).toBe(0);
+
+        // The client goes on in a new session.
+        await within(client.ping(), 5_000, 'ping in a new session');
+        expect(transport.sessionId).not.toBe(sessionId);
+        expect(resets).toBe(1);
+        await within(client.close(), 5_000, 'client close');
       } finally {
         await host.close();
       }

@@ -189,21 +189,18 @@ describe('Keel server forgets the session: the client starts a new one by itself
     await within(client.close());
   });
 
-  it('a call whose stream was open when the session was deleted fails typed and is not resent', async () => {
+  it("a call whose stream was open when the session was deleted fails with the server's -32000 and is not resent", async () => {
     const { client, transport, sent, resets, runs, blockStarted } = await startKeel();
     const old = transport.sessionId!;
     const call = outcome(client.callTool('block', {}));
     await within(blockStarted, 5_000, 'block running');
     await deleteSession(keel!.url, old);
 
-    // DELETE ends the call's stream without an answer (DESIGN.md, "Ending HTTP streams"). The
-    // handler had sent nothing, so the stream carries no event id to resume from: the call is lost
-    // locally, typed, with the transport's reason as cause (a stream that had an event id would
-    // resume, meet the 404 and carry SessionExpiredError instead).
+    // A DELETE answers each unanswered request once before its stream ends (DESIGN.md, "Ending
+    // HTTP streams"; issue 23 item 1): the call fails with that wire error, which may have run.
     const error = await call;
-    expect(error).not.toBeInstanceOf(McpError);
-    expect(error).toBeInstanceOf(ConnectionClosedError);
-    expect((error as Error).cause).toBeInstanceOf(HttpTransportError);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32000);
     expect(runs.block).toBe(1);
     expect(posts(sent, 'tools/call')).toHaveLength(1);
 

@@ -1,6 +1,6 @@
 /**
  * Scenario 19: a session DELETE while two handlers are blocked on a back-channel request aborts
- * both, ends both POST streams, and the session id answers 404 afterwards.
+ * both, answers and ends both POST streams, and the session id answers 404 afterwards.
  */
 import { expect, test } from 'vitest';
 import { ConnectionClosedError } from '../../src/core/errors.js';
@@ -9,10 +9,11 @@ import { callTool, openSession, ping, post, SseReader, startHarness } from './su
 
 useProcessGuard();
 
-// DESIGN.md "Ending HTTP streams": the client asked for the end, so no error event, whatever the
+// DESIGN.md "Ending HTTP streams" (issue 23 item 1): the DELETE may come from another holder of
+// the session id than the client waiting, so each open stream gets its one -32000, whatever the
 // connection's answerOnClose option says.
 test.each([{ answerOnClose: true }, { answerOnClose: false }, { answerOnClose: undefined }])(
-  'DELETE aborts blocked handlers, ends their streams without an error event (answerOnClose: $answerOnClose), later requests get 404',
+  'DELETE aborts blocked handlers, answers each stream once with -32000 then ends it (answerOnClose: $answerOnClose), later requests get 404',
   async ({ answerOnClose }) => {
     const h = await startHarness({ connection: { answerOnClose } });
     try {
@@ -45,9 +46,14 @@ test.each([{ answerOnClose: true }, { answerOnClose: false }, { answerOnClose: u
       );
       for (const reason of reasons) expect(reason).toBeInstanceOf(ConnectionClosedError);
 
-      // Both streams end with nothing more: no terminator, no result.
-      for (const stream of [streamA, streamB]) {
-        expect(await within(stream.rest(), 5_000, 'stream end')).toEqual([]);
+      // Each stream: its one shutdown answer, then the end.
+      for (const [id, stream] of [
+        [1, streamA],
+        [2, streamB],
+      ] as const) {
+        expect(await within(stream.rest(), 5_000, 'stream end')).toEqual([
+          { jsonrpc: '2.0', id, error: { code: -32000, message: 'Connection closed' } },
+        ]);
         expect(stream.done).toBe(true);
       }
 

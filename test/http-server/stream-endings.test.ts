@@ -1,10 +1,10 @@
 /**
- * DESIGN.md "Ending HTTP streams" (issue 9 item 4, HTTP part): how a session ends decides whether
- * its unanswered requests get a `-32000 Connection closed`. DELETE: no (the client asked for the
- * end); expiry and shutdown: one per unanswered request, written to its stream before the stream
- * ends. (Streams with a reader attached: session-delete.test.ts and shutdown.test.ts.) Here the
- * client has dropped its POST connection, so what the server writes lands in the event store,
- * which records it.
+ * DESIGN.md "Ending HTTP streams" (issue 9 item 4, HTTP part; issue 23 item 1): however a session
+ * ends (DELETE, expiry, shutdown), each unanswered request gets one `-32000 Connection closed`,
+ * written to its stream before the stream ends. (Streams with a reader attached:
+ * session-delete.test.ts, delete-while-waiting.test.ts and shutdown.test.ts.) Here the client has
+ * dropped its POST connection, so what the server writes lands in the event store, which records
+ * it.
  */
 import { expect, test } from 'vitest';
 import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
@@ -14,7 +14,7 @@ import {
   type SessionEndReason,
 } from '../../src/transports/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { call, initialize } from './support/direct.js';
+import { call, ENDPOINT, initialize } from './support/direct.js';
 import { callTool, createTestServer, deferred, Probes, SseReader } from './support/harness.js';
 
 useProcessGuard();
@@ -55,14 +55,23 @@ async function blockedSessionWithoutReader(idleMs: number, answerOnClose: boolea
 const connectionClosed = (stored: JsonRpcMessage[]) =>
   stored.filter((m) => 'error' in m && (m as { error: { code: number } }).error.code === -32000);
 
-test('DELETE: the blocked handler is aborted and nothing is written for its request', async () => {
-  const { handler, store, probes, ended, sessionId } = await blockedSessionWithoutReader(60_000, true);
+test('DELETE: the blocked request gets exactly one -32000 Connection closed on its stream', async () => {
+  const { handler, store, probes, ended, sessionId } = await blockedSessionWithoutReader(60_000, false);
   try {
-    const deleted = await call(handler, undefined, { sessionId, method: 'DELETE' });
+    // The session's end outlives the DELETE's reply: the host's waitUntil tells when it is over.
+    const background: Promise<unknown>[] = [];
+    const deleted = await handler(
+      new Request(ENDPOINT, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } }),
+      { waitUntil: (promise) => void background.push(promise) },
+    );
     expect(deleted.status).toBe(200);
     expect(await within(ended.promise)).toBe('deleted');
     await within(probes.for(probes.aborted, 'b').promise);
-    expect(store.stored.map((m) => ('method' in m ? m.method : m.id))).toEqual(['elicitation/create']);
+    await within(Promise.all(background), 5_000, 'the session end');
+    expect(store.stored.map((m) => ('method' in m ? m.method : m.id))).toEqual(['elicitation/create', 1]);
+    expect(connectionClosed(store.stored)).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'Connection closed' } },
+    ]);
   } finally {
     await handler.close();
   }

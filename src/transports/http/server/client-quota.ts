@@ -1,11 +1,57 @@
 /**
- * The per-client session limit (`sessions.clientKey` + `sessions.maxPerClient`) and the two
- * refusals a new session can meet (503 full, 429 over the client's limit), each with `Retry-After`.
+ * The per-client session limit (`sessions.clientKey` + `sessions.maxPerClient`, with their
+ * defaults) and the two refusals a new session can meet (503 full, 429 over the client's limit),
+ * each with `Retry-After`.
  */
 import { ErrorCode } from '../../../core/errors.js';
+import { principalOf } from '../../../server/modern/back-channel.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
-import { DEFAULT_MAX_PER_CLIENT, type SessionClient, type SessionOptions } from './options.js';
+import {
+  DEFAULT_MAX_PER_CLIENT,
+  DEFAULT_MAX_SESSIONS,
+  type HttpHandlerOptions,
+  type SessionClient,
+} from './options.js';
 import { httpError } from './responses.js';
+
+/**
+ * The per-client limit in effect. `clientKey`: the option, else with `auth` the verified principal
+ * (issuer and subject, or issuer and client id: see `principalOf`), else none. `maxPerClient`: the
+ * option, else 100 or a tenth of `sessions.max`, whichever is less (at least 1), so that no one
+ * client can fill the table.
+ *
+ * @example
+ * const limits = clientLimitsOf({ auth, sessions: { max: 50 } }); // principal key, 5 per principal
+ */
+export function clientLimitsOf(options: HttpHandlerOptions): ClientLimits {
+  const sessions = options.sessions || {};
+  const max = Math.max(1, sessions.max ?? DEFAULT_MAX_SESSIONS);
+  const clientKey = sessions.clientKey ?? (options.auth ? principalKey : undefined);
+  const maxPerClient = Math.max(
+    1,
+    sessions.maxPerClient ?? Math.min(DEFAULT_MAX_PER_CLIENT, Math.floor(max / MAX_SHARE_OF_ONE_CLIENT)),
+  );
+  return { clientKey, maxPerClient };
+}
+
+/**
+ * The limit {@link ClientQuota} enforces.
+ *
+ * @example
+ * const limits: ClientLimits = { clientKey: (c) => c.remoteAddress, maxPerClient: 20 };
+ */
+export interface ClientLimits {
+  readonly clientKey: ((client: SessionClient) => string | undefined) | undefined;
+  readonly maxPerClient: number;
+}
+
+/** By default one client may hold at most `max / 10` sessions. */
+const MAX_SHARE_OF_ONE_CLIENT = 10;
+
+/** The default key with `auth`: the gate's verified caller (it always names a principal). */
+function principalKey(client: SessionClient): string | undefined {
+  return principalOf(client.authInfo);
+}
 
 /** Full, and every session is in use or did work recently: come back soon. */
 export const SESSIONS_FULL: HttpReply = withRetryAfter(
@@ -19,7 +65,7 @@ export const CLIENT_LIMIT: HttpReply = withRetryAfter(
 );
 
 /**
- * Live sessions per client key. Without a `clientKey` option it admits everything for free.
+ * Live sessions per client key. Without a client key it admits everything for free.
  *
  * @example
  * const quota = new ClientQuota({ clientKey: (c) => c.remoteAddress, maxPerClient: 10 });
@@ -32,12 +78,12 @@ export class ClientQuota {
   private readonly clientKey: ((client: SessionClient) => string | undefined) | undefined;
   private readonly max: number;
 
-  constructor(options: SessionOptions) {
-    this.clientKey = options.clientKey;
-    this.max = Math.max(1, options.maxPerClient ?? DEFAULT_MAX_PER_CLIENT);
+  constructor(limits: ClientLimits) {
+    this.clientKey = limits.clientKey;
+    this.max = limits.maxPerClient;
   }
 
-  /** The host's key for the client sending this `initialize` (undefined: not limited). */
+  /** The key of the client sending this `initialize` (undefined: not limited). */
   keyOf(exchange: HttpExchange, extra: HttpRequestExtra | undefined): string | undefined {
     return this.clientKey?.(clientFacts(exchange, extra));
   }

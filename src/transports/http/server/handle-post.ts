@@ -8,7 +8,7 @@ import type { AuthInfo } from '../../../core/auth.js';
 import { ErrorCode } from '../../../core/errors.js';
 import { classifyMessage, type RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo } from '../../../core/transport.js';
-import { ownedBy, sessionOwner, type AuthGate } from './auth-gate.js';
+import { sessionOwner, type AuthGate } from './auth-gate.js';
 import type { Detach } from './background.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions } from './options.js';
 import { checkModernHeaders, isModernPost } from './modern-headers.js';
@@ -163,8 +163,8 @@ export async function handlePost(
       created.owner = sessionOwner(auth);
       transport = created;
     } else {
-      const found = ctx.manager.get(sessionId);
-      if (!found || !ownedBy(found, auth)) return SESSION_NOT_FOUND;
+      const found = ctx.manager.find(sessionId, auth);
+      if (!found) return SESSION_NOT_FOUND;
       if (isInitialize) return ALREADY_INITIALIZED(classified.message.id);
       const refused = checkVersion(exchange);
       if (refused) return refused;

@@ -7,7 +7,7 @@ import type { AuthInfo } from '../../../core/auth.js';
 import type { Logger } from '../../../core/engine/connection.js';
 import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
 import type { Connectable } from '../../../server/server.js';
-import { AuthGate, ownedBy } from './auth-gate.js';
+import { AuthGate } from './auth-gate.js';
 import { backgroundOf, type Detach } from './background.js';
 import { attachBackplane } from './cluster/attach.js';
 import type { Tunnel } from './cluster/tunnel.js';
@@ -223,7 +223,7 @@ class HttpHandlerCore {
         case 'GET':
           return await this.get(exchange, auth);
         case 'DELETE':
-          return await this.delete(exchange, auth, detach);
+          return this.delete(exchange, auth, detach);
         default:
           exchange.discardBody();
           return this.stateful ? NOT_ALLOWED.stateful : NOT_ALLOWED.stateless;
@@ -266,18 +266,15 @@ class HttpHandlerCore {
     return found.standalone.open(exchange);
   }
 
-  private async delete(
-    exchange: HttpExchange,
-    auth: AuthInfo | undefined,
-    detach: Detach | undefined,
-  ): Promise<HttpReply> {
+  private delete(exchange: HttpExchange, auth: AuthInfo | undefined, detach: Detach | undefined): HttpReply {
     if (this.modernClient(exchange)) return NOT_ALLOWED.modern;
     if (!this.stateful) return NOT_ALLOWED.statelessDelete;
     const found = this.session(exchange, auth);
     if (!(found instanceof HttpServerTransport)) return found;
-    await this.manager.terminate(found, 'deleted');
-    // The session is gone; an asynchronous event store may still be dropping its streams.
-    detach?.(found.closeWrites);
+    // Its handlers are aborted now; what its end writes follows this reply (see `terminate`).
+    const ended = this.manager.terminate(found, 'deleted');
+    // That end, and an asynchronous event store dropping its streams, outlive the reply.
+    detach?.(ended.then(() => found.closeWrites));
     return emptyReply(200);
   }
 
@@ -290,8 +287,8 @@ class HttpHandlerCore {
   private session(exchange: HttpExchange, auth: AuthInfo | undefined): HttpServerTransport | HttpReply {
     const sessionId = exchange.header(SESSION_HEADER);
     if (sessionId === null) return SESSION_REQUIRED;
-    const found = this.manager.get(sessionId);
-    if (!found || !ownedBy(found, auth)) return SESSION_NOT_FOUND;
+    const found = this.manager.find(sessionId, auth);
+    if (!found) return SESSION_NOT_FOUND;
     return checkVersion(exchange) ?? found;
   }
 }

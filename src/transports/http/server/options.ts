@@ -47,12 +47,14 @@ export interface SessionOptions {
    * The key a new session counts against for {@link maxPerClient}, from facts about its
    * `initialize` request: e.g. the authenticated principal, or the remote address (the Node
    * adapter supplies it; other hosts pass it as `extra.remoteAddress`). `undefined`: no limit
-   * for this request. Default: none (no per-client limit).
+   * for this request. Default: with `auth`, the verified principal (issuer and subject, or issuer
+   * and client id), so one user cannot fill the table; without `auth`, none (no per-client limit).
    */
   clientKey?: (client: SessionClient) => string | undefined;
   /**
    * Live sessions allowed per {@link clientKey}; one more `initialize` gets 429 with
-   * `Retry-After` (the client should end or reuse its sessions). Default 100.
+   * `Retry-After` (the client should end or reuse its sessions; no other client's session is
+   * evicted for it). Default: 100, or a tenth of {@link max} when that is less (at least 1).
    */
   maxPerClient?: number;
   /** Session id factory; ids must be visible ASCII (0x21–0x7E). Default: `crypto.randomUUID()`. */
@@ -243,7 +245,8 @@ export const DEFAULT_MAX_SESSIONS = 10_000;
  */
 export const DEFAULT_RECENT_WORK_MS = 5 * 60_000;
 /**
- * Default `sessions.maxPerClient`: 100 live sessions per client key.
+ * Default `sessions.maxPerClient`: 100 live sessions per client key (a tenth of `sessions.max`
+ * when that is less).
  *
  * @example
  * createHttpHandler(server, { sessions: { clientKey: (c) => c.remoteAddress, maxPerClient: DEFAULT_MAX_PER_CLIENT / 4 } });

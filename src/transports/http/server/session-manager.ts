@@ -3,12 +3,14 @@
  * expiry, eviction and shutdown, all ending a session through one path
  * ({@link SessionManager.terminate}).
  */
+import type { AuthInfo } from '../../../core/auth.js';
 import { unrefTimer, within } from '../../../core/timers.js';
 import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
 import type { Connectable } from '../../../server/server.js';
+import { ownedBy } from './auth-gate.js';
 import type { EventStore } from './event-store.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
-import { ClientQuota, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
+import { ClientQuota, clientLimitsOf, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_SESSIONS,
@@ -51,6 +53,9 @@ export class SessionManager implements TransportHost {
   private readonly generateId: () => string;
   private readonly connection: ConnectionOptions | undefined;
   private sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Deleted sessions whose ends wait for their DELETE's reply to go out (see `terminate`). */
+  private held: HttpServerTransport[] | undefined;
+  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
   private accepting = true;
   readonly retryMs: number;
   readonly budget: ReturnType<typeof outputBudgetOf>;
@@ -69,7 +74,7 @@ export class SessionManager implements TransportHost {
     this.idleMs = Math.max(1, sessions.idleMs ?? DEFAULT_IDLE_MS);
     this.max = Math.max(1, sessions.max ?? DEFAULT_MAX_SESSIONS);
     this.generateId = sessions.generateId ?? randomId;
-    this.quota = new ClientQuota(sessions);
+    this.quota = new ClientQuota(clientLimitsOf(options));
     this.recentWorkMs = Math.max(0, sessions.recentWorkMs ?? DEFAULT_RECENT_WORK_MS);
     this.connection = options.connection;
     this.retryMs = retryMs;
@@ -91,10 +96,15 @@ export class SessionManager implements TransportHost {
     return this.sessions.has(sessionId);
   }
 
-  /** The live session with this id (marked as used), or undefined (unknown, expired, deleted). */
-  get(sessionId: string): HttpServerTransport | undefined {
+  /**
+   * The live session `sessionId` names, if it belongs to `auth`'s principal (see `ownedBy`), else
+   * undefined (unknown, expired, deleted, someone else's). Only a session the request belongs to
+   * is marked as used: a request refused with 404 must not keep another principal's session
+   * alive, nor move it in the eviction order.
+   */
+  find(sessionId: string, auth: AuthInfo | undefined): HttpServerTransport | undefined {
     const slot = this.sessions.get(sessionId);
-    if (!slot) return undefined;
+    if (!slot || !ownedBy(slot.transport, auth)) return undefined;
     this.touched(slot.transport);
     return slot.transport;
   }
@@ -164,13 +174,40 @@ export class SessionManager implements TransportHost {
 
   /**
    * The one way a session ends (DELETE, expiry, eviction, shutdown): forget it at once (later
-   * requests get 404), then close its connection — the engine aborts its handlers, fails its
-   * pending requests, answers what it must, and closes the transport, which ends every stream.
+   * requests get 404), then close its connection — the engine aborts its handlers and fails its
+   * pending requests at once, answers each unanswered request with one `-32000`, and closes the
+   * transport, which ends every stream.
+   *
+   * A DELETE's reply goes out before those answers and stream ends: they wait for a macrotask, by
+   * when the host has written the reply. The client that sent the DELETE may still be reading its
+   * own streams meanwhile: python-sdk 1.29 sends its DELETE after its session object stopped
+   * reading and cancels its stream readers only once the DELETE is answered, and it logs an error
+   * for every event that arrives in between. Another client waiting on a stream still gets its
+   * answer a moment later instead of none (DESIGN.md "Ending HTTP streams"); the handlers are
+   * aborted before the reply either way, so the client that sent the DELETE knows their fate.
    */
   terminate(transport: HttpServerTransport, reason: SessionEndReason): Promise<void> {
     if (transport.ending) return transport.session?.closed ?? Promise.resolve();
     this.forget(transport, reason);
+    if (reason === 'deleted') this.holdOutput(transport);
     return transport.session ? transport.session.close() : transport.close();
+  }
+
+  /** Hold `transport`'s writes until the current DELETE reply is out (see `terminate`). */
+  private holdOutput(transport: HttpServerTransport): void {
+    transport.holdOutput();
+    (this.held ??= []).push(transport);
+    this.releaseTimer ??= unrefTimer(setTimeout(releaseHeld, 0, this));
+  }
+
+  /** @internal Let the held sessions write their ends; returns them. Runs from the release timer. */
+  releaseHeld(): readonly HttpServerTransport[] {
+    if (this.releaseTimer !== undefined) clearTimeout(this.releaseTimer);
+    this.releaseTimer = undefined;
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const transport of held) transport.releaseOutput();
+    return held;
   }
 
   /** End every session and stateless exchange; resolves within `deadlineMs`. */
@@ -178,8 +215,13 @@ export class SessionManager implements TransportHost {
     const end = Date.now() + deadlineMs;
     this.accepting = false;
     this.stopSweep();
+    // Sessions deleted just now end first (their DELETE replies are out by now, or never will be).
+    const deleted = this.releaseHeld().map((transport) => transport.session?.closed);
     const all = [...[...this.sessions.values()].map((slot) => slot.transport), ...this.stateless];
-    const closing = Promise.all(all.map((transport) => this.terminate(transport, 'shutdown')));
+    const closing = Promise.all([
+      ...deleted,
+      ...all.map((transport) => this.terminate(transport, 'shutdown')),
+    ]);
     const finished = await within(closing, deadlineMs);
     // Past the deadline, cut the streams; the engines finish their teardown on their own.
     if (!finished) for (const transport of all) void transport.close();
@@ -290,4 +332,8 @@ export class SessionManager implements TransportHost {
 
 function sweep(manager: SessionManager): void {
   manager.sweep();
+}
+
+function releaseHeld(manager: SessionManager): void {
+  manager.releaseHeld();
 }

@@ -55,6 +55,11 @@ export class HttpServerTransport implements Transport, StreamOwner {
   private initialized = false;
   private replyHeaders: SessionHeaders | undefined;
   lastError: unknown;
+  /**
+   * While a DELETE's reply goes out: the writes and the close the session's end causes, in order,
+   * run by `releaseOutput` (see `SessionManager.terminate`).
+   */
+  private held: (() => void)[] | undefined;
   /** Set by the engine: see `Transport.oninboundlost`. */
   oninboundlost: ((id: RequestId, cause?: unknown) => void) | undefined;
   /** The standalone GET stream, built on first use (an idle session stays small). */
@@ -106,21 +111,15 @@ export class HttpServerTransport implements Transport, StreamOwner {
   }
 
   /**
-   * DESIGN.md "Ending HTTP streams": a DELETE ends the open streams without an error (the client
-   * asked for it); when the server ends the session (expiry, eviction, shutdown) each unanswered
-   * request gets one `-32000 Connection closed`, so a client still reading settles at once.
+   * DESIGN.md "Ending HTTP streams": however the session table ends a session (DELETE, expiry,
+   * eviction, shutdown), each unanswered request whose stream is open gets one `-32000 Connection
+   * closed`, so a client still reading settles at once. A DELETE may come from another holder of
+   * the session id than the client waiting on a stream, and a client whose stream just ends does
+   * not always settle (python-sdk 1.29 resumes, gets 404 and leaves its call pending). The order
+   * that spares the client that sent the DELETE is `SessionManager.terminate`'s.
    */
   get answerOnClose(): boolean | undefined {
-    switch (this.endReason) {
-      case 'deleted':
-        return false;
-      case 'expired':
-      case 'evicted':
-      case 'shutdown':
-        return true;
-      default:
-        return undefined;
-    }
+    return this.endReason === undefined || this.endReason === 'closed' ? undefined : true;
   }
 
   /** Streams get event ids (and can be resumed) only with a store, a session and ≥ 2025-11-25. */
@@ -228,8 +227,26 @@ export class HttpServerTransport implements Transport, StreamOwner {
     return writer;
   }
 
+  /** @internal From now on, messages and the close wait for `releaseOutput`. */
+  holdOutput(): void {
+    this.held ??= [];
+  }
+
+  /** @internal Run what waited, in order (writes, then the close if it was asked meanwhile). */
+  releaseOutput(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held) for (const run of held) run();
+  }
+
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     if (this.closed) return Promise.reject(new ConnectionClosedError('HTTP session closed'));
+    const held = this.held;
+    if (held) {
+      return new Promise<void>((resolve, reject) =>
+        held.push(() => void this.send(message, options).then(resolve, reject)),
+      );
+    }
     const isResponse = !('method' in message);
     const target = isResponse ? (message as { id: RequestId | null }).id : options?.relatedRequestId;
     if (target !== undefined && target !== null) {
@@ -250,6 +267,8 @@ export class HttpServerTransport implements Transport, StreamOwner {
 
   close(): Promise<void> {
     if (this.closed) return RESOLVED;
+    const held = this.held;
+    if (held) return new Promise<void>((resolve) => held.push(() => void this.close().then(resolve)));
     this.closed = true;
     void this.inbox.return();
     const requests = this.requests;

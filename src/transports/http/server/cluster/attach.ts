@@ -7,10 +7,10 @@ import type { Connectable } from '../../../../server/server.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_PER_CLIENT,
   DEFAULT_RELAY_CHECK_MS,
   type HttpHandlerOptions,
 } from '../options.js';
+import { clientLimitsOf } from '../client-quota.js';
 import type { SessionManager } from '../session-manager.js';
 import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
 import { SessionRecords } from './session-records.js';
@@ -46,7 +46,7 @@ export function attachBackplane(
     const sessions = options.sessions ?? {};
     const limits = {
       idleMs: Math.max(1, sessions.idleMs ?? DEFAULT_IDLE_MS),
-      maxPerClient: Math.max(1, sessions.maxPerClient ?? DEFAULT_MAX_PER_CLIENT),
+      maxPerClient: clientLimitsOf(options).maxPerClient,
     };
     manager.records = new SessionRecords(
       backplane,
