@@ -110,7 +110,7 @@ export const JSON_AND_SSE = 'application/json, text/event-stream';
 
 export interface PostOptions {
   sessionId?: string;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   signal?: AbortSignal | undefined;
 }
 
