@@ -2,6 +2,7 @@
  * The server's `onerror` hook: handler failures reported locally (they are also answered to the
  * peer as before). One signature for the low-level `Server` and `McpServer`.
  */
+import { McpError } from '../core/errors.js';
 import type { RequestId } from '../core/jsonrpc.js';
 
 /**
@@ -36,16 +37,53 @@ export interface HandlerFailure {
 export type ServerErrorHandler = (error: unknown, failure: HandlerFailure) => void | Promise<void>;
 
 /**
- * The default hook: one line and the error (with its stack) on stderr through `console.error`.
- * Never stdout, which carries a stdio server's protocol messages.
+ * The default hook: one line on stderr through `console.error`, naming what failed and the error
+ * (`Error: message`), without the stack: a tool that throws is answered with an `isError` result
+ * the model can act on, which is routine, not a crash. Never stdout, which carries a stdio
+ * server's protocol messages. A tool that returns `toolError(...)` is not reported at all. For the
+ * stack too, use {@link logHandlerFailureWithStack}.
  *
  * @example
  * new Server(info, { onerror: logHandlerFailureToStderr }); // the same as the default
+ * // [keel] tools/call "divide" failed (request 7, session 5b0c…): Error: division by zero
  */
 export function logHandlerFailureToStderr(error: unknown, failure: HandlerFailure): void {
+  console.error(`${failureLine(failure)} ${describeError(error)}`);
+}
+
+/**
+ * {@link logHandlerFailureToStderr} with the error's stack (and `cause`) after the line, for
+ * development: `console.error(line, error)`.
+ *
+ * @example
+ * const server = new McpServer(info, { onerror: logHandlerFailureWithStack });
+ */
+export function logHandlerFailureWithStack(error: unknown, failure: HandlerFailure): void {
+  console.error(failureLine(failure), error);
+}
+
+function failureLine(failure: HandlerFailure): string {
   const what = failure.target === undefined ? failure.method : `${failure.method} "${failure.target}"`;
   const request = failure.requestId === undefined ? 'notification' : `request ${String(failure.requestId)}`;
-  console.error(`[keel] ${what} failed (${request}, session ${failure.sessionId}):`, error);
+  return `[keel] ${what} failed (${request}, session ${failure.sessionId}):`;
+}
+
+/** `Name: message` on one line (a multi-line message is joined), or the thrown value as JSON. */
+function describeError(error: unknown): string {
+  let text: string;
+  if (error instanceof Error) {
+    // A JSON-RPC error's code says which answer the client got.
+    const name = error instanceof McpError ? `${error.name} ${error.code}` : error.name;
+    text = error.message ? `${name}: ${error.message}` : name;
+  } else if (typeof error === 'object' && error !== null) {
+    // A thrown plain object: its JSON says more than "[object Object]" (a cycle or a BigInt: not).
+    try {
+      text = JSON.stringify(error);
+    } catch {
+      text = Object.prototype.toString.call(error);
+    }
+  } else text = String(error);
+  return text.replace(/\s*\n\s*/g, ' ');
 }
 
 /** Call `hook`, containing whatever it throws or rejects with: reporting must never break a reply. */

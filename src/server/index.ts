@@ -8,7 +8,12 @@ export {
   type ServerNotificationHandler,
 } from './server.js';
 export { ServerSession, type HandlerSession } from './server-session.js';
-export { logHandlerFailureToStderr, type HandlerFailure, type ServerErrorHandler } from './handler-errors.js';
+export {
+  logHandlerFailureToStderr,
+  logHandlerFailureWithStack,
+  type HandlerFailure,
+  type ServerErrorHandler,
+} from './handler-errors.js';
 export { McpServer, type McpServerOptions } from './mcp-server.js';
 export type { ListKind } from './list-changed.js';
 export { MAX_FANOUT_MESSAGE_BYTES, type FanoutLink, type FanoutMembership } from './fanout.js';

@@ -62,7 +62,8 @@ export interface McpServerOptions {
   /**
    * Handler failures (a throwing tool, resource reader, prompt, completer or custom handler),
    * reported locally with the method, request id and tool/prompt/URI; the client still gets its
-   * `isError` result or error answer. Default: one line on stderr ({@link logHandlerFailureToStderr});
+   * `isError` result or error answer. Default: one line on stderr, no stack
+   * ({@link logHandlerFailureToStderr}; {@link logHandlerFailureWithStack} adds the stack);
    * `undefined` = silent. Also settable later as `server.onerror`.
    */
   onerror?: ServerErrorHandler | undefined;

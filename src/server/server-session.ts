@@ -178,7 +178,8 @@ export class ServerSession implements HandlerSession {
    * Every inbound request. `initialize` and `ping` of a legacy request are answered here; a
    * modern request for a method 2026-07-28 removed goes down the modern path (-32601); a plain
    * `initialize` chooses the legacy era for this connection, even after modern requests (they left
-   * no state behind: a stdio server follows its client).
+   * no state behind: a stdio server follows its client). A second successful `initialize` is
+   * refused (-32600).
    */
   private route(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
     switch (ctx.method) {
@@ -218,6 +219,11 @@ export class ServerSession implements HandlerSession {
   }
 
   private initialize(params: JsonObject): JsonObject {
+    // One handshake per connection, as over HTTP (handle-post.ts answers a session's second one
+    // the same way): renegotiating would change the version and capabilities under running code.
+    // A handshake that failed (bad params) set nothing, so the client may try again.
+    if (this.protocolVersion !== undefined)
+      throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: Server already initialized');
     const { protocolVersion, capabilities, clientInfo } = params;
     if (typeof protocolVersion !== 'string') {
       throw new McpError(ErrorCode.InvalidParams, 'initialize: protocolVersion must be a string');

@@ -285,9 +285,10 @@ describe.each(V2_TARGETS)('official v2 client ⇄ Keel fixture, 2026-07-28, over
     }
     // Official client bug (2.4.0, any era, stdio): Protocol._onnotification defers every
     // notification handler to a microtask (`Promise.resolve().then(...)`) while _onresponse runs at
-    // once and drops the request's progress handler. Keel writes progress 100 and the result
-    // back to back, so they usually arrive in one read and `onprogress` never sees 100 (seen in 28
-    // of 30 calls), although it is on the wire before the result (checked above).
+    // once and drops the request's progress handler, so progress read in one chunk with the
+    // result is lost. Keel writes the result 10 ms after the progress (issue 23 item 2), so they
+    // share a read only when the client was not scheduled meanwhile (covered, with the stall told
+    // apart, by test/stdio/official-client-progress.test.ts).
     expect(progress).toEqual(expected.slice(0, progress.length));
     expect(progress.length).toBeGreaterThanOrEqual(1);
   });

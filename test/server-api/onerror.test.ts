@@ -1,13 +1,14 @@
 /**
  * Issue 9 item 17: handler failures reach the server's `onerror` locally, with the method, the
  * request id and what failed, besides the answer the peer gets. A throwing hook is contained.
- * The default writes to stderr, never stdout.
+ * The default writes one line to stderr (no stack: issue 23 item 15), never stdout.
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ErrorCode, McpError } from '../../src/core/errors.js';
 import type { JsonObject, RequestId } from '../../src/core/jsonrpc.js';
-import type { HandlerFailure } from '../../src/server/handler-errors.js';
+import { logHandlerFailureWithStack, type HandlerFailure } from '../../src/server/handler-errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
+import { toolError } from '../../src/server/tool-call.js';
 import {
   assertBuilt,
   invalidStdout,
@@ -195,7 +196,7 @@ describe('onerror', () => {
     expect(reports).toEqual([]);
   });
 
-  test('the default writes one report to stderr (console.error), never stdout; undefined silences it', async () => {
+  test('issue 23 item 15: the default writes one line to stderr (console.error), no stack, never stdout; undefined silences it', async () => {
     const stderr = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const stdout = vi.spyOn(process.stdout, 'write');
     const server = new McpServer({ name: 's', version: '1' });
@@ -204,11 +205,11 @@ describe('onerror', () => {
     });
     open = await connect(server);
     await open.client.request('tools/call', { name: 'boom' });
-    expect(stderr).toHaveBeenCalledTimes(1);
-    expect(stderr.mock.calls[0]![0]).toBe(
-      `[keel] tools/call "boom" failed (request ${String(lastResponseId(open))}, session ${open.session.id}):`,
-    );
-    expect((stderr.mock.calls[0]![1] as Error).message).toBe('kaboom');
+    expect(stderr.mock.calls).toEqual([
+      [
+        `[keel] tools/call "boom" failed (request ${String(lastResponseId(open))}, session ${open.session.id}): Error: kaboom`,
+      ],
+    ]);
     expect(stdout).not.toHaveBeenCalled();
 
     server.onerror = undefined;
@@ -216,6 +217,62 @@ describe('onerror', () => {
     expect(stderr).toHaveBeenCalledTimes(1);
     const silent = new McpServer({ name: 's', version: '1' }, { onerror: undefined });
     expect(silent.onerror).toBeUndefined();
+  });
+
+  test('issue 23 item 15: a tool error the handler meant (toolError) is not reported', async () => {
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = new McpServer({ name: 's', version: '1' });
+    server.tool('meant', { description: 'Refuses' }, () => toolError('No such city'));
+    open = await connect(server);
+    expect(await open.client.request('tools/call', { name: 'meant' })).toEqual({
+      content: [{ type: 'text', text: 'No such city' }],
+      isError: true,
+    });
+    expect(stderr).not.toHaveBeenCalled();
+  });
+
+  test('the default line: a JSON-RPC error names its code, a multi-line message stays on one line, a non-Error is shown as JSON', async () => {
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = new McpServer({ name: 's', version: '1' });
+    server.server.setRequestHandler('custom/refuse', () => {
+      throw new McpError(ErrorCode.InvalidParams, 'custom refused');
+    });
+    server.tool('lines', { description: 'Multi-line message' }, () => {
+      throw new TypeError('first line\n  second line');
+    });
+    server.tool('thrown-object', { description: 'Throws a plain object' }, () => {
+      throw { reason: 'nope' }; // eslint-disable-line @typescript-eslint/only-throw-error
+    });
+    open = await connect(server);
+    await expect(open.client.request('custom/refuse', {})).rejects.toMatchObject({ code: -32602 });
+    await open.client.request('tools/call', { name: 'lines' });
+    await open.client.request('tools/call', { name: 'thrown-object' });
+    const lines = stderr.mock.calls.map((args) => {
+      expect(args).toHaveLength(1);
+      return (args[0] as string).replace(/ \(request .*?\): /, ': ');
+    });
+    expect(lines).toEqual([
+      '[keel] custom/refuse failed: McpError -32602: custom refused',
+      '[keel] tools/call "lines" failed: TypeError: first line second line',
+      '[keel] tools/call "thrown-object" failed: {"reason":"nope"}',
+    ]);
+  });
+
+  test('logHandlerFailureWithStack adds the error itself (its stack) after the same line', async () => {
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = new McpServer({ name: 's', version: '1' }, { onerror: logHandlerFailureWithStack });
+    const thrown = new Error('kaboom');
+    server.tool('boom', { description: 'Fails' }, () => {
+      throw thrown;
+    });
+    open = await connect(server);
+    await open.client.request('tools/call', { name: 'boom' });
+    expect(stderr.mock.calls).toEqual([
+      [
+        `[keel] tools/call "boom" failed (request ${String(lastResponseId(open))}, session ${open.session.id}):`,
+        thrown,
+      ],
+    ]);
   });
 
   test('over stdio the default report goes to stderr and stdout stays protocol-only', async () => {
@@ -229,16 +286,22 @@ describe('onerror', () => {
     });
     await server.response(0);
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    server.send({ jsonrpc: '2.0', id: 'm', method: 'tools/call', params: { name: 'meant' } });
+    expect((await server.response('m')).result).toEqual({
+      content: [{ type: 'text', text: 'No such city' }],
+      isError: true,
+    });
     server.send({ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'boom' } });
     expect((await server.response('b')).result).toEqual({
       content: [{ type: 'text', text: 'kaboom' }],
       isError: true,
     });
     await endAndExpectCleanExit(server);
+    // One line, no stack trace (issue 23 item 15), and nothing for the tool error it meant.
     expect(server.stderr).toMatch(
-      /^\[keel\] tools\/call "boom" failed \(request b, session [0-9a-f-]{36}\): Error: kaboom\n/,
+      /^\[keel\] tools\/call "boom" failed \(request b, session [0-9a-f-]{36}\): Error: kaboom\n$/,
     );
     expect(invalidStdout(server)).toEqual([]);
-    expect(server.messages.map((m) => m.id)).toEqual([0, 'b']);
+    expect(server.messages.map((m) => m.id)).toEqual([0, 'm', 'b']);
   });
 });

@@ -97,7 +97,11 @@ describe('bad input over stdio', () => {
   });
 
   test('wrong param types (initialize with protocolVersion: 5) → -32602; next ping answered', async () => {
-    const server = await startServer();
+    // The bad initialize comes first: after a successful one, any initialize is refused (-32600).
+    const server = new RawServer(fixture('tool-server.js'), {
+      env: { KEEL_MAX_MESSAGE_BYTES: String(LIMIT) },
+      args: [],
+    });
     server.send({
       jsonrpc: '2.0',
       id: 'bad-init',
@@ -105,6 +109,9 @@ describe('bad input over stdio', () => {
       params: { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
     });
     expect((await server.response('bad-init')).error.code).toBe(-32602);
+    // It negotiated nothing: the handshake can still be made.
+    server.send(INITIALIZE);
+    expect(await server.response('init')).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
     server.send({ jsonrpc: '2.0', id: 'bad-params', method: 'tools/call', params: 'not an object' });
     expect((await server.response('bad-params')).error.code).toBe(-32602);
     expect(await ping(server)).toMatchObject({ result: {} });

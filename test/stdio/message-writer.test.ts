@@ -4,7 +4,7 @@
  * with ConnectionClosedError when the stream died first.
  */
 import { Writable } from 'node:stream';
-import { describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { ConnectionClosedError } from '../../src/core/errors.js';
 import { MessageWriter } from '../../src/transports/stdio/message-writer.js';
 import { within } from '../helpers/guard.js';
@@ -157,6 +157,155 @@ describe('MessageWriter', () => {
     stream.destroy(new Error('EPIPE'));
     const errors = await within(Promise.all([first, second]), 1_000, 'rejections');
     for (const error of errors) expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect(writer.queuedBytes).toBe(0);
+    writer.release();
+  });
+});
+
+const progress = (token: number, value: number) => ({
+  jsonrpc: '2.0' as const,
+  method: 'notifications/progress',
+  params: { progressToken: token, progress: value },
+});
+const answer = (id: number) => ({ jsonrpc: '2.0' as const, id, result: {} });
+/** What each write carried: `p<request>` for a progress notification, `r<id>` for an answer, `n<n>` else. */
+const kinds = (writes: string[]) =>
+  writes.map((w) =>
+    w
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const m = JSON.parse(line);
+        if (m.method === 'notifications/progress') return `p${m.params.progressToken}`;
+        return 'id' in m ? `r${m.id}` : `n${m.params.n}`;
+      })
+      .join(','),
+  );
+/** Let the end-of-tick flush run (process.nextTick is not faked). */
+const endOfTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+
+describe('MessageWriter: issue 23 item 2, a request answer goes apart from its own progress', () => {
+  // The official SDK clients drop a progress notification read in one chunk with its request's
+  // answer; a pipe joins writes made before the reader reads, so the answer waits the spacing.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  test('progress and its answer sent in one tick: the answer is written alone, 10 ms after the progress', async () => {
+    const { stream, writes } = recorder();
+    const writer = new MessageWriter(stream);
+    void writer.send(progress(7, 100), 7);
+    const answered = writer.send(answer(7));
+    await endOfTick();
+    expect(kinds(writes)).toEqual(['p7']);
+    vi.advanceTimersByTime(9);
+    expect(kinds(writes)).toEqual(['p7']);
+    vi.advanceTimersByTime(1);
+    expect(kinds(writes)).toEqual(['p7', 'r7']);
+    await within(answered, 1_000, 'answer');
+    expect(vi.getTimerCount()).toBe(0);
+    writer.release();
+  });
+
+  test('progress written in an earlier tick: the answer waits for what is left of the spacing', async () => {
+    const { stream, writes } = recorder();
+    const writer = new MessageWriter(stream);
+    await writer.send(progress(1, 50), 1);
+    vi.advanceTimersByTime(4);
+    void writer.send(answer(1));
+    await endOfTick();
+    expect(kinds(writes)).toEqual(['p1']);
+    vi.advanceTimersByTime(6);
+    expect(kinds(writes)).toEqual(['p1', 'r1']);
+    // Once the spacing has passed, an answer goes at the end of its tick as always.
+    await writer.send(progress(2, 50), 2);
+    vi.advanceTimersByTime(10);
+    await writer.send(answer(2));
+    expect(kinds(writes)).toEqual(['p1', 'r1', 'p2', 'r2']);
+    expect(vi.getTimerCount()).toBe(0);
+    writer.release();
+  });
+
+  test('no cost without progress: answers, and answers to other requests than the progress, go with their tick', async () => {
+    const { stream, writes } = recorder();
+    const writer = new MessageWriter(stream);
+    await Promise.all([writer.send(answer(1)), writer.send(note(1)), writer.send(answer(2))]);
+    expect(kinds(writes)).toEqual(['r1,n1,r2']);
+    await Promise.all([writer.send(progress(3, 1), 3), writer.send(answer(4)), writer.send(note(2))]);
+    expect(kinds(writes)).toEqual(['r1,n1,r2', 'p3,r4,n2']);
+    expect(vi.getTimerCount()).toBe(0);
+    writer.release();
+  });
+
+  test('what is sent after a waiting answer waits with it: the order on the wire is the order of the sends', async () => {
+    const { stream, writes } = recorder();
+    const writer = new MessageWriter(stream);
+    void writer.send(note(1));
+    void writer.send(progress(1, 100), 1);
+    void writer.send(answer(1));
+    void writer.send(note(2));
+    void writer.send(answer(9));
+    // Progress then answer again inside the waiting batch: that answer waits the spacing after it.
+    void writer.send(progress(2, 100), 2);
+    const last = writer.send(answer(2));
+    await endOfTick();
+    expect(kinds(writes)).toEqual(['n1,p1']);
+    vi.advanceTimersByTime(10);
+    expect(kinds(writes)).toEqual(['n1,p1', 'r1,n2,r9,p2']);
+    vi.advanceTimersByTime(9);
+    expect(writes).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(kinds(writes)).toEqual(['n1,p1', 'r1,n2,r9,p2', 'r2']);
+    await within(last, 1_000, 'last answer');
+    writer.release();
+  });
+
+  test('a progress notification without relatedRequestId is matched by its token (the official clients use the request id)', async () => {
+    const { stream, writes } = recorder();
+    const writer = new MessageWriter(stream);
+    void writer.send(progress(5, 1));
+    void writer.send(answer(5));
+    await endOfTick();
+    expect(kinds(writes)).toEqual(['p5']);
+    vi.advanceTimersByTime(10);
+    expect(kinds(writes)).toEqual(['p5', 'r5']);
+    writer.release();
+  });
+
+  test('progressSpacingMs 0 turns it off: progress and answer share the write, as before', async () => {
+    const { stream, writes } = recorder();
+    const writer = new MessageWriter(stream, undefined, undefined, { progressSpacingMs: 0 });
+    await Promise.all([writer.send(progress(1, 1), 1), writer.send(answer(1))]);
+    expect(kinds(writes)).toEqual(['p1,r1']);
+    expect(vi.getTimerCount()).toBe(0);
+    writer.release();
+  });
+
+  test('release while an answer waits writes it at once and leaves no timer', async () => {
+    const { stream, writes } = recorder();
+    const writer = new MessageWriter(stream);
+    void writer.send(progress(1, 1), 1);
+    const answered = writer.send(answer(1));
+    await endOfTick();
+    writer.release();
+    expect(kinds(writes)).toEqual(['p1', 'r1']);
+    expect(vi.getTimerCount()).toBe(0);
+    await within(answered, 1_000, 'answer settled by release');
+  });
+
+  test('a stream that dies while an answer waits: the send rejects with ConnectionClosedError, no timer left', async () => {
+    const { stream, writes } = recorder();
+    const writer = new MessageWriter(stream);
+    void writer.send(progress(1, 1), 1);
+    const answered = writer.send(answer(1)).catch((e: unknown) => e);
+    await endOfTick();
+    stream.destroy(new Error('EPIPE'));
+    expect(await within(answered, 1_000, 'rejection')).toBeInstanceOf(ConnectionClosedError);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(kinds(writes)).toEqual(['p1']);
     expect(writer.queuedBytes).toBe(0);
     writer.release();
   });

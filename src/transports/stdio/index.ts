@@ -22,4 +22,5 @@ export { STDERR_TAIL_BYTES, STDERR_TAIL_LINES } from './stderr-tail.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, type LineSink } from './line-splitter.js';
 export { parseLine } from './parse-line.js';
 export { MessageReader, type MessageReaderOptions, type MessageSink } from './message-reader.js';
-export { MessageWriter } from './message-writer.js';
+export { MessageWriter, type MessageWriterOptions } from './message-writer.js';
+export { DEFAULT_PROGRESS_SPACING_MS } from './progress-spacing.js';

@@ -28,6 +28,11 @@ export interface ServeStdioOptions extends StdioFlowOptions {
   answerOnClose?: boolean;
   /** Cap on one inbound message in bytes (default 4 MiB); see {@link StdioServerTransportOptions}. */
   maxMessageBytes?: number;
+  /**
+   * Milliseconds between a request's last progress notification and its answer (default 10; 0:
+   * off); see {@link StdioServerTransportOptions}.
+   */
+  progressSpacingMs?: number | undefined;
   /** Default `process.stdin`. */
   stdin?: Readable;
   /** Default `process.stdout`. Reserved for protocol messages. */
@@ -63,6 +68,7 @@ export async function serveStdio(target: Connectable, options: ServeStdioOptions
     stdin: options.stdin,
     stdout: options.stdout,
     maxMessageBytes: options.maxMessageBytes,
+    progressSpacingMs: options.progressSpacingMs,
     inputHighWaterMark: options.inputHighWaterMark,
     inputLowWaterMark: options.inputLowWaterMark,
     outputHighWaterMark: options.outputHighWaterMark,

@@ -7,7 +7,7 @@ import type { PassThrough } from 'node:stream';
 import { ConnectionClosedError } from '../../core/errors.js';
 import { Inbox } from '../../core/inbox.js';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
-import type { Transport } from '../../core/transport.js';
+import type { SendOptions, Transport } from '../../core/transport.js';
 import { childExitError, relayToStderr, shortCommand } from './child-exit.js';
 import { StderrTail } from './stderr-tail.js';
 import { defaultChildEnvironment } from './child-environment.js';
@@ -180,14 +180,14 @@ export class StdioClientTransport implements Transport {
     }
   }
 
-  send(message: JsonRpcMessage): Promise<void> {
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     this.start();
     if (!this.writer || !this.writable) {
       return Promise.reject(
         new ConnectionClosedError('The server process is not running', { cause: this.lastError }),
       );
     }
-    return this.writer.send(message);
+    return this.writer.send(message, options?.relatedRequestId);
   }
 
   /** Close stdin, then escalate (SIGTERM, SIGKILL) until the child is gone. Idempotent. */

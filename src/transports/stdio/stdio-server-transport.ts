@@ -3,7 +3,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
-import type { Transport } from '../../core/transport.js';
+import type { SendOptions, Transport } from '../../core/transport.js';
 import { FlowControl, type FlowStats, type StdioFlowOptions } from './flow-control.js';
 import { MessageReader } from './message-reader.js';
 import { MessageWriter } from './message-writer.js';
@@ -23,6 +23,13 @@ export interface StdioServerTransportOptions extends StdioFlowOptions {
    * is never buffered whole) and answered with a `-32600` error with id `null`. Default 4 MiB.
    */
   maxMessageBytes?: number | undefined;
+  /**
+   * Write a request's answer no sooner than this many milliseconds after the last write that
+   * carried its progress notification, so that clients reading both at once (the official SDK
+   * clients then drop that progress) get them in separate reads. Default 10; 0 turns it off.
+   * Answers to requests that sent no progress are not delayed.
+   */
+  progressSpacingMs?: number | undefined;
 }
 
 /**
@@ -63,7 +70,9 @@ export class StdioServerTransport implements Transport {
     let flow: FlowControl | undefined;
     const update = (): void => flow?.update();
     this.inbox = new MeteredInbox(update);
-    this.writer = new MessageWriter(options.stdout ?? process.stdout, undefined, update);
+    this.writer = new MessageWriter(options.stdout ?? process.stdout, undefined, update, {
+      progressSpacingMs: options.progressSpacingMs,
+    });
     this.reader = new MessageReader(this.stdin, this.inbox, {
       maxMessageBytes: options.maxMessageBytes,
       onEnd: (error) => {
@@ -99,8 +108,8 @@ export class StdioServerTransport implements Transport {
     return this.reader.done;
   }
 
-  send(message: JsonRpcMessage): Promise<void> {
-    return this.writer.send(message);
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    return this.writer.send(message, options?.relatedRequestId);
   }
 
   close(): Promise<void> {
