@@ -1,12 +1,12 @@
 export {
   Server,
-  methodNotFound,
   type Connectable,
   type Implementation,
   type ServerOptions,
   type ServerRequestHandler,
   type ServerNotificationHandler,
 } from './server.js';
+export { methodNotFound } from './method-not-found.js';
 export { ServerSession, type HandlerSession } from './server-session.js';
 export {
   logHandlerFailureToStderr,

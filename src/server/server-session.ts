@@ -16,7 +16,8 @@ import { dispatchModern, isModernMeta } from './modern/modern-dispatch.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { endListens } from './modern/subscriptions/listen.js';
 import { isSelfReporting } from './self-reporting.js';
-import { methodNotFound, type Implementation, type Server, type ServerRequestHandler } from './server.js';
+import { methodNotFound } from './method-not-found.js';
+import type { Implementation, Server, ServerRequestHandler } from './server.js';
 
 /**
  * What a handler sees of its session (`ctx.session` in `McpServer` handlers; the low-level

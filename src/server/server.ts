@@ -5,7 +5,6 @@
  */
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
-import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { Implementation } from '../core/types/common.js';
@@ -26,6 +25,8 @@ import { resourceUpdatedHere } from './subscriptions.js';
 const NO_OPTIONS: ConnectionOptions = Object.freeze({});
 
 export type { Implementation } from '../core/types/common.js';
+// Also from here, where it was defined before it had a file of its own.
+export { methodNotFound } from './method-not-found.js';
 
 /**
  * A request handler of the low-level server. One table serves both eras: `modern` is set for a
@@ -267,16 +268,4 @@ export class Server implements Connectable {
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((session) => session.close()));
   }
-}
-
-/**
- * The error for a method this server does not serve.
- *
- * @example
- * server.setRequestHandler('resources/list', () => {
- *   throw methodNotFound('resources/list'); // -32601
- * });
- */
-export function methodNotFound(method: string): McpError {
-  return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 }

@@ -10,7 +10,8 @@ import { ErrorCode, McpError, MissingClientCapabilityError } from '../../core/er
 import { shallowCopy } from '../../core/shallow-copy.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { MetaKey } from '../../core/types/modern.js';
-import { methodNotFound, type Server } from '../server.js';
+import { methodNotFound } from '../method-not-found.js';
+import type { Server } from '../server.js';
 import type { ServerSession } from '../server-session.js';
 import { discover } from './discover.js';
 import { readModernRequest } from './modern-request.js';
