@@ -30,23 +30,6 @@ const REMOVED = new Set([
 ]);
 
 /**
- * True when a request carries a required modern `_meta` key (the version, or the capabilities of
- * a client that forgot the version: a malformed modern request, not a legacy one). Legacy requests
- * rarely have `_meta` at all, so the hot path usually pays one `undefined` check.
- *
- * @example
- * isModernMeta({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }); // true
- * isModernMeta({ progressToken: 1 }); // false
- */
-export function isModernMeta(meta: JsonObject | undefined): boolean {
-  return (
-    meta !== undefined &&
-    meta !== null &&
-    (meta[MetaKey.ProtocolVersion] !== undefined || meta[MetaKey.ClientCapabilities] !== undefined)
-  );
-}
-
-/**
  * The error for a modern request on a connection that chose the legacy era with `initialize`.
  *
  * @example
