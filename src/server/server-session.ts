@@ -162,9 +162,9 @@ export class ServerSession implements HandlerSession {
    * result, after the notifications already queued (see {@link endSubscriptions}).
    */
   close(): Promise<void> {
-    const listens = this.server.listens.size === 0 ? [] : this.server.listens.of(this);
+    const listens = this.server.listens.size === 0 ? [] : this.server.listens.of(this.connection);
     if (listens.length === 0 || !this.connection.isOpen) return this.connection.close();
-    return endListens(this, listens).then(() => this.connection.close());
+    return endListens(this.connection, listens).then(() => this.connection.close());
   }
 
   /**
@@ -172,7 +172,7 @@ export class ServerSession implements HandlerSession {
    * result; on stdio also `notifications/cancelled` naming each); the connection stays open.
    */
   endSubscriptions(): Promise<void> {
-    return endListens(this, this.server.listens.of(this));
+    return endListens(this.connection, this.server.listens.of(this.connection));
   }
 
   /**
@@ -214,7 +214,7 @@ export class ServerSession implements HandlerSession {
   private listen(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
     const answer = this.dispatch(params, ctx);
     // The engine chains the answer's write on this promise; a graceful end waits behind it.
-    const listen = this.server.listens.find(this, ctx.id);
+    const listen = this.server.listens.find(this.connection, ctx.id);
     if (listen !== undefined && listen.answer === undefined) listen.answer = Promise.resolve(answer);
     return answer;
   }

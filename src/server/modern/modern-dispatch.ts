@@ -15,7 +15,7 @@ import type { Server } from '../server.js';
 import type { ServerSession } from '../server-session.js';
 import { discover } from './discover.js';
 import { readModernRequest } from './modern-request.js';
-import { serveListen } from './subscriptions/listen.js';
+import { serveListen } from './subscriptions/serve-listen.js';
 
 /**
  * Methods 2026-07-28 removed: a modern request for one is answered `-32601`, as for any method the
