@@ -11,8 +11,7 @@ import { shallowCopy } from '../../core/shallow-copy.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { MetaKey } from '../../core/types/modern.js';
 import { methodNotFound } from '../method-not-found.js';
-import type { Server } from '../server.js';
-import type { ServerSession } from '../server-session.js';
+import type { ServerSession, SessionServer } from '../server-session.js';
 import { discover } from './discover.js';
 import { readModernRequest } from './modern-request.js';
 import { serveListen } from './subscriptions/serve-listen.js';
@@ -62,7 +61,7 @@ function modernError(error: unknown, method: string): unknown {
  * // { tools: [], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': ... }, ttlMs: 0, cacheScope: 'private' }
  */
 export function modernResult(
-  server: Server,
+  server: Pick<SessionServer, 'info' | 'cacheHints'>,
   method: string,
   params: JsonObject,
   result: JsonObject,
