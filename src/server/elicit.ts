@@ -9,7 +9,7 @@ import type { Meta } from '../core/types/common.js';
 import type { ElicitResult, ElicitValue } from '../core/types/elicitation.js';
 import { prepareElicitSchema } from './elicit-schema.js';
 import { canonicalJson, fingerprint } from './modern/state-encoding.js';
-import type { BackChannelOptions, InputChannel } from './tool-context.js';
+import type { BackChannelOptions, InputChannel } from './input-channel.js';
 import type { ServerSession } from './server-session.js';
 
 /**

@@ -1,12 +1,12 @@
 export {
   Server,
-  methodNotFound,
   type Connectable,
   type Implementation,
   type ServerOptions,
   type ServerRequestHandler,
   type ServerNotificationHandler,
 } from './server.js';
+export { methodNotFound } from './method-not-found.js';
 export { ServerSession, type HandlerSession } from './server-session.js';
 export {
   logHandlerFailureToStderr,
@@ -17,12 +17,8 @@ export {
 export { McpServer, type McpServerOptions } from './mcp-server.js';
 export type { ListKind } from './list-changed.js';
 export { MAX_FANOUT_MESSAGE_BYTES, type FanoutLink, type FanoutMembership } from './fanout.js';
-export {
-  ToolContext,
-  type HandlerContext,
-  type BackChannelOptions,
-  type InputChannel,
-} from './tool-context.js';
+export { ToolContext, type HandlerContext } from './tool-context.js';
+export type { BackChannelOptions, InputChannel } from './input-channel.js';
 export type {
   ElicitFormRequest,
   ElicitOutcome,

@@ -1,6 +1,8 @@
 /**
- * One client connected to a {@link Server}: its connection, the negotiated version, the client's
- * capabilities, and the state handlers keep for it (`ctx.session`).
+ * One client connected to a `Server`: its connection, the negotiated version, the client's
+ * capabilities, and the state handlers keep for it (`ctx.session`). The session knows its server
+ * through {@link SessionServer}, what it needs of it: server.ts creates sessions and imports this
+ * file, never the other way round.
  */
 import { Connection, type ConnectionOptions } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
@@ -11,12 +13,66 @@ import { negotiateVersion, type ProtocolVersion } from '../core/protocol-version
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
-import { reportingFailures } from './handler-errors.js';
-import { dispatchModern, isModernMeta } from './modern/modern-dispatch.js';
-import type { ModernRequest } from './modern/modern-request.js';
+import type { Implementation } from '../core/types/common.js';
+import { reportingFailures, type HandlerFailure } from './handler-errors.js';
+import { methodNotFound } from './method-not-found.js';
+import type { CacheHints } from './modern/caching.js';
+import { isModernMeta, type ModernRequest } from './modern/modern-request.js';
+import type { ListenHub } from './modern/subscriptions/listen-hub.js';
 import { endListens } from './modern/subscriptions/listen.js';
 import { isSelfReporting } from './self-reporting.js';
-import { methodNotFound, type Implementation, type Server, type ServerRequestHandler } from './server.js';
+
+/**
+ * A request handler of the low-level server. One table serves both eras: `modern` is set for a
+ * 2026-07-28 request (its client facts, read from its own `_meta`), undefined in the legacy era.
+ *
+ * @example
+ * server.setRequestHandler('tools/list', () => ({ tools: [] }));
+ */
+export type ServerRequestHandler = (
+  params: JsonObject,
+  ctx: RequestContext,
+  session: ServerSession,
+  modern?: ModernRequest,
+) => JsonObject | Promise<JsonObject>;
+
+/**
+ * @example
+ * server.setNotificationHandler('notifications/roots/list_changed', (_p, session) => refresh(session));
+ */
+export type ServerNotificationHandler = (
+  params: JsonObject,
+  session: ServerSession,
+  info: MessageInfo | undefined,
+) => void | Promise<void>;
+
+/**
+ * What a session needs of the server it belongs to; the low-level `Server` is one. The handler
+ * table, what the server tells clients about itself, the state its connections share, and the
+ * 2026-07-28 pipeline the session hands modern requests to.
+ *
+ * @example
+ * const server: SessionServer = new Server({ name: 'demo', version: '1.0.0' });
+ * server.handlerFor('tools/list'); // the handler of the shared table, or undefined
+ */
+export interface SessionServer {
+  readonly info: Implementation;
+  /** What `initialize` and `server/discover` declare (`registerCapabilities` replaces the object). */
+  readonly capabilities: JsonObject;
+  readonly instructions: string | undefined;
+  /** Live sessions; a session leaves it when its connection closes. */
+  readonly sessions: Set<ServerSession>;
+  /** Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */
+  readonly listens: ListenHub;
+  /** Caching hints of complete 2026-07-28 results. */
+  readonly cacheHints: CacheHints;
+  handlerFor(method: string): ServerRequestHandler | undefined;
+  notificationHandlerFor(method: string): ServerNotificationHandler | undefined;
+  /** Report a handler failure to the server's `onerror`; never throws. */
+  reportFailure(error: unknown, failure: HandlerFailure): void;
+  /** Serve a 2026-07-28 request of `session` (the session decides only that it is one). */
+  dispatchModern(session: ServerSession, params: JsonObject, ctx: RequestContext): Promise<JsonObject>;
+}
 
 /**
  * What a handler sees of its session (`ctx.session` in `McpServer` handlers; the low-level
@@ -52,7 +108,7 @@ const LIST_CHANGED = new Map<string, 'tools' | 'resources' | 'prompts'>([
 ]);
 
 /**
- * A connected client. Created by {@link Server.connect}.
+ * A connected client. Created by `Server.connect`.
  *
  * @example
  * const session = server.connect(transport);
@@ -79,7 +135,7 @@ export class ServerSession implements HandlerSession {
   private generatedId: string | undefined;
 
   constructor(
-    readonly server: Server,
+    readonly server: SessionServer,
     transport: Transport,
     options: ConnectionOptions,
   ) {
@@ -161,9 +217,9 @@ export class ServerSession implements HandlerSession {
    * result, after the notifications already queued (see {@link endSubscriptions}).
    */
   close(): Promise<void> {
-    const listens = this.server.listens.size === 0 ? [] : this.server.listens.of(this);
+    const listens = this.server.listens.size === 0 ? [] : this.server.listens.of(this.connection);
     if (listens.length === 0 || !this.connection.isOpen) return this.connection.close();
-    return endListens(this, listens).then(() => this.connection.close());
+    return endListens(this.connection, listens).then(() => this.connection.close());
   }
 
   /**
@@ -171,7 +227,7 @@ export class ServerSession implements HandlerSession {
    * result; on stdio also `notifications/cancelled` naming each); the connection stays open.
    */
   endSubscriptions(): Promise<void> {
-    return endListens(this, this.server.listens.of(this));
+    return endListens(this.connection, this.server.listens.of(this.connection));
   }
 
   /**
@@ -184,15 +240,17 @@ export class ServerSession implements HandlerSession {
   private route(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
     switch (ctx.method) {
       case 'initialize':
-        return isModernMeta(ctx.meta) ? dispatchModern(this, params, ctx) : this.initialize(params);
+        return isModernMeta(ctx.meta)
+          ? this.server.dispatchModern(this, params, ctx)
+          : this.initialize(params);
       case 'ping':
-        return isModernMeta(ctx.meta) ? dispatchModern(this, params, ctx) : {};
+        return isModernMeta(ctx.meta) ? this.server.dispatchModern(this, params, ctx) : {};
       case 'server/discover':
         // 2026-07-28 only: without _meta it is a malformed modern request (-32602), except on a
         // legacy connection, which answers it as before (-32601).
         return this.era === 'legacy' && !isModernMeta(ctx.meta)
           ? this.dispatch(params, ctx)
-          : dispatchModern(this, params, ctx);
+          : this.server.dispatchModern(this, params, ctx);
       case 'subscriptions/listen':
         // 2026-07-28 only; a legacy connection answers it as before (-32601, or a user's handler).
         return this.listen(params, ctx);
@@ -213,7 +271,7 @@ export class ServerSession implements HandlerSession {
   private listen(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
     const answer = this.dispatch(params, ctx);
     // The engine chains the answer's write on this promise; a graceful end waits behind it.
-    const listen = this.server.listens.find(this, ctx.id);
+    const listen = this.server.listens.find(this.connection, ctx.id);
     if (listen !== undefined && listen.answer === undefined) listen.answer = Promise.resolve(answer);
     return answer;
   }
@@ -249,7 +307,7 @@ export class ServerSession implements HandlerSession {
 
   private dispatch(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
     // The era check of the legacy hot path: one property read on `_meta` (usually absent).
-    if (this.era === 'modern' || isModernMeta(ctx.meta)) return dispatchModern(this, params, ctx);
+    if (this.era === 'modern' || isModernMeta(ctx.meta)) return this.server.dispatchModern(this, params, ctx);
     const handler = this.server.handlerFor(ctx.method);
     if (!handler) throw methodNotFound(ctx.method);
     return this.run(handler, params, ctx, undefined);

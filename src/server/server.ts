@@ -5,9 +5,8 @@
  */
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
-import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
-import type { MessageInfo, Transport } from '../core/transport.js';
+import type { Transport } from '../core/transport.js';
 import type { Implementation } from '../core/types/common.js';
 import {
   callErrorHook,
@@ -16,8 +15,13 @@ import {
   type ServerErrorHandler,
 } from './handler-errors.js';
 import { CacheHints, type CachingOptions } from './modern/caching.js';
-import type { ModernRequest } from './modern/modern-request.js';
-import { ServerSession } from './server-session.js';
+import { dispatchModern } from './modern/modern-dispatch.js';
+import {
+  ServerSession,
+  type ServerNotificationHandler,
+  type ServerRequestHandler,
+  type SessionServer,
+} from './server-session.js';
 import { ListenHub } from './modern/subscriptions/listen-hub.js';
 import { Fanout, type FanoutLink, type FanoutMembership } from './fanout.js';
 import { resourceUpdatedHere } from './subscriptions.js';
@@ -26,30 +30,10 @@ import { resourceUpdatedHere } from './subscriptions.js';
 const NO_OPTIONS: ConnectionOptions = Object.freeze({});
 
 export type { Implementation } from '../core/types/common.js';
-
-/**
- * A request handler of the low-level server. One table serves both eras: `modern` is set for a
- * 2026-07-28 request (its client facts, read from its own `_meta`), undefined in the legacy era.
- *
- * @example
- * server.setRequestHandler('tools/list', () => ({ tools: [] }));
- */
-export type ServerRequestHandler = (
-  params: JsonObject,
-  ctx: RequestContext,
-  session: ServerSession,
-  modern?: ModernRequest,
-) => JsonObject | Promise<JsonObject>;
-
-/**
- * @example
- * server.setNotificationHandler('notifications/roots/list_changed', (_p, session) => refresh(session));
- */
-export type ServerNotificationHandler = (
-  params: JsonObject,
-  session: ServerSession,
-  info: MessageInfo | undefined,
-) => void | Promise<void>;
+// Defined where the session imports them one way (method-not-found.ts, server-session.ts);
+// exported from here too, where they were before.
+export { methodNotFound } from './method-not-found.js';
+export type { ServerNotificationHandler, ServerRequestHandler } from './server-session.js';
 
 /**
  * @example
@@ -116,7 +100,7 @@ export interface Connectable {
  * const session = server.connect(transport);
  * await session.closed;
  */
-export class Server implements Connectable {
+export class Server implements Connectable, SessionServer {
   private readonly handlers = new Map<string, ServerRequestHandler>();
   private readonly notificationHandlers = new Map<string, ServerNotificationHandler>();
   /** Live sessions (one per connected transport). */
@@ -180,6 +164,11 @@ export class Server implements Connectable {
   /** @internal */
   notificationHandlerFor(method: string): ServerNotificationHandler | undefined {
     return this.notificationHandlers.get(method);
+  }
+
+  /** @internal A 2026-07-28 request of `session` (see modern/modern-dispatch.ts). */
+  dispatchModern(session: ServerSession, params: JsonObject, ctx: RequestContext): Promise<JsonObject> {
+    return dispatchModern(session, params, ctx);
   }
 
   /**
@@ -267,16 +256,4 @@ export class Server implements Connectable {
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((session) => session.close()));
   }
-}
-
-/**
- * The error for a method this server does not serve.
- *
- * @example
- * server.setRequestHandler('resources/list', () => {
- *   throw methodNotFound('resources/list'); // -32601
- * });
- */
-export function methodNotFound(method: string): McpError {
-  return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 }

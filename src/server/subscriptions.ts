@@ -4,10 +4,22 @@
  */
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
-import type { Server } from './server.js';
-import type { ServerSession } from './server-session.js';
+import type { Fanout } from './fanout.js';
+import type { ServerSession, SessionServer } from './server-session.js';
 
 const SUBSCRIPTIONS_KEY = 'keel.subscriptions';
+
+/**
+ * Where a resource change is announced: the sessions and 2026-07-28 subscriptions of this
+ * process, and the fan-out to the others. A `Server` is one (this file is below server.ts, which
+ * calls {@link resourceUpdatedHere} for what a peer published).
+ *
+ * @example
+ * const targets: ResourceUpdateTargets = mcpServer.server;
+ */
+export interface ResourceUpdateTargets extends Pick<SessionServer, 'sessions' | 'listens'> {
+  readonly fanout: Pick<Fanout, 'publish'>;
+}
 
 function subscriptions(session: ServerSession): Set<string> {
   let set = session.internal.get(SUBSCRIPTIONS_KEY) as Set<string> | undefined;
@@ -51,7 +63,7 @@ export function isSubscribed(session: ServerSession, uri: string): boolean {
  * @example
  * await notifyResourceUpdated(server, 'test://watched-resource');
  */
-export async function notifyResourceUpdated(server: Server, uri: string): Promise<void> {
+export async function notifyResourceUpdated(server: ResourceUpdateTargets, uri: string): Promise<void> {
   await Promise.all([
     resourceUpdatedHere(server, uri),
     server.fanout.publish('notifications/resources/updated', { uri }),
@@ -62,7 +74,10 @@ export async function notifyResourceUpdated(server: Server, uri: string): Promis
  * @internal {@link notifyResourceUpdated} on this process only (also what a peer's fan-out
  * message delivers).
  */
-export async function resourceUpdatedHere(server: Server, uri: string): Promise<void> {
+export async function resourceUpdatedHere(
+  server: Pick<ResourceUpdateTargets, 'sessions' | 'listens'>,
+  uri: string,
+): Promise<void> {
   const sends: Promise<void>[] = [];
   for (const session of server.sessions) {
     if (isSubscribed(session, uri)) sends.push(session.notify('notifications/resources/updated', { uri }));

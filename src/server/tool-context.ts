@@ -14,7 +14,6 @@
  * special exception is used for control flow.
  */
 import type { AuthInfo } from '../core/auth.js';
-import type { RequestOptions } from '../core/engine/outbound.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import { ContextClosedError, McpError, MissingClientCapabilityError } from '../core/errors.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
@@ -36,47 +35,12 @@ import {
 import type { SchemaInput } from '../core/schema/compile-schema.js';
 import { isAuthInfo } from './auth/auth-info.js';
 import type { HandlerFailure } from './handler-errors.js';
+import type { BackChannelOptions, InputChannel } from './input-channel.js';
 import { logParams, shouldLog } from './logging.js';
 import type { ModernRequest } from './modern/modern-request.js';
 import { InputRequiredSignal } from './modern/mrtr-errors.js';
 import { isResourceNotFound } from './resource-not-found.js';
 import type { HandlerSession, ServerSession } from './server-session.js';
-
-/**
- * How back-channel requests reach the client (legacy: a nested request; modern: an input round).
- *
- * @example
- * // A channel that answers every roots/list itself (tests):
- * const channel: InputChannel = { request: async () => ({ roots: [] }) };
- */
-export interface InputChannel {
-  request(method: string, params: JsonObject, options?: BackChannelOptions): Promise<JsonObject>;
-  /**
-   * The caller found an answer invalid (e.g. elicited content that does not match the schema).
-   * A modern channel ends the request with `error` whatever the handler does next; legacy: unused.
-   */
-  rejectAnswer?(error: McpError): void;
-  /**
-   * Aborts once the channel decided the request's answer (modern: an `input_required` round was
-   * sent); the handler's `ctx.signal` follows it. Absent for the legacy channel.
-   */
-  readonly signal?: AbortSignal;
-}
-
-/**
- * Options of a back-channel call. The call is always tied to the handler's own signal as well.
- *
- * @example
- * const { roots } = await ctx.listRoots({ timeoutMs: 5_000 });
- */
-export type BackChannelOptions = Pick<RequestOptions, 'signal' | 'timeoutMs' | 'maxTotalTimeoutMs'> & {
-  /**
-   * 2026-07-28: the key of this request in the `input_required` round (`inputRequests`), unique
-   * within the handler. Default: `elicit-N` / `sample-N` / `roots-N` (N counts the handler's calls).
-   * Ignored in the legacy era.
-   */
-  inputKey?: string;
-};
 
 /** What the context needs from the McpServer. */
 export interface ContextServices {

@@ -15,7 +15,7 @@ import type { RequestContext } from '../../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { INPUT_REQUIRED_METHODS } from '../../core/types/mrtr.js';
-import type { InputChannel } from '../tool-context.js';
+import type { InputChannel } from '../input-channel.js';
 import { InputRounds, type InputRoundsOptions, type RoundOutcome } from './input-rounds.js';
 import type { ModernRequest } from './modern-request.js';
 

@@ -4,7 +4,7 @@
  */
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../../core/types/modern.js';
-import type { Server } from '../server.js';
+import type { SessionServer } from '../server-session.js';
 
 /**
  * The `server/discover` result, before the modern decoration (`resultType`, `serverInfo`, caching
@@ -13,7 +13,7 @@ import type { Server } from '../server.js';
  * @example
  * discover(server); // { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } }
  */
-export function discover(server: Server): JsonObject {
+export function discover(server: Pick<SessionServer, 'capabilities' | 'instructions'>): JsonObject {
   const result: JsonObject = {
     supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
     // As declared: `listChanged` and `resources.subscribe` promise notifications on

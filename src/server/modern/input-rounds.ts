@@ -26,7 +26,7 @@
 import { ContextClosedError, McpError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { RESULT_TYPE_INPUT_REQUIRED, type InputRequestMethod } from '../../core/types/mrtr.js';
-import type { BackChannelOptions, InputChannel } from '../tool-context.js';
+import type { BackChannelOptions, InputChannel } from '../input-channel.js';
 import { readInputResponses } from './input-answers.js';
 import {
   DEFAULT_MAX_INPUT_ROUNDS,

@@ -10,11 +10,11 @@ import { ErrorCode, McpError, MissingClientCapabilityError } from '../../core/er
 import { shallowCopy } from '../../core/shallow-copy.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { MetaKey } from '../../core/types/modern.js';
-import { methodNotFound, type Server } from '../server.js';
-import type { ServerSession } from '../server-session.js';
+import { methodNotFound } from '../method-not-found.js';
+import type { ServerSession, SessionServer } from '../server-session.js';
 import { discover } from './discover.js';
 import { readModernRequest } from './modern-request.js';
-import { serveListen } from './subscriptions/listen.js';
+import { serveListen } from './subscriptions/serve-listen.js';
 
 /**
  * Methods 2026-07-28 removed: a modern request for one is answered `-32601`, as for any method the
@@ -27,23 +27,6 @@ const REMOVED = new Set([
   'resources/subscribe',
   'resources/unsubscribe',
 ]);
-
-/**
- * True when a request carries a required modern `_meta` key (the version, or the capabilities of
- * a client that forgot the version: a malformed modern request, not a legacy one). Legacy requests
- * rarely have `_meta` at all, so the hot path usually pays one `undefined` check.
- *
- * @example
- * isModernMeta({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }); // true
- * isModernMeta({ progressToken: 1 }); // false
- */
-export function isModernMeta(meta: JsonObject | undefined): boolean {
-  return (
-    meta !== undefined &&
-    meta !== null &&
-    (meta[MetaKey.ProtocolVersion] !== undefined || meta[MetaKey.ClientCapabilities] !== undefined)
-  );
-}
 
 /**
  * The error for a modern request on a connection that chose the legacy era with `initialize`.
@@ -78,7 +61,7 @@ function modernError(error: unknown, method: string): unknown {
  * // { tools: [], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': ... }, ttlMs: 0, cacheScope: 'private' }
  */
 export function modernResult(
-  server: Server,
+  server: Pick<SessionServer, 'info' | 'cacheHints'>,
   method: string,
   params: JsonObject,
   result: JsonObject,

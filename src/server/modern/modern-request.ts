@@ -4,7 +4,7 @@
  * earlier request.
  */
 import { ErrorCode, McpError } from '../../core/errors.js';
-import { isJsonObject } from '../../core/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../core/jsonrpc.js';
 import type { ClientCapabilities } from '../../core/types/capabilities.js';
 import type { Implementation } from '../../core/types/common.js';
 import { isLoggingLevel, type LoggingLevel } from '../../core/types/logging.js';
@@ -52,6 +52,23 @@ export function unsupportedVersion(requested: string): McpError {
     supported: [...MODERN_PROTOCOL_VERSIONS],
     requested,
   });
+}
+
+/**
+ * True when a request carries a required modern `_meta` key (the version, or the capabilities of
+ * a client that forgot the version: a malformed modern request, not a legacy one). Legacy requests
+ * rarely have `_meta` at all, so the hot path usually pays one `undefined` check.
+ *
+ * @example
+ * isModernMeta({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }); // true
+ * isModernMeta({ progressToken: 1 }); // false
+ */
+export function isModernMeta(meta: JsonObject | undefined): boolean {
+  return (
+    meta !== undefined &&
+    meta !== null &&
+    (meta[MetaKey.ProtocolVersion] !== undefined || meta[MetaKey.ClientCapabilities] !== undefined)
+  );
 }
 
 /**

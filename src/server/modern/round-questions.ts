@@ -9,7 +9,7 @@ import {
   type InputRequestMethod,
   type InputRequests,
 } from '../../core/types/mrtr.js';
-import type { BackChannelOptions } from '../tool-context.js';
+import type { BackChannelOptions } from '../input-channel.js';
 import { dictionary } from './known-answers.js';
 import { SwallowedInputRoundError } from './mrtr-errors.js';
 import type { StoredQuestion } from './request-state.js';

@@ -4,10 +4,10 @@
  * (`maxSubscriptionsPerClient`), URIs per listen (`maxResourceSubscriptions`, checked when the
  * filter is read).
  */
+import type { Connection } from '../../../core/engine/connection.js';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
-import type { ServerSession } from '../../server-session.js';
 import { DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS } from './listen-filter.js';
-import type { Listen } from './listen.js';
+import type { Listen, ListenClient } from './listen.js';
 
 /**
  * Default of `maxSubscriptions`: open subscriptions per server, over all connections.
@@ -26,14 +26,6 @@ export const DEFAULT_MAX_SUBSCRIPTIONS = 1024;
  * new McpServer(info, { maxSubscriptionsPerClient: DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT * 2 });
  */
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT = 16;
-
-/**
- * Whom a listen counts against: an authenticated principal, or the connection it came on.
- *
- * @example
- * const client: ListenClient = 'sub:alice';
- */
-export type ListenClient = string | ServerSession;
 
 /**
  * The limits of a {@link ListenHub}.
@@ -74,7 +66,7 @@ export class ListenHub {
   readonly limits: ListenLimits;
   private readonly live = new Set<Listen>();
   /** The same listens by connection and id: a connection's close ends its own. */
-  private readonly bySession = new Map<ServerSession, Map<RequestId, Listen>>();
+  private readonly byConnection = new Map<Connection, Map<RequestId, Listen>>();
   /** Open listens per client (principal or connection). */
   private readonly perClient = new Map<ListenClient, number>();
 
@@ -103,8 +95,8 @@ export class ListenHub {
     if (this.live.has(listen)) return;
     this.live.add(listen);
     this.perClient.set(listen.client, this.countOf(listen.client) + 1);
-    let own = this.bySession.get(listen.session);
-    if (!own) this.bySession.set(listen.session, (own = new Map()));
+    let own = this.byConnection.get(listen.connection);
+    if (!own) this.byConnection.set(listen.connection, (own = new Map()));
     own.set(listen.id, listen);
   }
 
@@ -113,20 +105,20 @@ export class ListenHub {
     const left = this.countOf(listen.client) - 1;
     if (left > 0) this.perClient.set(listen.client, left);
     else this.perClient.delete(listen.client);
-    const own = this.bySession.get(listen.session);
+    const own = this.byConnection.get(listen.connection);
     if (own?.get(listen.id) !== listen) return;
     own.delete(listen.id);
-    if (own.size === 0) this.bySession.delete(listen.session);
+    if (own.size === 0) this.byConnection.delete(listen.connection);
   }
 
-  /** The live listen `id` of `session`, if any. */
-  find(session: ServerSession, id: RequestId): Listen | undefined {
-    return this.bySession.get(session)?.get(id);
+  /** The live listen `id` of `connection`, if any. */
+  find(connection: Connection, id: RequestId): Listen | undefined {
+    return this.byConnection.get(connection)?.get(id);
   }
 
-  /** The live listens of `session` (a snapshot). */
-  of(session: ServerSession): Listen[] {
-    const own = this.bySession.get(session);
+  /** The live listens of `connection` (a snapshot). */
+  of(connection: Connection): Listen[] {
+    const own = this.byConnection.get(connection);
     return own ? [...own.values()] : [];
   }
 

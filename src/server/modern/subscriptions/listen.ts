@@ -3,29 +3,30 @@
  * notifications its filter opted into, each tagged with the subscription id (the listen request's
  * JSON-RPC id), until the client cancels it (its handler is aborted: nothing more is written, no
  * response), the transport drops (the same), or the server ends it gracefully (the one response,
- * after what was queued before it).
+ * after what was queued before it). How one is served (filter, limits, acknowledgement) is in
+ * serve-listen.ts; this file holds what the hub and the session need: the live subscription, and
+ * its graceful end.
  */
+import type { Connection } from '../../../core/engine/connection.js';
 import type { RequestContext } from '../../../core/engine/request-context.js';
-import { ErrorCode, McpError } from '../../../core/errors.js';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
 import { MetaKey } from '../../../core/types/modern.js';
-import { SubscriptionMethod, type SubscriptionFilter } from '../../../core/types/subscriptions.js';
-import type { ServerSession } from '../../server-session.js';
-import { principalOf } from '../back-channel.js';
-import {
-  filterMatcher,
-  honoredFilter,
-  isEmptyFilter,
-  readFilter,
-  wants,
-  type FilterMatcher,
-} from './listen-filter.js';
-import type { ListenClient } from './listen-hub.js';
+import type { SubscriptionFilter } from '../../../core/types/subscriptions.js';
+import { filterMatcher, wants, type FilterMatcher } from './listen-filter.js';
 
 const noop = (): void => undefined;
 
 /**
- * A live subscription. Created by {@link serveListen}; delivered to by {@link ListenHub.publish}.
+ * Whom a listen counts against for `maxSubscriptionsPerClient`: an authenticated principal, or
+ * the connection it came on (see `clientKeyOf` in serve-listen.ts).
+ *
+ * @example
+ * const client: ListenClient = 'sub:alice';
+ */
+export type ListenClient = string | Connection;
+
+/**
+ * A live subscription. Created by `serveListen` (serve-listen.ts); delivered to by `ListenHub.publish`.
  *
  * @example
  * listen.deliver('notifications/tools/list_changed', undefined); // sent only if the filter wants it
@@ -44,10 +45,11 @@ export class Listen {
   private readonly matcher: FilterMatcher;
 
   constructor(
-    readonly session: ServerSession,
+    /** The connection it came on: closing that connection ends it. */
+    readonly connection: Connection,
     private readonly ctx: RequestContext,
     readonly filter: SubscriptionFilter,
-    /** Whom it counts against for `maxSubscriptionsPerClient` (see {@link clientKeyOf}). */
+    /** Whom it counts against for `maxSubscriptionsPerClient`. */
     readonly client: ListenClient,
   ) {
     this.matcher = filterMatcher(filter);
@@ -89,83 +91,28 @@ export class Listen {
   }
 }
 
-function tagged(params: JsonObject | undefined, id: RequestId): JsonObject {
+/**
+ * @internal `params` with the subscription id in `_meta`, as every message of a listen carries it.
+ *
+ * @example
+ * tagged({ uri: 'file:///a.txt' }, 7); // { uri: 'file:///a.txt', _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } }
+ */
+export function tagged(params: JsonObject | undefined, id: RequestId): JsonObject {
   const meta = params?._meta as JsonObject | undefined;
   return { ...params, _meta: { ...meta, [MetaKey.SubscriptionId]: id } };
 }
 
-function finalResult(id: RequestId): JsonObject {
-  return { _meta: { [MetaKey.SubscriptionId]: id } };
-}
-
 /**
- * Whom a listen counts against for `maxSubscriptionsPerClient`: the authenticated principal when
- * the host's authentication gave one (over HTTP each request is a connection of its own, so only
- * the principal ties a client's listens together), else the connection (stdio: one client).
- *
- * @example
- * clientKeyOf(session, ctx); // 'sub:alice' with auth, the session without
- */
-export function clientKeyOf(session: ServerSession, ctx: RequestContext): ListenClient {
-  return principalOf(ctx.info?.authInfo) ?? session;
-}
-
-/**
- * Serve one modern `subscriptions/listen` on `session`: check the filter (`-32602`, also over
- * `maxResourceSubscriptions` URIs) and the limits (`-32010`: `maxSubscriptions` over the server,
- * `maxSubscriptionsPerClient` per {@link clientKeyOf}), acknowledge
- * with the honoured subset, then hold the request open until it is ended. Resolves with the final
- * result on a graceful end (at once when nothing could ever be delivered: an empty honoured
- * filter); rejects with the abort reason when the client cancels or the connection drops (the
- * engine then writes nothing for it).
- *
- * @example
- * // modern-dispatch.ts:
- * if (method === 'subscriptions/listen') return modernResult(server, method, params, await serveListen(session, params, ctx));
- */
-export async function serveListen(
-  session: ServerSession,
-  params: JsonObject,
-  ctx: RequestContext,
-): Promise<JsonObject> {
-  const hub = session.server.listens;
-  const requested = readFilter(params, hub.limits.maxUris);
-  if (hub.size >= hub.limits.max) {
-    throw new McpError(ErrorCode.ServerBusy, `Too many open subscriptions (${hub.limits.max}); retry later`);
-  }
-  const client = clientKeyOf(session, ctx);
-  if (hub.countOf(client) >= hub.limits.maxPerClient) {
-    throw new McpError(
-      ErrorCode.ServerBusy,
-      `Too many open subscriptions for this client (${hub.limits.maxPerClient}, maxSubscriptionsPerClient); close one first`,
-    );
-  }
-  const honored = honoredFilter(requested, session.server.capabilities);
-  // Written before the subscription joins the hub: nothing can overtake the acknowledgement.
-  void ctx.notify(SubscriptionMethod.Acknowledged, tagged({ notifications: { ...honored } }, ctx.id));
-  // Nothing could ever be sent on it: end it now rather than hold a stream open for nothing.
-  if (isEmptyFilter(honored)) return finalResult(ctx.id);
-  const listen = new Listen(session, ctx, honored, client);
-  hub.add(listen);
-  try {
-    await listen.wait();
-  } finally {
-    hub.delete(listen);
-  }
-  return finalResult(ctx.id);
-}
-
-/**
- * End `listens` of `session` gracefully and wait until each final result has been handed to the
+ * End `listens` of `connection` gracefully and wait until each final result has been handed to the
  * transport (after everything queued before it). On a transport without a stream per request
  * (stdio, memory), each is then also torn down with `notifications/cancelled` naming the listen
  * id (cancellation.mdx: the server's teardown of a listen on stdio); HTTP closes the listen's
  * response stream after the result instead.
  *
  * @example
- * await endListens(session, session.server.listens.of(session));
+ * await endListens(session.connection, session.server.listens.of(session.connection));
  */
-export async function endListens(session: ServerSession, listens: Listen[]): Promise<void> {
+export async function endListens(connection: Connection, listens: Listen[]): Promise<void> {
   if (listens.length === 0) return;
   // Changes made in the same tick as this call are coalesced in a microtask queued before it:
   // let them reach the listens first, so they go out before the final results.
@@ -174,10 +121,10 @@ export async function endListens(session: ServerSession, listens: Listen[]): Pro
   // The engine added its `then` (which writes the answer) when the handler returned; a `then`
   // added now runs after it, so the result is with the transport when this resolves.
   await Promise.all(listens.map((listen) => (listen.answer ?? Promise.resolve()).then(noop, noop)));
-  if (session.connection.transport.requestStreams === true) return;
+  if (connection.transport.requestStreams === true) return;
   await Promise.all(
     listens.map((listen) =>
-      session.connection.notify('notifications/cancelled', {
+      connection.notify('notifications/cancelled', {
         requestId: listen.id,
         reason: 'The server ended the subscription',
       }),
