@@ -1,9 +1,9 @@
 /**
- * The modern-era request pipeline of one connection (stdio, memory): validate the request's own
+ * The 2026-07-28 request pipeline, on every transport (a stdio or memory connection, and each
+ * HTTP request, whose host hands it to a session's connection too): validate the request's own
  * `_meta`, answer `server/discover` and `subscriptions/listen`, refuse the methods 2026-07-28
- * removed, run the same handler
- * table as the legacy era, and shape the answer the 2026-07-28 way (`resultType`, `serverInfo`,
- * caching hints, modern error codes).
+ * removed, run the same handler table as the legacy era, and shape the answer the 2026-07-28 way
+ * (`resultType`, `serverInfo`, caching hints, modern error codes).
  */
 import type { RequestContext } from '../../core/engine/request-context.js';
 import { ErrorCode, McpError, MissingClientCapabilityError } from '../../core/errors.js';
