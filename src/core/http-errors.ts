@@ -1,8 +1,11 @@
 /**
  * Local conditions of the Streamable HTTP client transport. They are {@link LocalError}s: the
  * server did not send them as JSON-RPC errors, so they must never look like one (guarantee 13).
+ * They live in core, beside the other error classes, because the client layer reads them too
+ * (session renewal, era detection) and must not import the transport it drives. Exported from
+ * `keel-mcp/http`.
  */
-import { LocalError } from '../../../core/errors.js';
+import { LocalError } from './errors.js';
 
 /**
  * An HTTP exchange failed in a way that is not a JSON-RPC answer: a non-2xx status without a

@@ -2,16 +2,16 @@
  * The HTTP side of the resource server (`HttpHandlerOptions.auth`): the bearer check of every MCP
  * request before its body is read, the per-method scope check after, and whose a session is.
  */
-import type { AuthInfo } from '../../../core/auth.js';
-import type { Logger } from '../../../core/engine/connection.js';
-import { ErrorCode } from '../../../core/errors.js';
-import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
-import { ResourceGuard, type AuthRefusal } from '../../../server/auth/guard.js';
-import type { ResourceServerOptions } from '../../../server/auth/options.js';
-import { principalOf } from '../../../server/modern/back-channel.js';
-import type { Connectable } from '../../../server/server.js';
-import { JSON_HEADERS } from './responses.js';
-import type { HttpExchange, HttpReply } from './types.js';
+import type { AuthInfo } from '../../core/auth.js';
+import type { Logger } from '../../core/engine/connection.js';
+import { ErrorCode } from '../../core/errors.js';
+import type { JsonObject, RequestId } from '../../core/jsonrpc.js';
+import { ResourceGuard, type AuthRefusal } from '../../server/auth/guard.js';
+import type { ResourceServerOptions } from '../../server/auth/options.js';
+import { principalOf } from '../../server/modern/back-channel.js';
+import type { Connectable } from '../../server/server.js';
+import { JSON_HEADERS } from '../../transports/http/server-wire/responses.js';
+import type { HttpExchange, HttpReply } from '../../transports/http/server-wire/types.js';
 
 /**
  * The auth checks of one handler; absent when `auth` is not set.

@@ -3,16 +3,16 @@
  * defaults) and the two refusals a new session can meet (503 full, 429 over the client's limit),
  * each with `Retry-After`.
  */
-import { ErrorCode } from '../../../core/errors.js';
-import { principalOf } from '../../../server/modern/back-channel.js';
-import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
+import { ErrorCode } from '../../core/errors.js';
+import { principalOf } from '../../server/modern/back-channel.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from '../../transports/http/server-wire/types.js';
 import {
   DEFAULT_MAX_PER_CLIENT,
   DEFAULT_MAX_SESSIONS,
   type HttpHandlerOptions,
   type SessionClient,
 } from './options.js';
-import { httpError } from './responses.js';
+import { httpError } from '../../transports/http/server-wire/responses.js';
 
 /**
  * The per-client limit in effect. `clientKey`: the option, else with `auth` the verified principal

@@ -4,15 +4,20 @@
  * session id, modern `_meta` or version header) has its headers checked and gets a connection of
  * its own (see modern-headers.ts).
  */
-import type { AuthInfo } from '../../../core/auth.js';
-import { ErrorCode } from '../../../core/errors.js';
-import { classifyMessage, type RequestId } from '../../../core/jsonrpc.js';
-import type { MessageInfo } from '../../../core/transport.js';
+import type { AuthInfo } from '../../core/auth.js';
+import { ErrorCode } from '../../core/errors.js';
+import { classifyMessage, type RequestId } from '../../core/jsonrpc.js';
+import type { MessageInfo } from '../../core/transport.js';
 import { sessionOwner, type AuthGate } from './auth-gate.js';
-import type { Detach } from './background.js';
+import type { Detach } from '../../transports/http/server-wire/background.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions } from './options.js';
-import { checkModernHeaders, isModernPost } from './modern-headers.js';
-import { checkVersion, isJsonContentType, parseAccept, readBody } from './request-checks.js';
+import { checkModernHeaders, isModernPost } from '../../transports/http/server-wire/modern-headers.js';
+import {
+  checkVersion,
+  isJsonContentType,
+  parseAccept,
+  readBody,
+} from '../../transports/http/server-wire/request-checks.js';
 import {
   emptyReply,
   httpError,
@@ -21,10 +26,10 @@ import {
   SESSION_NOT_FOUND,
   SESSION_REQUIRED,
   SHUTTING_DOWN,
-} from './responses.js';
+} from '../../transports/http/server-wire/responses.js';
 import type { SessionManager } from './session-manager.js';
 import type { HttpServerTransport } from './session-transport.js';
-import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from '../../transports/http/server-wire/types.js';
 
 /** What POST handling needs from the handler. */
 export interface PostContext {

@@ -3,16 +3,16 @@
  * `(request: Request) => Promise<Response>`, usable from Node (see the node adapter), Deno, Bun,
  * Cloudflare Workers, Hono, ...
  */
-import type { AuthInfo } from '../../../core/auth.js';
-import type { Logger } from '../../../core/engine/connection.js';
-import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
-import type { Connectable } from '../../../server/server.js';
+import type { AuthInfo } from '../../core/auth.js';
+import type { Logger } from '../../core/engine/connection.js';
+import { ErrorCode, httpStatusForCode } from '../../core/errors.js';
+import type { Connectable } from '../../server/server.js';
 import { AuthGate } from './auth-gate.js';
-import { backgroundOf, type Detach } from './background.js';
+import { backgroundOf, type Detach } from '../../transports/http/server-wire/background.js';
 import { attachBackplane } from './cluster/attach.js';
 import type { Tunnel } from './cluster/tunnel.js';
-import { InMemoryEventStore } from './event-store.js';
-import { SERVE_EXCHANGE } from './exchange.js';
+import { InMemoryEventStore } from '../../transports/http/server-wire/event-store.js';
+import { SERVE_EXCHANGE } from '../../transports/http/server-wire/exchange.js';
 import { handlePost } from './handle-post.js';
 import { describeRejection, HostOriginPolicy } from './host-origin-policy.js';
 import {
@@ -21,8 +21,8 @@ import {
   LOOPBACK_HOSTS,
   type HttpHandlerOptions,
 } from './options.js';
-import { isModernClient } from './modern-headers.js';
-import { checkVersion, parseAccept } from './request-checks.js';
+import { isModernClient } from '../../transports/http/server-wire/modern-headers.js';
+import { checkVersion, parseAccept } from '../../transports/http/server-wire/request-checks.js';
 import {
   emptyReply,
   httpError,
@@ -30,15 +30,20 @@ import {
   SESSION_NOT_FOUND,
   SESSION_REQUIRED,
   SHUTTING_DOWN,
-} from './responses.js';
+} from '../../transports/http/server-wire/responses.js';
 import { SessionManager } from './session-manager.js';
 import { HttpServerTransport } from './session-transport.js';
-import { KeepAlive } from './keep-alive.js';
+import { KeepAlive } from '../../transports/http/server-wire/keep-alive.js';
 import { resumeStream } from './resume.js';
-import type { ExchangeHandler, HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
-import { toResponse, WebExchange } from './web-exchange.js';
+import type {
+  ExchangeHandler,
+  HttpExchange,
+  HttpReply,
+  HttpRequestExtra,
+} from '../../transports/http/server-wire/types.js';
+import { toResponse, WebExchange } from '../../transports/http/server-wire/web-exchange.js';
 
-export type { HttpRequestExtra } from './types.js';
+export type { HttpRequestExtra } from '../../transports/http/server-wire/types.js';
 
 /**
  * A Streamable HTTP endpoint as a fetch-style function, plus graceful shutdown.

@@ -1,11 +1,16 @@
+/**
+ * `keel-mcp/http`: Streamable HTTP. The server host (`createHttpHandler`: the web-standard
+ * handler, its session table, event store and cluster backplane) and, from the transports layer,
+ * the client side (`StreamableHttpClientTransport`).
+ */
 export { createHttpHandler, type HttpHandler, type HttpRequestExtra } from './http-handler.js';
-export type { WaitUntilContext } from './background.js';
+export type { WaitUntilContext } from '../../transports/http/server-wire/background.js';
 export {
   InMemoryEventStore,
   StreamEvictedError,
   type EventStore,
   type InMemoryEventStoreOptions,
-} from './event-store.js';
+} from '../../transports/http/server-wire/event-store.js';
 export { HostOriginPolicy } from './host-origin-policy.js';
 export {
   DEFAULT_IDLE_MS,
@@ -33,3 +38,10 @@ export {
   type SessionRecord,
   type SessionStore,
 } from './session-store.js';
+export {
+  StreamableHttpClientTransport,
+  HttpTransportError,
+  SessionExpiredError,
+  type ReconnectOptions,
+  type StreamableHttpClientOptions,
+} from '../../transports/http/client/index.js';

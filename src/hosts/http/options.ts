@@ -1,11 +1,11 @@
 /**
  * Options of {@link createHttpHandler} and their defaults, in one place.
  */
-import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
-import type { ResourceServerOptions } from '../../../server/auth/options.js';
+import type { ConnectionOptions, Logger } from '../../core/engine/connection.js';
+import type { ResourceServerOptions } from '../../server/auth/options.js';
 import type { Backplane } from './cluster/backplane.js';
-import type { EventStore } from './event-store.js';
-import { OutputBudget } from './output-budget.js';
+import type { EventStore } from '../../transports/http/server-wire/event-store.js';
+import { OutputBudget } from '../../transports/http/server-wire/output-budget.js';
 
 /**
  * Why a session ended (passed to `onSessionEnd`).

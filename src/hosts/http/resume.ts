@@ -2,11 +2,11 @@
  * GET + `Last-Event-ID`: replay what a stream missed, then continue that stream on the new
  * connection (or end it at once when its response was already stored).
  */
-import type { EventStore } from './event-store.js';
-import { badRequest, SESSION_NOT_FOUND, sseReply } from './responses.js';
+import type { EventStore } from '../../transports/http/server-wire/event-store.js';
+import { badRequest, SESSION_NOT_FOUND, sseReply } from '../../transports/http/server-wire/responses.js';
 import type { HttpServerTransport } from './session-transport.js';
-import type { SseWriter } from './sse-writer.js';
-import type { HttpExchange, HttpReply } from './types.js';
+import type { SseWriter } from '../../transports/http/server-wire/sse-writer.js';
+import type { HttpExchange, HttpReply } from '../../transports/http/server-wire/types.js';
 
 /**
  * Resume the stream `lastEventId` belongs to. Only a stream of this session is ever replayed.

@@ -3,9 +3,9 @@
  * the event store. The store bounds their bytes and age; the session bounds their number and drops
  * them all when it ends.
  */
-import { allOf } from './background.js';
-import { finishStream, forgetStream } from './stream-events.js';
-import type { StreamHost } from './types.js';
+import { allOf } from '../../transports/http/server-wire/background.js';
+import { finishStream, forgetStream } from '../../transports/http/server-wire/stream-events.js';
+import type { StreamHost } from '../../transports/http/server-wire/types.js';
 
 /** Finished streams kept per session for resumption. */
 const MAX_RETAINED_STREAMS = 16;

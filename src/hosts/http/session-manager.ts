@@ -3,13 +3,13 @@
  * expiry, eviction and shutdown, all ending a session through one path
  * ({@link SessionManager.terminate}).
  */
-import type { AuthInfo } from '../../../core/auth.js';
-import { unrefTimer, within } from '../../../core/timers.js';
-import type { ConnectionOptions, Logger } from '../../../core/engine/connection.js';
-import type { Connectable } from '../../../server/server.js';
+import type { AuthInfo } from '../../core/auth.js';
+import { unrefTimer, within } from '../../core/timers.js';
+import type { ConnectionOptions, Logger } from '../../core/engine/connection.js';
+import type { Connectable } from '../../server/server.js';
 import { ownedBy } from './auth-gate.js';
-import type { EventStore } from './event-store.js';
-import type { HttpExchange, HttpReply, HttpRequestExtra } from './types.js';
+import type { EventStore } from '../../transports/http/server-wire/event-store.js';
+import type { HttpExchange, HttpReply, HttpRequestExtra } from '../../transports/http/server-wire/types.js';
 import { ClientQuota, clientLimitsOf, CLIENT_LIMIT, SESSIONS_FULL } from './client-quota.js';
 import {
   DEFAULT_IDLE_MS,
@@ -19,10 +19,10 @@ import {
   type HttpHandlerOptions,
   type SessionEndReason,
 } from './options.js';
-import { SHUTTING_DOWN } from './responses.js';
+import { SHUTTING_DOWN } from '../../transports/http/server-wire/responses.js';
 import { SessionSlot, SessionTiers, Tier } from './session-tiers.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
-import type { KeepAlive } from './keep-alive.js';
+import type { KeepAlive } from '../../transports/http/server-wire/keep-alive.js';
 import type { SessionRecords } from './cluster/session-records.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;

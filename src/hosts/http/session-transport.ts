@@ -4,27 +4,27 @@
  * message to the one stream it belongs on: its request's POST stream while that is open, else the
  * standalone GET stream (see standalone-stream.ts), else nowhere (dropped at debug level).
  */
-import { ConnectionClosedError } from '../../../core/errors.js';
-import { Inbox } from '../../../core/inbox.js';
-import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../core/jsonrpc.js';
-import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
-import type { ServerSession } from '../../../server/server-session.js';
-import { allOf, EndWaiters, TrackedReader } from './background.js';
-import { infoOf, tagMessage } from './message-info.js';
+import { ConnectionClosedError } from '../../core/errors.js';
+import { Inbox } from '../../core/inbox.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../core/jsonrpc.js';
+import type { MessageInfo, SendOptions, Transport } from '../../core/transport.js';
+import type { ServerSession } from '../../server/server-session.js';
+import { allOf, EndWaiters, TrackedReader } from '../../transports/http/server-wire/background.js';
+import { infoOf, tagMessage } from '../../transports/http/server-wire/message-info.js';
 import type { SessionEndReason } from './options.js';
-import { RequestStream } from './request-stream.js';
-import { sessionHeaders, type SessionHeaders } from './responses.js';
-import { SseWriter } from './sse-writer.js';
-import { StandaloneStream } from './standalone-stream.js';
+import { RequestStream } from '../../transports/http/server-wire/request-stream.js';
+import { sessionHeaders, type SessionHeaders } from '../../transports/http/server-wire/responses.js';
+import { SseWriter } from '../../transports/http/server-wire/sse-writer.js';
+import { StandaloneStream } from '../../transports/http/server-wire/standalone-stream.js';
 import { RetainedStreams } from './retained-streams.js';
-import { forgetStream, RESOLVED } from './stream-events.js';
+import { forgetStream, RESOLVED } from '../../transports/http/server-wire/stream-events.js';
 import type {
   HttpExchange,
   HttpReply,
   SseWriterOwner,
   StreamOwner,
   TransportHost as GenericTransportHost,
-} from './types.js';
+} from '../../transports/http/server-wire/types.js';
 
 /** The handler-wide services a session transport uses. */
 export type TransportHost = GenericTransportHost<HttpServerTransport>;

@@ -4,8 +4,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ConnectionOptions, Logger } from '../../core/engine/connection.js';
 import type { Connectable } from '../../server/server.js';
-import type { StdioFlowOptions } from './flow-control.js';
-import { StdioServerTransport } from './stdio-server-transport.js';
+import type { StdioFlowOptions } from '../../transports/stdio/flow-control.js';
+import { StdioServerTransport } from '../../transports/stdio/stdio-server-transport.js';
 
 /**
  * @example

@@ -2,8 +2,8 @@
  * Wiring a handler to its backplane: the tunnel (routing, relayed exchanges, the relay's
  * lifetime) and, with sessions on, the session records its session manager keeps.
  */
-import type { Logger } from '../../../../core/engine/connection.js';
-import type { Connectable } from '../../../../server/server.js';
+import type { Logger } from '../../../core/engine/connection.js';
+import type { Connectable } from '../../../server/server.js';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -12,7 +12,11 @@ import {
 } from '../options.js';
 import { clientLimitsOf } from '../client-quota.js';
 import type { SessionManager } from '../session-manager.js';
-import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
+import type {
+  HttpExchange,
+  HttpReply,
+  HttpRequestExtra,
+} from '../../../transports/http/server-wire/types.js';
 import { SessionRecords } from './session-records.js';
 import { Tunnel } from './tunnel.js';
 

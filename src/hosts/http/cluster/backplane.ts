@@ -3,7 +3,7 @@
  * sessions without sticky routing (issue 12). Each part is a small interface with an in-memory
  * implementation and a Redis one (`keel-mcp/redis`).
  */
-import type { EventStore } from '../event-store.js';
+import type { EventStore } from '../../../transports/http/server-wire/event-store.js';
 import type { SessionStore } from '../session-store.js';
 import type { Relay } from './relay.js';
 

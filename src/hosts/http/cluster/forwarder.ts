@@ -3,10 +3,17 @@
  * process owns. It sends the whole request (`open`), then builds its client's reply from what the
  * owner sends back (`head`, `data`, `end`, `abort`), and tells the owner when the client left.
  */
-import type { OutputBudget } from '../output-budget.js';
-import { emptyReply } from '../responses.js';
-import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
-import { readBodyBytes, tooLargeReply as tooLarge } from '../request-checks.js';
+import type { OutputBudget } from '../../../transports/http/server-wire/output-budget.js';
+import { emptyReply } from '../../../transports/http/server-wire/responses.js';
+import type {
+  HttpExchange,
+  HttpReply,
+  HttpRequestExtra,
+} from '../../../transports/http/server-wire/types.js';
+import {
+  readBodyBytes,
+  tooLargeReply as tooLarge,
+} from '../../../transports/http/server-wire/request-checks.js';
 import { RelayedStream } from './relayed-stream.js';
 import { ReplayExchange } from './replay-exchange.js';
 import { FORWARDER_CLOSING, ownerStoppedReply, storeUnavailableReply } from './tunnel-replies.js';

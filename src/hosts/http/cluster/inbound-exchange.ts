@@ -2,7 +2,7 @@
  * The owner's side of a relayed exchange: the forwarded request as an {@link HttpExchange} the
  * handler core serves like any other, and the sink that sends its SSE body back over the relay.
  */
-import type { BodyFault, HttpExchange, SseSink } from '../types.js';
+import type { BodyFault, HttpExchange, SseSink } from '../../../transports/http/server-wire/types.js';
 import { decodeBody, type OpenMessage } from './tunnel-wire.js';
 
 /**

@@ -4,7 +4,11 @@
  * Host/Origin, auth, version checks, session ownership); its reply goes back as `head`, then
  * `data` chunks and `end` / `abort` for an event stream (or a large JSON body).
  */
-import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
+import type {
+  HttpExchange,
+  HttpReply,
+  HttpRequestExtra,
+} from '../../../transports/http/server-wire/types.js';
 import { InboundExchange, RelaySink } from './inbound-exchange.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { pieces, PIECE_CHARS, type OpenMessage } from './tunnel-wire.js';

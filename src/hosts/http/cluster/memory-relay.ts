@@ -2,7 +2,7 @@
  * {@link Relay} inside one process: several HTTP handlers that stand for several processes
  * (tests, examples, and the reference the Redis relay's contract suite is checked against).
  */
-import { StoreUnavailableError } from '../../../../core/errors.js';
+import { StoreUnavailableError } from '../../../core/errors.js';
 import type { Relay, RelayListener } from './relay.js';
 
 const RELAY = 'memory relay';

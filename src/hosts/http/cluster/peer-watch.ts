@@ -3,8 +3,8 @@
  * goodbye, so each side polls `relay.alive(peer)` for the peers it has exchanges with: one
  * unref'd timer for all of them, running only while something is watched.
  */
-import { unrefTimer } from '../../../../core/timers.js';
-import type { Logger } from '../../../../core/engine/connection.js';
+import { unrefTimer } from '../../../core/timers.js';
+import type { Logger } from '../../../core/engine/connection.js';
 import type { Relay } from './relay.js';
 
 /**

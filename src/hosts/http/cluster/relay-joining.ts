@@ -3,9 +3,9 @@
  * fails (a process with no routed traffic, or with `sessions: false`, must still join the
  * deployment's fan-out), never again after close.
  */
-import type { Logger } from '../../../../core/engine/connection.js';
-import { StoreUnavailableError } from '../../../../core/errors.js';
-import { unrefTimer } from '../../../../core/timers.js';
+import type { Logger } from '../../../core/engine/connection.js';
+import { StoreUnavailableError } from '../../../core/errors.js';
+import { unrefTimer } from '../../../core/timers.js';
 import type { Relay, RelayListener } from './relay.js';
 
 /** First retry of a failed `listen()`, doubled per failure up to {@link RETRY_MAX_MS}. */

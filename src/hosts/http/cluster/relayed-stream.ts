@@ -2,8 +2,8 @@
  * The forwarder's side of a relayed SSE body: chunks from the owner, written to this process's
  * client under the same output budget as a local stream (a client that stops reading is cut).
  */
-import type { Budgeted, OutputBudget } from '../output-budget.js';
-import type { SseSink, SseSource } from '../types.js';
+import type { Budgeted, OutputBudget } from '../../../transports/http/server-wire/output-budget.js';
+import type { SseSink, SseSource } from '../../../transports/http/server-wire/types.js';
 
 /**
  * An event stream whose text arrives over the relay. Chunks that come before the host attached

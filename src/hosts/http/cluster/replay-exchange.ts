@@ -2,7 +2,7 @@
  * An exchange whose body the forwarder already read, for serving it here after all (its relayed
  * `open` reached nobody and the owner is gone: the local pipeline answers, usually with 404).
  */
-import type { BodyFault, HttpExchange } from '../types.js';
+import type { BodyFault, HttpExchange } from '../../../transports/http/server-wire/types.js';
 
 /**
  * `exchange` with its body replaced by `bytes` (already read; the original is drained).

@@ -3,12 +3,12 @@
  * session is announced, naming this process as its owner; refreshed while the session lives
  * (throttled, never one store round trip per request); deleted when it ends.
  */
-import type { Logger } from '../../../../core/engine/connection.js';
-import { StoreUnavailableError } from '../../../../core/errors.js';
-import { unrefTimer } from '../../../../core/timers.js';
+import type { Logger } from '../../../core/engine/connection.js';
+import { StoreUnavailableError } from '../../../core/errors.js';
+import { unrefTimer } from '../../../core/timers.js';
 import { CLIENT_LIMIT } from '../client-quota.js';
 import type { SessionCreateResult, SessionRecord } from '../session-store.js';
-import type { HttpReply } from '../types.js';
+import type { HttpReply } from '../../../transports/http/server-wire/types.js';
 import { storeUnavailableReply } from './tunnel-replies.js';
 import type { Backplane } from './backplane.js';
 

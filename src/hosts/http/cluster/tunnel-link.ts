@@ -2,7 +2,7 @@
  * What both sides of the tunnel share: sending a message to a peer (failures logged and handed
  * to the exchange, never thrown) and the peer liveness watch.
  */
-import type { Logger } from '../../../../core/engine/connection.js';
+import type { Logger } from '../../../core/engine/connection.js';
 import type { PeerWatch } from './peer-watch.js';
 import type { TunnelMessage } from './tunnel-wire.js';
 

@@ -2,10 +2,10 @@
  * The replies a process gives when a relayed exchange cannot be completed: the shared store or
  * relay is unavailable (503), or the owner of the session stopped while the request waited.
  */
-import { ErrorCode, StoreUnavailableError } from '../../../../core/errors.js';
-import { isRequestId, type RequestId } from '../../../../core/jsonrpc.js';
-import { emptyReply, httpError, JSON_HEADERS } from '../responses.js';
-import type { HttpReply } from '../types.js';
+import { ErrorCode, StoreUnavailableError } from '../../../core/errors.js';
+import { isRequestId, type RequestId } from '../../../core/jsonrpc.js';
+import { emptyReply, httpError, JSON_HEADERS } from '../../../transports/http/server-wire/responses.js';
+import type { HttpReply } from '../../../transports/http/server-wire/types.js';
 
 /** What the client reads when the process holding its session stopped mid-request. */
 export const OWNER_STOPPED = 'the server process holding this session stopped';

@@ -14,7 +14,7 @@
  * failed, so a peer's bug cannot make a process buffer without bound.
  */
 
-import { fromBase64, toBase64 } from '../../../../core/base64.js';
+import { fromBase64, toBase64 } from '../../../core/base64.js';
 
 /** A relayed request: method, headers, body (text, or base64 when not UTF-8), host facts. */
 export interface OpenMessage {

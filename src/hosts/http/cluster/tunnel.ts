@@ -4,14 +4,18 @@
  * process does not hold is relayed, whole, to the owner and the answer relayed back; the owner
  * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
  */
-import { within } from '../../../../core/timers.js';
-import type { Logger } from '../../../../core/engine/connection.js';
-import type { FanoutMembership } from '../../../../server/fanout.js';
-import type { Connectable } from '../../../../server/server.js';
-import { StoreUnavailableError } from '../../../../core/errors.js';
-import type { OutputBudget } from '../output-budget.js';
-import { SHUTTING_DOWN } from '../responses.js';
-import type { HttpExchange, HttpReply, HttpRequestExtra } from '../types.js';
+import { within } from '../../../core/timers.js';
+import type { Logger } from '../../../core/engine/connection.js';
+import type { FanoutMembership } from '../../../server/fanout.js';
+import type { Connectable } from '../../../server/server.js';
+import { StoreUnavailableError } from '../../../core/errors.js';
+import type { OutputBudget } from '../../../transports/http/server-wire/output-budget.js';
+import { SHUTTING_DOWN } from '../../../transports/http/server-wire/responses.js';
+import type {
+  HttpExchange,
+  HttpReply,
+  HttpRequestExtra,
+} from '../../../transports/http/server-wire/types.js';
 import type { Backplane } from './backplane.js';
 import { Forwarder } from './forwarder.js';
 import { Inbound } from './inbound.js';
@@ -21,7 +25,7 @@ import { RelayJoining } from './relay-joining.js';
 import type { RelayListener } from './relay.js';
 import { ownerOfRecord } from './session-records.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
-import { tooLargeReply } from '../request-checks.js';
+import { tooLargeReply } from '../../../transports/http/server-wire/request-checks.js';
 import { storeUnavailableReply } from './tunnel-replies.js';
 import { messageLimit, parseTunnelMessage, peekMessage, type TunnelMessage } from './tunnel-wire.js';
 
