@@ -113,23 +113,39 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** Every source file of src/ with its text, read once. */
+const SOURCES: ReadonlyMap<string, string> = new Map(
+  sourceFiles('src').map((file) => [file, readFileSync(join(ROOT, file), 'utf8')]),
+);
+
 describe('layers of src/ (issue 24 point 1)', () => {
   test('every import goes to its own layer or one below it', () => {
-    const files = sourceFiles('src');
-    expect(files.length).toBeGreaterThan(300);
-    const violations = files.flatMap((file) => violationsOf(file, readFileSync(join(ROOT, file), 'utf8')));
+    expect(SOURCES.size).toBeGreaterThan(300);
+    const violations = [...SOURCES].flatMap(([file, source]) => violationsOf(file, source));
     expect(violations).toEqual([]);
   });
 
   test('nothing under transports/ or client/ imports server/ or hosts/', () => {
-    const upward = sourceFiles('src')
-      .filter((file) => /^src\/(transports|client)\//.test(file))
-      .flatMap((file) =>
-        specifiersOf(file, readFileSync(join(ROOT, file), 'utf8'))
+    const upward = [...SOURCES]
+      .filter(([file]) => /^src\/(transports|client)\//.test(file))
+      .flatMap(([file, source]) =>
+        specifiersOf(file, source)
           .map((specifier) => ({ file, target: targetOf(file, specifier) }))
           .filter(({ target }) => target !== undefined && /^src\/(server|hosts)\//.test(target)),
       );
     expect(upward).toEqual([]);
+  });
+
+  test('the runtime-neutral folders import no node:* module (README "Project layout")', () => {
+    const neutral = /^src\/(core|server|client|transports\/http|transports\/memory|hosts\/http)\//;
+    const nodeImports = [...SOURCES]
+      .filter(([file]) => neutral.test(file))
+      .flatMap(([file, source]) =>
+        specifiersOf(file, source)
+          .filter((specifier) => specifier.startsWith('node:'))
+          .map((specifier) => `${file}: ${specifier}`),
+      );
+    expect(nodeImports).toEqual([]);
   });
 
   test('the scanner sees every form of import, and the table refuses upward ones', () => {

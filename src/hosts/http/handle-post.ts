@@ -2,7 +2,7 @@
  * POST: one JSON-RPC message per request. Notifications and responses are accepted with 202; a
  * request is answered with JSON or SSE by its session's transport. A 2026-07-28 request (no
  * session id, modern `_meta` or version header) has its headers checked and gets a connection of
- * its own (see modern-headers.ts).
+ * its own (see transports/http/server-wire/modern-headers.ts).
  */
 import type { AuthInfo } from '../../core/auth.js';
 import { ErrorCode } from '../../core/errors.js';
@@ -86,7 +86,7 @@ export async function handlePost(
   extra: HttpRequestExtra | undefined,
   /** The verified caller, when the endpoint is protected (already in `extra.authInfo` too). */
   auth: AuthInfo | undefined,
-  /** The request's `waitUntil`, if the host gave one (see background.ts). */
+  /** The request's `waitUntil`, if the host gave one (see transports/http/server-wire/background.ts). */
   detach?: Detach,
 ): Promise<HttpReply> {
   if (!isJsonContentType(exchange.header('content-type'))) {

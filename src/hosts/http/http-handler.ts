@@ -1,7 +1,7 @@
 /**
- * The web-standard Streamable HTTP server (legacy era, 2025-03-26 … 2025-11-25):
- * `(request: Request) => Promise<Response>`, usable from Node (see the node adapter), Deno, Bun,
- * Cloudflare Workers, Hono, ...
+ * The web-standard Streamable HTTP server, both eras (legacy sessions, 2025-03-26 … 2025-11-25,
+ * and 2026-07-28 requests): `(request: Request) => Promise<Response>`, usable from Node (see the
+ * node adapter), Deno, Bun, Cloudflare Workers, Hono, ...
  */
 import type { AuthInfo } from '../../core/auth.js';
 import type { Logger } from '../../core/engine/connection.js';

@@ -183,7 +183,7 @@ export class SessionManager implements TransportHost {
    * own streams meanwhile: python-sdk 1.29 sends its DELETE after its session object stopped
    * reading and cancels its stream readers only once the DELETE is answered, and it logs an error
    * for every event that arrives in between. Another client waiting on a stream still gets its
-   * answer a moment later instead of none (DESIGN.md "Ending HTTP streams"); the handlers are
+   * answer a moment later instead of none (docs/http.md, "Lifecycle: how sessions end"); the handlers are
    * aborted before the reply either way, so the client that sent the DELETE knows their fate.
    */
   terminate(transport: HttpServerTransport, reason: SessionEndReason): Promise<void> {

@@ -1,8 +1,11 @@
 /**
- * The per-session Streamable HTTP transport (legacy era). The handler feeds it POSTed messages
- * and hands it GET connections; the engine reads the inbox and `send`s, and `send` routes each
- * message to the one stream it belongs on: its request's POST stream while that is open, else the
- * standalone GET stream (see standalone-stream.ts), else nowhere (dropped at debug level).
+ * The Streamable HTTP server transport of one connection: a legacy session's (2025-03-26 …
+ * 2025-11-25), or a single exchange's (a stateless handler's, or one 2026-07-28 request's). The
+ * handler feeds it POSTed messages and hands it GET connections; the engine reads the inbox and
+ * `send`s, and `send` routes each message to the one stream it belongs on: its request's POST
+ * stream while that is open, else the standalone GET stream (see
+ * transports/http/server-wire/standalone-stream.ts), else nowhere (dropped at debug level). It
+ * lives with the host, not in transports/, because it holds the `ServerSession` it feeds.
  */
 import { ConnectionClosedError } from '../../core/errors.js';
 import { Inbox } from '../../core/inbox.js';
@@ -111,7 +114,7 @@ export class HttpServerTransport implements Transport, StreamOwner {
   }
 
   /**
-   * DESIGN.md "Ending HTTP streams": however the session table ends a session (DELETE, expiry,
+   * docs/http.md, "Lifecycle: how sessions end": however the session table ends a session (DELETE, expiry,
    * eviction, shutdown), each unanswered request whose stream is open gets one `-32000 Connection
    * closed`, so a client still reading settles at once. A DELETE may come from another holder of
    * the session id than the client waiting on a stream, and a client whose stream just ends does

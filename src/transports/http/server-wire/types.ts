@@ -1,7 +1,7 @@
 /**
  * The shared shapes of the Streamable HTTP server, in one leaf file (it imports nothing of this
- * folder but leaf modules), so the folder reads top-down: handler → POST/GET → session transport
- * → request streams → SSE writers.
+ * folder but leaf modules). The server reads top-down: the host (src/hosts/http: handler →
+ * POST/GET → session transport), then this folder's wire pieces (request streams → SSE writers).
  */
 import type { Logger } from '../../../core/engine/connection.js';
 import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
