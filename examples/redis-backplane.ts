@@ -4,7 +4,7 @@
  */
 import { createClient } from '@redis/client';
 import { redisBackplane } from '../src/adapters/redis/index.js';
-import type { Backplane } from '../src/transports/http/server/index.js';
+import type { Backplane } from '../src/hosts/http/index.js';
 
 /** What `backplaneFromEnv` gives: the backplane (absent without `REDIS_URL`) and its client's close. */
 export interface EnvBackplane {

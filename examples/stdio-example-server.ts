@@ -9,7 +9,7 @@
  */
 import { ErrorCode, McpError, type JsonObject } from '../src/core/index.js';
 import { Server } from '../src/server/index.js';
-import { serveStdio } from '../src/transports/stdio/index.js';
+import { serveStdio } from '../src/hosts/stdio/index.js';
 import { sleep as wait } from './fixture/sleep.js';
 
 const tools = [

@@ -55,9 +55,12 @@ const isExternal = (id) =>
   !id.startsWith('\0') &&
   !INLINED.some((name) => id === name || id.startsWith(`${name}/`));
 
-// HTTP transport and framework adapters get a chunk of their own: a stdio server never loads them
-// (~160 KB of code that Node would otherwise parse at every start).
-const WEB_ONLY = /[\\/]dist[\\/]src[\\/](transports[\\/]http|adapters)[\\/]/;
+// The HTTP host, the HTTP transport and the framework adapters get a chunk of their own: a stdio
+// server never loads them (~160 KB of code that Node would otherwise parse at every start). The
+// HTTP client's error classes go with them: they live in core only so that the client layer can
+// read them without importing the transport.
+const WEB_ONLY =
+  /[\\/]dist[\\/]src[\\/]((hosts|transports)[\\/]http[\\/]|adapters[\\/]|core[\\/]http-errors\.js$)/;
 
 /** The licence of each inlined package, which its terms ask to travel with the copy. */
 function thirdPartyNotices() {

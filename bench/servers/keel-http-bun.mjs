@@ -5,7 +5,7 @@
 // `sessions` (the default handler) or `stateless` (`sessions: false`).
 import { serveOnBun } from '../../scripts/runtimes/server/serve-bun.mjs';
 import { createBenchServer } from '../../dist/bench/servers/keel-tools.js';
-import { createHttpHandler } from '../../dist/src/transports/http/index.js';
+import { createHttpHandler } from '../../dist/src/hosts/http/index.js';
 import { benchHandlerOptions } from './runtime-args.mjs';
 
 const { options, port } = benchHandlerOptions(Bun.argv.slice(2));

@@ -6,7 +6,7 @@
 // an argument, not from the environment).
 import { serveOnDeno } from '../../scripts/runtimes/server/serve-deno.mjs';
 import { createBenchServer } from '../../dist/bench/servers/keel-tools.js';
-import { createHttpHandler } from '../../dist/src/transports/http/index.js';
+import { createHttpHandler } from '../../dist/src/hosts/http/index.js';
 import { benchHandlerOptions } from './runtime-args.mjs';
 
 const { options, port } = benchHandlerOptions(Deno.args);

@@ -16,7 +16,7 @@ import {
 import type { Transport } from '../core/transport.js';
 import type { LoggingLevel } from '../core/types/logging.js';
 import type { ModernProtocolVersion } from '../core/types/modern.js';
-import type { Implementation } from '../server/server.js';
+import type { Implementation } from '../core/types/common.js';
 import { chooseEra } from './modern/choose-era.js';
 import { EraDetectionError, type ProtocolViolationError } from './errors.js';
 import { invalidMessageReporter } from './invalid-messages.js';

@@ -4,7 +4,7 @@
  * resends the requests the server refused unprocessed, once each.
  */
 import { ConnectionClosedError, RequestAbortedError } from '../core/errors.js';
-import { SessionExpiredError } from '../transports/http/client/errors.js';
+import { SessionExpiredError } from '../core/http-errors.js';
 
 /**
  * What a client tells its listeners after a new session replaced one the server had forgotten.

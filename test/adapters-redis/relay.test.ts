@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisRelay, type RedisRelayOptions } from '../../src/adapters/redis/index.js';
 import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { RelayListener } from '../../src/transports/http/server/cluster/relay.js';
+import type { RelayListener } from '../../src/hosts/http/cluster/relay.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { connectRelayNodes, type RelayNodes } from './relay-nodes.js';

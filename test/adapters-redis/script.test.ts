@@ -8,7 +8,7 @@ import { RedisEventStore, RedisSessionStore } from '../../src/adapters/redis/ind
 import { LuaScript, sha1Hex, type RedisScriptClient } from '../../src/adapters/redis/script.js';
 import { APPEND_SCRIPT, FINISH_SCRIPT, REPLAY_SCRIPT } from '../../src/adapters/redis/scripts.js';
 import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from '../../src/adapters/redis/session-scripts.js';
-import { StreamEvictedError } from '../../src/transports/http/server/event-store.js';
+import { StreamEvictedError } from '../../src/transports/http/server-wire/event-store.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectTestClient, type ConnectedClient } from '../helpers/redis-client.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';

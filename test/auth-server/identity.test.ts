@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import type { HttpServing } from '../../src/adapters/node/index.js';
 import type { AuthInfo } from '../../src/core/auth.js';
-import { createHttpHandler } from '../../src/transports/http/server/http-handler.js';
+import { createHttpHandler } from '../../src/hosts/http/http-handler.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, JSON_AND_SSE, post } from '../http-server/support/harness.js';

@@ -6,8 +6,8 @@
  */
 import { afterEach, expect, test } from 'vitest';
 import type { AuthInfo } from '../../src/core/auth.js';
-import { ownedBy } from '../../src/transports/http/server/auth-gate.js';
-import { createHttpHandler, type HttpHandler } from '../../src/transports/http/server/http-handler.js';
+import { ownedBy } from '../../src/hosts/http/auth-gate.js';
+import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/http-handler.js';
 import { principalOf } from '../../src/server/modern/back-channel.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { TokenVerifier } from '../../src/server/auth/token-verifier.js';

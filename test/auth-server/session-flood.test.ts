@@ -6,8 +6,8 @@
  */
 import { expect, test } from 'vitest';
 import type { AuthInfo } from '../../src/core/auth.js';
-import type { SessionEndReason } from '../../src/transports/http/index.js';
-import { createHttpHandler, type HttpHandlerOptions } from '../../src/transports/http/index.js';
+import type { SessionEndReason } from '../../src/hosts/http/index.js';
+import { createHttpHandler, type HttpHandlerOptions } from '../../src/hosts/http/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { call } from '../http-server/support/direct.js';
 import { callTool, createTestServer, initializeRequest, Probes } from '../http-server/support/harness.js';

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBenchServer } from '../../bench/servers/keel-tools.js';
 import { serveViaWebBridge } from '../../bench/servers/keel-web-bridge.js';
-import { SERVE_EXCHANGE } from '../../src/transports/http/server/exchange.js';
-import { createHttpHandler, type HttpHandler } from '../../src/transports/http/server/index.js';
+import { SERVE_EXCHANGE } from '../../src/transports/http/server-wire/exchange.js';
+import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { INITIALIZE, postJson } from './http-post.js';
 

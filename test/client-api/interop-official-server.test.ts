@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { McpClient, type McpClientOptions } from '../../src/client/index.js';
 import type { Progress } from '../../src/core/engine/outbound.js';
 import { RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

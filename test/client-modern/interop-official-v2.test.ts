@@ -14,7 +14,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { McpClient, type McpClientOptions } from '../../src/client/index.js';
 import type { Transport } from '../../src/core/transport.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { CHILD_TEST_TIMEOUT_MS, WAIT_MS } from '../stdio/helpers.js';
 import { buildOfficialV2 } from './fixtures/official-v2-server.mjs';

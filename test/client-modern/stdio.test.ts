@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { McpClient, type McpClientOptions } from '../../src/client/index.js';
 import { RequestAbortedError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { assertBuilt, CHILD_TEST_TIMEOUT_MS, ROOT, WAIT_MS } from '../stdio/helpers.js';
 

@@ -9,7 +9,7 @@ import { McpClient } from '../../src/client/index.js';
 import { ConnectionClosedError, McpError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
-import { SessionExpiredError } from '../../src/transports/http/client/errors.js';
+import { SessionExpiredError } from '../../src/core/http-errors.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import {

@@ -6,10 +6,10 @@
  */
 import { afterEach, expect, test } from 'vitest';
 import type { Logger } from '../../src/core/engine/connection.js';
-import { Inbound } from '../../src/transports/http/server/cluster/inbound.js';
-import { PeerWatch } from '../../src/transports/http/server/cluster/peer-watch.js';
-import type { TunnelMessage } from '../../src/transports/http/server/cluster/tunnel-wire.js';
-import { MemoryRelayHub } from '../../src/transports/http/server/index.js';
+import { Inbound } from '../../src/hosts/http/cluster/inbound.js';
+import { PeerWatch } from '../../src/hosts/http/cluster/peer-watch.js';
+import type { TunnelMessage } from '../../src/hosts/http/cluster/tunnel-wire.js';
+import { MemoryRelayHub } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import { callTool, openSession, request, startCluster, type Cluster, type Node } from './support/cluster.js';

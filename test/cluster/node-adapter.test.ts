@@ -9,7 +9,7 @@ import { McpClient } from '../../src/client/index.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { Server } from '../../src/server/server.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
-import { InMemorySessionStore, MemoryRelayHub } from '../../src/transports/http/server/index.js';
+import { InMemorySessionStore, MemoryRelayHub } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

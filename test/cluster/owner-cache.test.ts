@@ -1,6 +1,6 @@
 /** Issue 12 review: the session → owner cache is least-recently-used, not insertion order. */
 import { expect, test } from 'vitest';
-import { OwnerCache } from '../../src/transports/http/server/cluster/owner-cache.js';
+import { OwnerCache } from '../../src/hosts/http/cluster/owner-cache.js';
 
 test('a hit keeps the entry: the least recently used one is evicted', () => {
   const cache = new OwnerCache(2);

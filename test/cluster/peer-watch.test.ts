@@ -4,8 +4,8 @@
  * window (5 checks) count as the peer lost.
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { PeerWatch } from '../../src/transports/http/server/cluster/peer-watch.js';
-import type { Relay } from '../../src/transports/http/server/index.js';
+import { PeerWatch } from '../../src/hosts/http/cluster/peer-watch.js';
+import type { Relay } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, SseReader } from '../http-server/support/harness.js';
 import { openSession, request, startCluster, type Cluster, type Node } from './support/cluster.js';

@@ -9,7 +9,7 @@ import {
   InMemorySessionStore,
   type Relay,
   type RelayListener,
-} from '../../src/transports/http/server/index.js';
+} from '../../src/hosts/http/index.js';
 import { TimerTracker, useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -7,7 +7,7 @@
  */
 import { afterEach, expect, test } from 'vitest';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { OTHER_LIMIT } from '../../src/transports/http/server/cluster/tunnel-wire.js';
+import { OTHER_LIMIT } from '../../src/hosts/http/cluster/tunnel-wire.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import {

@@ -5,8 +5,8 @@
  */
 import { afterEach, expect, test, vi } from 'vitest';
 import type { Logger } from '../../src/core/engine/connection.js';
-import { SessionRecords } from '../../src/transports/http/server/cluster/session-records.js';
-import { InMemorySessionStore, MemoryRelayHub } from '../../src/transports/http/server/index.js';
+import { SessionRecords } from '../../src/hosts/http/cluster/session-records.js';
+import { InMemorySessionStore, MemoryRelayHub } from '../../src/hosts/http/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -11,7 +11,7 @@ import {
   type SessionCreateResult,
   type SessionRecord,
   type SessionStore,
-} from '../../src/transports/http/server/index.js';
+} from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/core/errors.js';
 import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { StreamEvictedError, type EventStore } from '../../src/transports/http/server/event-store.js';
+import { StreamEvictedError, type EventStore } from '../../src/transports/http/server-wire/event-store.js';
 import { within } from '../helpers/guard.js';
 
 /** Bounds a test asks for; each factory maps them onto its own options. */

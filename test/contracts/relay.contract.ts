@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { Relay } from '../../src/transports/http/server/cluster/relay.js';
+import type { Relay } from '../../src/hosts/http/cluster/relay.js';
 import { within } from '../helpers/guard.js';
 
 export interface RelayHarness {

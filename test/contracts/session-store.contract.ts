@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { SessionStore } from '../../src/transports/http/server/session-store.js';
+import type { SessionStore } from '../../src/hosts/http/session-store.js';
 import { within } from '../helpers/guard.js';
 
 export interface SessionStoreHarness {

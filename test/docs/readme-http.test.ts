@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { McpClient } from '../../src/client/index.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/index.js';
+import { StreamableHttpClientTransport } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { ROOT } from './readme-blocks.mjs';
 

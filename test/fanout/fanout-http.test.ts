@@ -8,7 +8,7 @@ import { afterEach, expect, test } from 'vitest';
 import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
 import { McpClient } from '../../src/client/index.js';
 import type { SubscriptionNotification } from '../../src/client/subscriptions.js';
-import { MemoryRelayHub } from '../../src/transports/http/server/cluster/memory-relay.js';
+import { MemoryRelayHub } from '../../src/hosts/http/cluster/memory-relay.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { joinHub, makeServer, UPDATED, WATCHED, type Node } from './support.js';

@@ -9,7 +9,7 @@ import express from 'express';
 import { describe, expect, test } from 'vitest';
 import { mcpExpress } from '../../src/adapters/express/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { createHttpHandler, type HttpHandler } from '../../src/transports/http/index.js';
+import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { AUTH, frameworkScenario, type Mounted } from './support/scenario.js';
 

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { expect, test } from 'vitest';
 import { mcpFastify } from '../../src/adapters/fastify/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { createHttpHandler, type HttpHandler } from '../../src/transports/http/index.js';
+import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { AUTH, frameworkScenario, type Mounted } from './support/scenario.js';
 

@@ -11,7 +11,7 @@ import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
 import type { AuthChallenge, HttpAuthProvider } from '../../src/core/auth.js';
 import { AuthorizationError, ConnectionClosedError } from '../../src/core/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { HttpTransportError } from '../../src/transports/http/client/errors.js';
+import { HttpTransportError } from '../../src/core/http-errors.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectClient, outcome } from './support/connect.js';
 

@@ -10,7 +10,7 @@ import { McpClient, type SessionReset } from '../../src/client/index.js';
 import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
 import { ConnectionClosedError, McpError, RequestAbortedError } from '../../src/core/errors.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import type { SessionEndReason } from '../../src/transports/http/server/index.js';
+import type { SessionEndReason } from '../../src/hosts/http/index.js';
 import {
   HttpTransportError,
   SessionExpiredError,

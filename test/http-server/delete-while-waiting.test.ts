@@ -17,7 +17,7 @@ import {
   createHttpHandler,
   InMemoryEventStore,
   type HttpHandlerOptions,
-} from '../../src/transports/http/index.js';
+} from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { call, initialize } from './support/direct.js';
 import { callTool, createTestServer, deferred, openSession, Probes, SseReader } from './support/harness.js';

@@ -4,7 +4,7 @@
  */
 import { expect, test } from 'vitest';
 import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { InMemoryEventStore, type EventStore } from '../../src/transports/http/index.js';
+import { InMemoryEventStore, type EventStore } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, openSession, ping, post, SseReader, startHarness } from './support/harness.js';
 
@@ -222,7 +222,7 @@ test('closeSSEStream right away with an asynchronous store (Redis): the priming 
 
 test('a GET stream whose priming event the store never stores still ends on DELETE (bounded close)', async () => {
   const { Server } = await import('../../src/server/server.js');
-  const { createHttpHandler } = await import('../../src/transports/http/index.js');
+  const { createHttpHandler } = await import('../../src/hosts/http/index.js');
   const server = new Server({ name: 'hung-store', version: '1' }, { capabilities: { tools: {} } });
   const inner = new AsyncStore();
   // Every event is stored, except the priming ones (no message): those never settle.

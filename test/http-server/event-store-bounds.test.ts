@@ -6,11 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { ConnectionClosedError } from '../../src/core/errors.js';
 import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import {
-  createHttpHandler,
-  InMemoryEventStore,
-  StreamEvictedError,
-} from '../../src/transports/http/index.js';
+import { createHttpHandler, InMemoryEventStore, StreamEvictedError } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { call, initialize } from './support/direct.js';
 import { callTool, createTestServer, Probes, SseReader } from './support/harness.js';

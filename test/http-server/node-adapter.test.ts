@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test } from 'vitest';
 import { toNodeListener } from '../../src/adapters/node/index.js';
 import { Server } from '../../src/server/server.js';
-import { createHttpHandler } from '../../src/transports/http/index.js';
+import { createHttpHandler } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, initializeRequest, JSON_AND_SSE } from './support/harness.js';
 

@@ -4,8 +4,8 @@
  * Retry-After instead); a host-supplied client key caps sessions per client (429).
  */
 import { expect, test } from 'vitest';
-import type { SessionEndReason } from '../../src/transports/http/index.js';
-import { createHttpHandler } from '../../src/transports/http/index.js';
+import type { SessionEndReason } from '../../src/hosts/http/index.js';
+import { createHttpHandler } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { call, initialize } from './support/direct.js';
 import {

@@ -3,7 +3,11 @@
  * that session's id and no other's, stay frozen, and be the same object on every reply.
  */
 import { expect, test } from 'vitest';
-import { JSON_HEADERS, SSE_HEADERS, sessionHeaders } from '../../src/transports/http/server/responses.js';
+import {
+  JSON_HEADERS,
+  SSE_HEADERS,
+  sessionHeaders,
+} from '../../src/transports/http/server-wire/responses.js';
 
 test("each set carries its own session's id, is frozen and built once", () => {
   const one = sessionHeaders('one');

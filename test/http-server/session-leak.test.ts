@@ -28,7 +28,7 @@ interface LeakReport {
 }
 
 test('abandoned sessions expire: empty tables, no timers, no handles', { timeout: 120_000 }, async () => {
-  if (!existsSync(`${root}dist/src/transports/http/index.js`)) {
+  if (!existsSync(`${root}dist/src/hosts/http/index.js`)) {
     await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, timeout: 110_000 }).catch(
       () => undefined,
     );

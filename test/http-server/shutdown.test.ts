@@ -5,7 +5,7 @@
 import { expect, test } from 'vitest';
 import { ConnectionClosedError } from '../../src/core/errors.js';
 import { Server } from '../../src/server/server.js';
-import { createHttpHandler } from '../../src/transports/http/index.js';
+import { createHttpHandler } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   callTool,

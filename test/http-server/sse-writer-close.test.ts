@@ -6,8 +6,8 @@
  */
 import { expect, test } from 'vitest';
 import type { Logger } from '../../src/core/engine/connection.js';
-import { OutputBudget } from '../../src/transports/http/server/output-budget.js';
-import { SseWriter } from '../../src/transports/http/server/sse-writer.js';
+import { OutputBudget } from '../../src/transports/http/server-wire/output-budget.js';
+import { SseWriter } from '../../src/transports/http/server-wire/sse-writer.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred } from './support/harness.js';
 

@@ -10,7 +10,7 @@ import { serveHttp, type ServeHttpOptions } from '../../src/adapters/node/index.
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { Server } from '../../src/server/server.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { createHttpHandler } from '../../src/transports/http/index.js';
+import { createHttpHandler } from '../../src/hosts/http/index.js';
 import { call, initialize } from './support/direct.js';
 import { deferred, openSession, ping, post, SseReader, type Deferred } from './support/harness.js';
 

@@ -4,9 +4,9 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { RecencyList } from '../../src/transports/http/server/recency-list.js';
-import { isJsonContentType, parseAccept } from '../../src/transports/http/server/request-checks.js';
-import { HostOriginPolicy, InMemoryEventStore, LOOPBACK_HOSTS } from '../../src/transports/http/index.js';
+import { RecencyList } from '../../src/hosts/http/recency-list.js';
+import { isJsonContentType, parseAccept } from '../../src/transports/http/server-wire/request-checks.js';
+import { HostOriginPolicy, InMemoryEventStore, LOOPBACK_HOSTS } from '../../src/hosts/http/index.js';
 
 const note = (n: number): JsonRpcMessage => ({
   jsonrpc: '2.0',

@@ -17,8 +17,8 @@ import {
   type HttpHandler,
   type HttpHandlerOptions,
   type WaitUntilContext,
-} from '../../src/transports/http/index.js';
-import { backgroundOf } from '../../src/transports/http/server/background.js';
+} from '../../src/hosts/http/index.js';
+import { backgroundOf } from '../../src/transports/http/server-wire/background.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, initializeRequest, JSON_AND_SSE, type Deferred } from './support/harness.js';
 

@@ -19,7 +19,7 @@ import type { RequestContext } from '../../src/core/engine/index.js';
 import { ContextClosedError, ErrorCode, McpError, RequestTimeoutError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { Server } from '../../src/server/server.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/index.js';
+import { StreamableHttpClientTransport } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, deferred, initializeRequest, post, Probes, SseReader } from './support/harness.js';
 

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { expect, test } from 'vitest';
 import { Connection, type Logger } from '../../src/core/engine/index.js';
 import { Server } from '../../src/server/index.js';
-import { serveStdio } from '../../src/transports/stdio/index.js';
+import { serveStdio } from '../../src/hosts/stdio/index.js';
 import { MemoryTransport } from '../../src/transports/memory/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { RecordingTransport } from '../helpers/recording-transport.js';

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import type { JsonObject } from '../../src/core/jsonrpc.js';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { createHttpHandler } from '../../src/transports/http/index.js';
+import { createHttpHandler } from '../../src/hosts/http/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { meta, MODERN } from '../modern/harness.js';
 import { ModernSchedule, modernStepArb, type LogEntry } from './support/modern-schedule.js';

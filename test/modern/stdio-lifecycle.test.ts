@@ -13,7 +13,7 @@ import { beforeAll, expect, test, vi } from 'vitest';
 import { Connection } from '../../src/core/engine/connection.js';
 import { RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
 import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ConnectionClosedError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 const FIXTURE = 'dist/examples/fixture-stdio.js';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { StreamableHttpClientTransport, createHttpHandler } from '../../src/transports/http/index.js';
+import { StreamableHttpClientTransport, createHttpHandler } from '../../src/hosts/http/index.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { ToolContext } from '../../src/server/tool-context.js';
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Client, EraDetectionError, McpClient } from '../../src/client/index.js';
 import { ConnectionClosedError } from '../../src/core/errors.js';
-import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { CHILD_TEST_TIMEOUT_MS, WAIT_MS } from '../stdio/helpers.js';
 import { fileURLToPath } from 'node:url';

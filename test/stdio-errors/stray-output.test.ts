@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Client, McpClient, ProtocolViolationError } from '../../src/client/index.js';
 import { excerpt } from '../../src/client/invalid-messages.js';
 import type { Logger } from '../../src/core/engine/connection.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { CHILD_TEST_TIMEOUT_MS, WAIT_MS } from '../stdio/helpers.js';
 

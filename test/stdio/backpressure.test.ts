@@ -6,7 +6,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { Server } from '../../src/server/index.js';
-import { StdioClientTransport, StdioServerTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport, StdioServerTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,

@@ -5,7 +5,7 @@
 import { beforeAll, vi, describe, expect, test } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { ConnectionClosedError } from '../../src/core/errors.js';
-import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { assertBuilt, fixture, CHILD_TEST_TIMEOUT_MS, WAIT_MS } from './helpers.js';
 

@@ -12,7 +12,7 @@ import { within } from '../helpers/guard.js';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURES = join(ROOT, 'test', 'stdio', 'fixtures');
 export const EXAMPLE_SERVER = join(ROOT, 'dist', 'examples', 'stdio-example-server.js');
-const BUILT_STDIO = join(ROOT, 'dist', 'src', 'transports', 'stdio', 'index.js');
+const BUILT_STDIO = join(ROOT, 'dist', 'src', 'hosts', 'stdio', 'index.js');
 
 /** The child tests run compiled code: `npm test` builds first; while developing run `npm run build`. */
 export function assertBuilt(): void {

@@ -5,7 +5,7 @@ import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, vi, expect, test } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { assertBuilt, EXAMPLE_SERVER, fixture, CHILD_TEST_TIMEOUT_MS, WAIT_MS } from './helpers.js';
 

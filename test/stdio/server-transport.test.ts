@@ -2,7 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { ConnectionClosedError } from '../../src/core/errors.js';
 import { Server } from '../../src/server/index.js';
-import { serveStdio, StdioServerTransport } from '../../src/transports/stdio/index.js';
+import { serveStdio, StdioServerTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 const guard = useProcessGuard();

@@ -12,7 +12,7 @@
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,

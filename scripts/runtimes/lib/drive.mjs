@@ -1,7 +1,7 @@
 // Drives one runtime's smoke server with Keel's own client (from dist) on the runner's Node, and
 // returns one result per scenario step. Every wait is bounded: a step that hangs fails.
 import { McpClient } from '../../../dist/src/client/index.js';
-import { StreamableHttpClientTransport } from '../../../dist/src/transports/http/index.js';
+import { StreamableHttpClientTransport } from '../../../dist/src/hosts/http/index.js';
 
 const CALL_TIMEOUT_MS = 10_000;
 const ABORT_POLL_MS = 100;

@@ -4,8 +4,8 @@
  * is used instead of the (empty) stream. Express itself is not imported.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { exchangeHandlerOf } from '../../transports/http/server/exchange.js';
-import type { HttpHandler } from '../../transports/http/server/http-handler.js';
+import { exchangeHandlerOf } from '../../transports/http/server-wire/exchange.js';
+import type { HttpHandler } from '../../hosts/http/http-handler.js';
 import { DEFAULT_DISCARD_LIMITS } from '../node/end-after-body.js';
 import { HANDLER_FAILED } from '../node/fetch-bridge.js';
 import { writeReply } from '../node/node-exchange.js';

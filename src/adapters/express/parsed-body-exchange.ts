@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DiscardLimits } from '../node/end-after-body.js';
 import { NodeExchange } from '../node/node-exchange.js';
-import type { BodyFault } from '../../transports/http/server/exchange.js';
+import type { BodyFault } from '../../transports/http/server-wire/exchange.js';
 
 const encoder = new TextEncoder();
 

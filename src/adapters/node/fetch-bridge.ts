@@ -4,9 +4,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../core/errors.js';
-import type { HttpReply } from '../../transports/http/server/exchange.js';
-import type { HttpRequestExtra } from '../../transports/http/server/http-handler.js';
-import { messageError } from '../../transports/http/server/responses.js';
+import type { HttpReply } from '../../transports/http/server-wire/exchange.js';
+import type { HttpRequestExtra } from '../../hosts/http/http-handler.js';
+import { messageError } from '../../transports/http/server-wire/responses.js';
 import { DEFAULT_DISCARD_LIMITS, endAfterBody, type DiscardLimits } from './end-after-body.js';
 import { requestExtra } from './request-extra.js';
 

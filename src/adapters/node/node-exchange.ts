@@ -5,7 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { shallowCopy } from '../../core/shallow-copy.js';
-import type { BodyFault, HttpExchange, HttpReply, SseSink } from '../../transports/http/server/exchange.js';
+import type {
+  BodyFault,
+  HttpExchange,
+  HttpReply,
+  SseSink,
+} from '../../transports/http/server-wire/exchange.js';
 import { DEFAULT_DISCARD_LIMITS, endAfterBody, type DiscardLimits } from './end-after-body.js';
 
 const EMPTY = new Uint8Array(0);

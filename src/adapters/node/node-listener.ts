@@ -5,8 +5,8 @@
  * a streamed body is cancelled) and nothing is written to a finished response.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { exchangeHandlerOf, type ExchangeHandler } from '../../transports/http/server/exchange.js';
-import type { HttpHandler, HttpRequestExtra } from '../../transports/http/server/http-handler.js';
+import { exchangeHandlerOf, type ExchangeHandler } from '../../transports/http/server-wire/exchange.js';
+import type { HttpHandler, HttpRequestExtra } from '../../hosts/http/http-handler.js';
 import { DEFAULT_DISCARD_LIMITS, type DiscardLimits } from './end-after-body.js';
 import { HANDLER_FAILED, serveFetch } from './fetch-bridge.js';
 import { NodeExchange, writeReply } from './node-exchange.js';

@@ -2,7 +2,7 @@
  * The per-request extra the Node adapter hands a fetch-style handler.
  */
 import type { IncomingMessage } from 'node:http';
-import type { HttpRequestExtra } from '../../transports/http/server/http-handler.js';
+import type { HttpRequestExtra } from '../../hosts/http/http-handler.js';
 
 /**
  * What the handler learns about the request beyond its headers: the auth layer's result and the

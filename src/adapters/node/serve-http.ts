@@ -6,8 +6,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { metadataResponder, type MetadataResponder } from '../../server/auth/metadata.js';
 import type { ResourceServerOptions } from '../../server/auth/options.js';
 import type { Connectable } from '../../server/server.js';
-import { createHttpHandler, type HttpHandler } from '../../transports/http/server/http-handler.js';
-import type { HttpHandlerOptions } from '../../transports/http/server/options.js';
+import { createHttpHandler, type HttpHandler } from '../../hosts/http/http-handler.js';
+import type { HttpHandlerOptions } from '../../hosts/http/options.js';
 import { DEFAULT_DISCARD_LIMITS, endAfterBody, type DiscardLimits } from './end-after-body.js';
 import { toNodeListener } from './node-listener.js';
 

@@ -3,7 +3,7 @@
  * on one Redis client.
  */
 import type { Logger } from '../../core/engine/connection-types.js';
-import type { Backplane } from '../../transports/http/server/cluster/backplane.js';
+import type { Backplane } from '../../hosts/http/cluster/backplane.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
 import type { RedisRelayClient } from './relay-client.js';
 import { RedisRelay } from './relay.js';

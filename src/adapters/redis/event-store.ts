@@ -2,7 +2,7 @@
  * {@link EventStore} on Redis Streams: resumption works across processes that share one Redis.
  */
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
-import { StreamEvictedError, type EventStore } from '../../transports/http/server/event-store.js';
+import { StreamEvictedError, type EventStore } from '../../transports/http/server-wire/event-store.js';
 import { attempt, bounded } from './bounded.js';
 import { keyPrefix } from './namespace.js';
 import { LuaScript, type RedisScriptClient } from './script.js';

@@ -3,7 +3,7 @@
  * heartbeat key per process that says which of them are running.
  */
 import type { Logger } from '../../core/engine/connection-types.js';
-import type { Relay, RelayListener } from '../../transports/http/server/cluster/relay.js';
+import type { Relay, RelayListener } from '../../hosts/http/cluster/relay.js';
 import { attempt, bounded, rejection } from './bounded.js';
 import { checkName, keyPrefix } from './namespace.js';
 import { destroy, type RedisRelayClient, type RedisRelaySubscriber } from './relay-client.js';

@@ -1,11 +1,7 @@
 /**
  * {@link SessionStore} on Redis: session records every process behind a load balancer shares.
  */
-import type {
-  SessionCreateResult,
-  SessionRecord,
-  SessionStore,
-} from '../../transports/http/server/session-store.js';
+import type { SessionCreateResult, SessionRecord, SessionStore } from '../../hosts/http/session-store.js';
 import { attempt, bounded } from './bounded.js';
 import { keyPrefix } from './namespace.js';
 import { LuaScript, type RedisScriptClient } from './script.js';

@@ -22,7 +22,7 @@ import {
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../core/protocol-version.js';
 import { MODERN_PROTOCOL_VERSIONS, type ModernProtocolVersion } from '../../core/types/modern.js';
-import { HttpTransportError } from '../../transports/http/client/errors.js';
+import { HttpTransportError } from '../../core/http-errors.js';
 import { AuthorizationError } from '../auth/errors.js';
 import { EraDetectionError, NoSharedVersionError } from '../errors.js';
 import {

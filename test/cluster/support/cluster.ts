@@ -18,7 +18,7 @@ import {
   type Relay,
   type RelayListener,
   type SessionStore,
-} from '../../../src/transports/http/server/index.js';
+} from '../../../src/hosts/http/index.js';
 import { Probes } from '../../http-server/support/harness.js';
 
 export const PROTOCOL = '2025-11-25';

@@ -11,9 +11,9 @@ import {
   InMemoryEventStore,
   SessionExpiredError,
   StreamableHttpClientTransport,
-} from '../../../src/transports/http/index.js';
+} from '../../../src/hosts/http/index.js';
 import { createMemoryPair } from '../../../src/transports/memory/index.js';
-import { serveStdio, StdioClientTransport } from '../../../src/transports/stdio/index.js';
+import { serveStdio, StdioClientTransport } from '../../../src/hosts/stdio/index.js';
 
 /** Stand-ins for the user code the snippets call. */
 export const getToken = (): string => 'token';

@@ -14,7 +14,7 @@ import { McpClient, type McpClientConnectOptions } from '../../../src/client/ind
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/index.js';
 import { createMemoryPair } from '../../../src/transports/memory/index.js';
-import { StdioClientTransport } from '../../../src/transports/stdio/index.js';
+import { StdioClientTransport } from '../../../src/hosts/stdio/index.js';
 import { createFixtureServer } from '../../../examples/fixture-server.js';
 import { within } from '../../helpers/guard.js';
 import { registerProbeTools } from '../fixtures/probe-tools.mjs';

@@ -4,7 +4,7 @@
  * a call to `e2e_ask` stays blocked on elicitation until the test ends it some other way.
  */
 import { McpClient, type McpClientConnectOptions } from '../../../src/client/index.js';
-import type { SessionEndReason } from '../../../src/transports/http/server/index.js';
+import type { SessionEndReason } from '../../../src/hosts/http/index.js';
 import type { ServeHttpOptions } from '../../../src/adapters/node/index.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import {

@@ -10,7 +10,7 @@ import { clearEraCache } from '../../../src/client/modern/era.js';
 import { CancelledByPeerError, RequestAbortedError } from '../../../src/core/errors.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport } from '../../../src/transports/http/client/index.js';
-import { createHttpHandler, type HttpHandler } from '../../../src/transports/http/index.js';
+import { createHttpHandler, type HttpHandler } from '../../../src/hosts/http/index.js';
 import { within } from '../../helpers/guard.js';
 
 /** A framework app listening on 127.0.0.1:0 with `handler` mounted; `url` is the MCP endpoint. */

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { JsonObject, JsonRpcMessage } from '../../../src/core/jsonrpc.js';
 import type { Transport } from '../../../src/core/transport.js';
 import { McpServer } from '../../../src/server/mcp-server.js';
-import { createHttpHandler, type HttpHandler } from '../../../src/transports/http/index.js';
+import { createHttpHandler, type HttpHandler } from '../../../src/hosts/http/index.js';
 import { meta, MODERN } from '../../modern/harness.js';
 import { deferred, settle, type Deferred } from './raw-peer.js';
 

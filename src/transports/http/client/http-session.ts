@@ -2,7 +2,7 @@
  * The HTTP side of one MCP endpoint: every `fetch` the client transport makes, with the headers
  * the spec asks for, and the session those headers carry (id, negotiated version, expiry).
  */
-import { HttpTransportError, SessionExpiredError, unreachable } from './errors.js';
+import { HttpTransportError, SessionExpiredError, unreachable } from '../../../core/http-errors.js';
 import { discard, mediaType, readBoundedText } from './http-body.js';
 import type { StreamableHttpClientOptions } from './options.js';
 

@@ -7,7 +7,7 @@
 import { Inbox } from '../../../core/inbox.js';
 import { isRequestId, type RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo } from '../../../core/transport.js';
-import { HttpTransportError } from './errors.js';
+import { HttpTransportError } from '../../../core/http-errors.js';
 import { isObject, tryParseJson } from './http-body.js';
 import type { HttpSession } from './http-session.js';
 import type { OutboundTable } from './outbound-table.js';

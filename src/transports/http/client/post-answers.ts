@@ -4,7 +4,7 @@
  */
 import type { RequestId } from '../../../core/jsonrpc.js';
 import { readCapped } from '../../../core/read-capped.js';
-import { HttpTransportError } from './errors.js';
+import { HttpTransportError } from '../../../core/http-errors.js';
 import { discard, isObject, readBoundedText, tryParseJson } from './http-body.js';
 
 /** Error bodies are for diagnostics (or one JSON-RPC error): never buffered without end. */

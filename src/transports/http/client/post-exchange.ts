@@ -6,7 +6,7 @@
  */
 import { ConnectionClosedError } from '../../../core/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../core/jsonrpc.js';
-import { HttpTransportError } from './errors.js';
+import { HttpTransportError } from '../../../core/http-errors.js';
 import { discard, mediaType } from './http-body.js';
 import type { HttpSession } from './http-session.js';
 import type { InboundMessages } from './inbound-messages.js';

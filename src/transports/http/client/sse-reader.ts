@@ -3,7 +3,7 @@
  * file only feeds it decoded text and tracks what resumption needs (last event id, retry).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { HttpTransportError } from './errors.js';
+import { HttpTransportError } from '../../../core/http-errors.js';
 
 /** What survives across the connections of one logical SSE stream (the resumption cursor). */
 export interface SseCursor {

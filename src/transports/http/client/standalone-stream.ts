@@ -2,7 +2,7 @@
  * The optional standalone GET stream: server requests and notifications that belong to no client
  * request. Purely additive: when the server refuses it (405, 400, anything) there is just none.
  */
-import { HttpTransportError } from './errors.js';
+import { HttpTransportError } from '../../../core/http-errors.js';
 import type { HttpSession } from './http-session.js';
 import { followStream, type StreamSettings } from './stream-follower.js';
 

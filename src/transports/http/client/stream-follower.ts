@@ -3,7 +3,7 @@
  * the stream is done, wait (the server's `retry`, else backoff) and resume it with GET +
  * `Last-Event-ID`, a bounded number of times.
  */
-import { HttpTransportError } from './errors.js';
+import { HttpTransportError } from '../../../core/http-errors.js';
 import type { ReconnectPolicy } from './options.js';
 import { reconnectDelay } from './options.js';
 import { readSse, type SseCursor } from './sse-reader.js';

@@ -6,7 +6,7 @@
 import { ConnectionClosedError } from '../../../core/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../core/jsonrpc.js';
 import type { MessageInfo, SendOptions, Transport } from '../../../core/transport.js';
-import { SessionExpiredError } from './errors.js';
+import { SessionExpiredError } from '../../../core/http-errors.js';
 import { HttpSession } from './http-session.js';
 import { InboundMessages } from './inbound-messages.js';
 import { modernHeaders, modernVersionOf } from './modern-request.js';

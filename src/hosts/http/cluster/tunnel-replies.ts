@@ -1,0 +1,76 @@
+/**
+ * The replies a process gives when a relayed exchange cannot be completed: the shared store or
+ * relay is unavailable (503), or the owner of the session stopped while the request waited.
+ */
+import { ErrorCode, StoreUnavailableError } from '../../../core/errors.js';
+import { isRequestId, type RequestId } from '../../../core/jsonrpc.js';
+import { emptyReply, httpError, JSON_HEADERS } from '../../../transports/http/server-wire/responses.js';
+import type { HttpReply } from '../../../transports/http/server-wire/types.js';
+
+/** What the client reads when the process holding its session stopped mid-request. */
+export const OWNER_STOPPED = 'the server process holding this session stopped';
+/** What the client reads when the process it is connected to shuts down mid-request. */
+export const FORWARDER_CLOSING = 'Server is shutting down';
+
+/**
+ * 503 naming the store or relay that failed (its `StoreUnavailableError` message: store and
+ * operation, no internals), with `Retry-After`.
+ *
+ * @example
+ * try { await sessions.get(id); } catch (error) { return storeUnavailableReply(error); }
+ */
+export function storeUnavailableReply(error: unknown): HttpReply {
+  const message =
+    error instanceof StoreUnavailableError
+      ? `Service unavailable: ${error.message}`
+      : 'Service unavailable: the shared session store failed';
+  const reply = httpError(503, ErrorCode.ConnectionClosed, message);
+  return { ...reply, headers: { ...reply.headers, 'retry-after': '1' } };
+}
+
+/**
+ * The reply to a relayed request whose owner stopped before it answered: for a POST, 200 JSON
+ * with a `-32000` error for its request (the client's call fails, the client can start a new
+ * session), 202 when the body held no request; 503 for GET and DELETE.
+ *
+ * @example
+ * resolve(ownerStoppedReply('POST', bodyText));
+ */
+export function ownerStoppedReply(
+  method: string,
+  body: string | undefined,
+  /** Why: {@link OWNER_STOPPED}, or this process shutting down. */
+  reason = OWNER_STOPPED,
+): HttpReply {
+  if (method !== 'POST') return httpError(503, ErrorCode.ConnectionClosed, `Service unavailable: ${reason}`);
+  const ids = requestIds(body);
+  if (ids.length === 0) return emptyReply(202);
+  const answers = ids.map((id) => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: ErrorCode.ConnectionClosed, message: reason },
+  }));
+  return {
+    status: 200,
+    headers: JSON_HEADERS,
+    body: JSON.stringify(answers.length === 1 ? answers[0] : answers),
+  };
+}
+
+/** The ids of the JSON-RPC requests in a POST body (one message, or a batch). */
+function requestIds(body: string | undefined): RequestId[] {
+  if (body === undefined) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const ids: RequestId[] = [];
+  for (const message of Array.isArray(value) ? value : [value]) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, id } = message as { method?: unknown; id?: unknown };
+    if (typeof method === 'string' && isRequestId(id)) ids.push(id);
+  }
+  return ids;
+}

@@ -1,4 +1,0 @@
-// server exports (owned by the HTTP server work)
-export * from './server/index.js';
-// client exports below
-export * from './client/index.js';
