@@ -3,6 +3,7 @@
  * whose promise rejects, is reported and never stops the others nor becomes an
  * `unhandledRejection` (guarantee 9: one failure stays where it happened).
  */
+import { isThenable } from '../core/engine/thenable.js';
 import type { ElicitationCompleteParams } from '../core/types/elicitation.js';
 import type { LoggingMessageParams } from '../core/types/logging.js';
 import type { ResourceUpdatedParams } from '../core/types/resources.js';
@@ -128,12 +129,4 @@ export class ClientEmitter {
   listenerCount(event: McpClientEventName): number {
     return this.listeners.get(event)?.size ?? 0;
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }

@@ -2,6 +2,7 @@
  * The server's `onerror` hook: handler failures reported locally (they are also answered to the
  * peer as before). One signature for the low-level `Server` and `McpServer`.
  */
+import { isThenable } from '../core/engine/thenable.js';
 import { McpError } from '../core/errors.js';
 import type { RequestId } from '../core/jsonrpc.js';
 
@@ -134,12 +135,4 @@ export function reportingFailures<T>(
     return fail(error);
   }
   return isThenable(returned) ? Promise.resolve(returned).then(undefined, fail) : returned;
-}
-
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }

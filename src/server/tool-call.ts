@@ -8,6 +8,7 @@
  * - a result that breaks the tool's own output schema is a server bug, not something the model can
  *   fix → JSON-RPC `-32603` with the reason, so the author sees it in the client's error.
  */
+import { isThenable } from '../core/engine/thenable.js';
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { Validation } from '../core/schema/compile-schema.js';
@@ -102,14 +103,6 @@ function handlerFailed(name: string, error: unknown, ctx: ToolContext): CallTool
   ctx.failed(error, name);
   const message = error instanceof Error ? error.message : String(error);
   return toolError(message || `Tool "${name}" failed`);
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 function invoke(
