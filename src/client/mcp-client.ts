@@ -21,7 +21,7 @@ import type { CallOptions, CallToolOptions, TypedCallToolResult } from './call-o
 import { assertNotRemoved, refusingListenHost } from './modern/removed-methods.js';
 import { McpClientBase } from './mcp-client-base.js';
 import type { McpClientConnectOptions } from './mcp-client-options.js';
-import { collect, pageOptions, pageParams, paginate, type PaginateOptions } from './pagination.js';
+import { collect, pageOptions, walkList, type PaginateOptions } from './pagination.js';
 import { checkCompleteResult, requireArray } from './result-checks.js';
 import { callToolChecked, listToolsPage, type ToolCallHost } from './tool-calls.js';
 import type { CallToolOutputOptions, ValidatedCallToolResult } from './tool-output.js';
@@ -84,11 +84,7 @@ export class McpClient extends McpClientBase {
 
   /** Every tool, page by page. */
   tools(options: PaginateOptions = {}): AsyncGenerator<Tool, void, undefined> {
-    return paginate(
-      (cursor) => this.listTools(pageParams(cursor), pageOptions(options)),
-      (page) => page.tools,
-      options,
-    );
+    return walkList((params, page) => this.listTools(params, page), 'tools', options);
   }
 
   listAllTools(options?: PaginateOptions): Promise<Tool[]> {
@@ -146,19 +142,11 @@ export class McpClient extends McpClientBase {
   // ---- resources
 
   async listResources(params: PaginatedParams = {}, options?: CallOptions): Promise<ListResourcesResult> {
-    return requireArray(
-      await this.lowLevel.request('resources/list', params, options),
-      'resources',
-      'resources/list',
-    );
+    return this.listPage('resources/list', 'resources', params, options);
   }
 
   resources(options: PaginateOptions = {}): AsyncGenerator<Resource, void, undefined> {
-    return paginate(
-      (cursor) => this.listResources(pageParams(cursor), pageOptions(options)),
-      (page) => page.resources,
-      options,
-    );
+    return walkList((params, page) => this.listResources(params, page), 'resources', options);
   }
 
   listAllResources(options?: PaginateOptions): Promise<Resource[]> {
@@ -169,19 +157,11 @@ export class McpClient extends McpClientBase {
     params: PaginatedParams = {},
     options?: CallOptions,
   ): Promise<ListResourceTemplatesResult> {
-    return requireArray(
-      await this.lowLevel.request('resources/templates/list', params, options),
-      'resourceTemplates',
-      'resources/templates/list',
-    );
+    return this.listPage('resources/templates/list', 'resourceTemplates', params, options);
   }
 
   resourceTemplates(options: PaginateOptions = {}): AsyncGenerator<ResourceTemplate, void, undefined> {
-    return paginate(
-      (cursor) => this.listResourceTemplates(pageParams(cursor), pageOptions(options)),
-      (page) => page.resourceTemplates,
-      options,
-    );
+    return walkList((params, page) => this.listResourceTemplates(params, page), 'resourceTemplates', options);
   }
 
   listAllResourceTemplates(options?: PaginateOptions): Promise<ResourceTemplate[]> {
@@ -230,19 +210,11 @@ export class McpClient extends McpClientBase {
   // ---- prompts
 
   async listPrompts(params: PaginatedParams = {}, options?: CallOptions): Promise<ListPromptsResult> {
-    return requireArray(
-      await this.lowLevel.request('prompts/list', params, options),
-      'prompts',
-      'prompts/list',
-    );
+    return this.listPage('prompts/list', 'prompts', params, options);
   }
 
   prompts(options: PaginateOptions = {}): AsyncGenerator<Prompt, void, undefined> {
-    return paginate(
-      (cursor) => this.listPrompts(pageParams(cursor), pageOptions(options)),
-      (page) => page.prompts,
-      options,
-    );
+    return walkList((params, page) => this.listPrompts(params, page), 'prompts', options);
   }
 
   listAllPrompts(options?: PaginateOptions): Promise<Prompt[]> {
@@ -280,5 +252,15 @@ export class McpClient extends McpClientBase {
   async setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<void> {
     if (this.era === 'modern') this.lowLevel.logLevel = level;
     else await this.lowLevel.request('logging/setLevel', { level }, options);
+  }
+
+  /** One page of a list method, refused unless it carries its `key` array (tools: see listToolsPage). */
+  private async listPage<Page>(
+    method: string,
+    key: string,
+    params: PaginatedParams,
+    options: CallOptions | undefined,
+  ): Promise<Page> {
+    return requireArray<Page>(await this.lowLevel.request(method, params, options), key, method);
   }
 }

@@ -3,7 +3,7 @@
  * hands out a cursor it already gave would make a naive loop spin forever; this one stops with a
  * {@link ProtocolViolationError} instead, and also stops after `maxPages`.
  */
-import type { PaginatedResult } from '../core/types/common.js';
+import type { PaginatedParams, PaginatedResult } from '../core/types/common.js';
 import { ProtocolViolationError } from './errors.js';
 
 /**
@@ -62,6 +62,31 @@ export async function* paginate<Page extends PaginatedResult, Item>(
     seen.add(next);
     cursor = next;
   }
+}
+
+/**
+ * The items of a client's paginated list, page by page: `listPage` is its one-page method
+ * (`listTools`, `listResources`, ...), called with each page's cursor and the walk's `signal` and
+ * `timeoutMs`; `key` names the array of items in a page. The iterate and list-all helpers of every
+ * list (`tools()`/`listAllTools()`, `resources()`, ...) are this.
+ *
+ * @example
+ * const tools = walkList((params, options) => client.listTools(params, options), 'tools', { maxPages: 5 });
+ * for await (const tool of tools) console.log(tool.name);
+ */
+export function walkList<Key extends string, Item>(
+  listPage: (
+    params: PaginatedParams,
+    options: ReturnType<typeof pageOptions>,
+  ) => Promise<PaginatedResult & { [K in Key]: readonly Item[] }>,
+  key: Key,
+  options: PaginateOptions = {},
+): AsyncGenerator<Item, void, undefined> {
+  return paginate(
+    (cursor) => listPage(pageParams(cursor), pageOptions(options)),
+    (page) => page[key],
+    options,
+  );
 }
 
 /**

@@ -29,7 +29,6 @@ import type {
   TemplateOptions,
   TemplateReader,
 } from './resource-types.js';
-import type { CachingOptions } from './modern/caching.js';
 import { inputRoundsFactory, type ModernChannelFactory } from './modern/back-channel.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-rounds.js';
 import type { SwallowedInputRoundError } from './modern/mrtr-errors.js';
@@ -44,11 +43,15 @@ import { ToolRegistry } from './tool-registry.js';
 import type { RegisteredTool, ToolConfig, ToolHandler } from './tool-types.js';
 
 /**
+ * The options of {@link McpServer}: those of the low-level {@link Server} (`instructions`,
+ * `connection`, `caching`, the subscription bounds, ...), declared once in {@link ServerOptions} and
+ * passed on to it, plus what only McpServer reads (pagination, logging, derived capabilities, the
+ * 2026-07-28 input rounds).
+ *
  * @example
  * new McpServer({ name: 'demo', version: '1.0.0' }, { instructions: 'Use the tools', pageSize: 50 });
  */
-export interface McpServerOptions {
-  instructions?: string;
+export interface McpServerOptions extends Omit<ServerOptions, 'capabilities' | 'onerror'> {
   /** Items per page of every list method. Default 100; 0 = no pagination. */
   pageSize?: number;
   /** Minimum level of log messages for sessions that never sent `logging/setLevel`. Default `debug`. */
@@ -57,8 +60,6 @@ export interface McpServerOptions {
   logging?: boolean;
   /** Extra capabilities to declare (`experimental`, ...), merged with the derived ones. */
   capabilities?: ServerCapabilities;
-  /** Engine options of every session (EOF drain, shutdown answers, request timeouts, logger). */
-  connection?: ConnectionOptions;
   /**
    * Handler failures (a throwing tool, resource reader, prompt, completer or custom handler),
    * reported locally with the method, request id and tool/prompt/URI; the client still gets its
@@ -66,18 +67,7 @@ export interface McpServerOptions {
    * ({@link logHandlerFailureToStderr}; {@link logHandlerFailureWithStack} adds the stack);
    * `undefined` = silent. Also settable later as `server.onerror`.
    */
-  onerror?: ServerErrorHandler | undefined;
-  /**
-   * Caching hints (`ttlMs`, `cacheScope`) of 2026-07-28 results: discover, the four lists and
-   * `resources/read`, per list and per resource URI. Default `{ ttlMs: 0, cacheScope: 'private' }`.
-   */
-  caching?: CachingOptions;
-  /** Open 2026-07-28 subscriptions allowed at once (see docs/modern-era.md, "Subscriptions"). Default 1,024. */
-  maxSubscriptions?: number;
-  /** Open 2026-07-28 subscriptions per principal (with auth) or connection. Default 16. */
-  maxSubscriptionsPerClient?: number;
-  /** URIs one `subscriptions/listen` may name in `resourceSubscriptions`. Default 1,000. */
-  maxResourceSubscriptions?: number;
+  onerror?: ServerOptions['onerror'];
   /**
    * 2026-07-28 multi round-trip requests: the keys that sign `requestState` (several for rotation:
    * the first signs, all verify), its lifetime (`ttlMs`, default 10 minutes) and size cap
@@ -92,6 +82,25 @@ export interface McpServerOptions {
    * caught the `InputRequiredSignal`); the value was discarded. Default: one `console.warn` line.
    */
   onSwallowedRound?: (error: SwallowedInputRoundError) => void;
+}
+
+/**
+ * The low-level server's share of the options: all but McpServer's own, as given (so an option
+ * added to {@link ServerOptions} reaches the server with no change here). `capabilities` stay
+ * behind: McpServer declares them itself, merged with what is registered.
+ */
+function serverOptionsOf(options: McpServerOptions): ServerOptions {
+  const {
+    pageSize: _pageSize,
+    defaultLogLevel: _defaultLogLevel,
+    logging: _logging,
+    capabilities: _capabilities,
+    requestState: _requestState,
+    maxInputRounds: _maxInputRounds,
+    onSwallowedRound: _onSwallowedRound,
+    ...shared
+  } = options;
+  return shared;
 }
 
 type Method = (
@@ -129,16 +138,7 @@ export class McpServer implements Connectable, ContextServices {
     readonly info: Implementation,
     private readonly options: McpServerOptions = {},
   ) {
-    const serverOptions: ServerOptions = {
-      instructions: options.instructions,
-      connection: options.connection,
-      caching: options.caching,
-      maxSubscriptions: options.maxSubscriptions,
-      maxSubscriptionsPerClient: options.maxSubscriptionsPerClient,
-      maxResourceSubscriptions: options.maxResourceSubscriptions,
-    };
-    if ('onerror' in options) serverOptions.onerror = options.onerror;
-    this.server = new Server(info, serverOptions);
+    this.server = new Server(info, serverOptionsOf(options));
     const maxRounds = options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
     if (!Number.isInteger(maxRounds) || maxRounds < 1)
       throw new RangeError(

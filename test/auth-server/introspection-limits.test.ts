@@ -50,6 +50,11 @@ beforeAll(async () => {
         json(res, { keys: bigJwks, padding: 'x'.repeat(MAX_VERIFIER_RESPONSE_BYTES) });
         return;
       }
+      if (req.url === '/no-content') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
       if (req.url === '/big-declared') {
         json(res, { active: true, padding: 'x'.repeat(MAX_VERIFIER_RESPONSE_BYTES + 1) });
         return;
@@ -189,6 +194,15 @@ test.each(['/big-declared', '/big-chunked'])(
     endBigSockets();
   },
 );
+
+test('issue 24 point 6: an introspection endpoint answering 204 (no body) is unavailable (503), not a TypeError', async () => {
+  const error = await verifier({ endpoint: `${bigOrigin}/no-content` })
+    .verify('opaque-secret-token')
+    .catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(TokenVerifierUnavailableError);
+  expect((error as Error).message).toBe('The introspection endpoint answered 204');
+  endBigSockets();
+});
 
 test('boundedFetch: a body within the cap is returned whole; one byte past it is refused', async () => {
   const url = new URL(`${bigOrigin}/big-chunked`);

@@ -184,6 +184,77 @@ describe('McpClient against a misbehaving server', () => {
     expect(calls).toBe(5);
   });
 
+  // Issue 24 point 6: the four list / iterate / list-all trios share one walk; each keeps its method and key.
+  const LISTS = [
+    {
+      method: 'tools/list',
+      key: 'tools',
+      helpers: ['listTools', 'listAllTools', 'tools'],
+      item: (n: number) => ({ name: `t${n}`, inputSchema: { type: 'object' } }),
+    },
+    {
+      method: 'resources/list',
+      key: 'resources',
+      helpers: ['listResources', 'listAllResources', 'resources'],
+      item: (n: number) => ({ uri: `file:///${n}`, name: `r${n}` }),
+    },
+    {
+      method: 'resources/templates/list',
+      key: 'resourceTemplates',
+      helpers: ['listResourceTemplates', 'listAllResourceTemplates', 'resourceTemplates'],
+      item: (n: number) => ({ uriTemplate: `file:///${n}/{x}`, name: `rt${n}` }),
+    },
+    {
+      method: 'prompts/list',
+      key: 'prompts',
+      helpers: ['listPrompts', 'listAllPrompts', 'prompts'],
+      item: (n: number) => ({ name: `p${n}` }),
+    },
+  ] as const;
+
+  /** The trio of one list on `client`, by name: one page, all items, page by page. */
+  function trio(client: McpClient, [page, all, each]: (typeof LISTS)[number]['helpers']) {
+    const call = (name: string) => (client[name as keyof McpClient] as () => unknown).call(client);
+    return {
+      page: () => call(page) as Promise<Record<string, unknown>>,
+      all: () => call(all) as Promise<unknown[]>,
+      each: () => call(each) as AsyncIterable<unknown>,
+    };
+  }
+
+  test.each(LISTS)(
+    '$method: one page, every page, page by page; a page without $key is refused',
+    async (list) => {
+      const cursors: unknown[] = [];
+      const client = await misbehaving((server) => {
+        server.capabilities = { tools: {}, prompts: {}, resources: {} };
+        server.setRequestHandler(list.method, (params) => {
+          cursors.push(params.cursor);
+          return params.cursor === undefined
+            ? { [list.key]: [list.item(1), list.item(2)], nextCursor: 'c2' }
+            : { [list.key]: [list.item(3)] };
+        });
+      });
+      const { page, all, each } = trio(client, list.helpers);
+      expect((await page())[list.key]).toEqual([list.item(1), list.item(2)]);
+      expect(await all()).toEqual([1, 2, 3].map(list.item));
+      const walked: unknown[] = [];
+      for await (const item of each()) walked.push(item);
+      expect(walked).toEqual([1, 2, 3].map(list.item));
+      expect(cursors).toEqual([undefined, undefined, 'c2', undefined, 'c2']);
+
+      const broken = await misbehaving((server) => {
+        server.capabilities = { tools: {}, prompts: {}, resources: {} };
+        server.setRequestHandler(list.method, () => ({ items: [] }));
+      });
+      const error = await trio(broken, list.helpers)
+        .all()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProtocolViolationError);
+      expect((error as Error).message).toBe(`${list.method}: the server's result has no ${list.key} array`);
+    },
+  );
+
   test('malformed results are refused with ProtocolViolationError', async () => {
     const client = await misbehaving((server) => {
       server.setRequestHandler('tools/list', () => ({ tools: 'nope' }));

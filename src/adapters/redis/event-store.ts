@@ -3,8 +3,7 @@
  */
 import type { JsonRpcMessage } from '../../core/jsonrpc.js';
 import { StreamEvictedError, type EventStore } from '../../transports/http/server-wire/event-store.js';
-import { attempt, bounded } from './bounded.js';
-import { keyPrefix } from './namespace.js';
+import { atLeast, RedisAccess } from './redis-access.js';
 import { LuaScript, type RedisScriptClient } from './script.js';
 import { APPEND_SCRIPT, EVICTED_REPLY, FINISH_SCRIPT, REPLAY_SCRIPT } from './scripts.js';
 
@@ -65,27 +64,24 @@ const FINISH = new LuaScript(FINISH_SCRIPT);
  * const handler = createHttpHandler(server, { eventStore: new RedisEventStore({ client, namespace: 'app' }) });
  */
 export class RedisEventStore implements EventStore {
-  private readonly client: RedisEventStoreClient;
-  private readonly prefix: string;
+  private readonly redis: RedisAccess<RedisEventStoreClient>;
   private readonly maxEvents: number;
   private readonly maxBytes: number;
   private readonly maxAgeMs: number;
   private readonly ttlMs: number;
-  private readonly timeoutMs: number;
 
   constructor(options: RedisEventStoreOptions) {
-    this.client = options.client;
-    this.prefix = keyPrefix('RedisEventStore', options.namespace);
-    this.maxEvents = Math.max(1, Math.floor(options.maxEventsPerStream ?? 100));
-    this.maxBytes = Math.max(1, Math.floor(options.maxBytesPerStream ?? 1024 * 1024));
-    this.maxAgeMs = Math.max(1, Math.floor(options.maxAgeMs ?? 10 * 60_000));
-    this.ttlMs = Math.max(this.maxAgeMs, Math.floor(options.ttlMs ?? 60 * 60_000));
-    this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);
+    this.redis = new RedisAccess('RedisEventStore', STORE, options);
+    this.maxEvents = atLeast(options.maxEventsPerStream, 100);
+    this.maxBytes = atLeast(options.maxBytesPerStream, 1024 * 1024);
+    this.maxAgeMs = atLeast(options.maxAgeMs, 10 * 60_000);
+    this.ttlMs = atLeast(options.ttlMs, 60 * 60_000, this.maxAgeMs);
   }
 
   /** The keys of a stream; the `{...}` hash tag keeps both in one cluster slot. */
   keysOf(streamId: string): [stream: string, meta: string] {
-    return [`${this.prefix}:es:{${streamId}}`, `${this.prefix}:es-meta:{${streamId}}`];
+    const prefix = this.redis.prefix;
+    return [`${prefix}:es:{${streamId}}`, `${prefix}:es-meta:{${streamId}}`];
   }
 
   async storeEvent(streamId: string, message: JsonRpcMessage | undefined, data?: string): Promise<string> {
@@ -120,25 +116,14 @@ export class RedisEventStore implements EventStore {
   }
 
   async forgetStream(streamId: string): Promise<void> {
-    await this.bounded(
-      'forgetStream',
-      attempt(() => this.client.del(this.keysOf(streamId))),
-    );
-  }
-
-  private bounded(operation: string, command: Promise<unknown>, streamId?: string): Promise<unknown> {
-    return bounded(STORE, operation, command, this.timeoutMs, (error) =>
-      streamId !== undefined && error instanceof Error && error.message.includes(EVICTED_REPLY)
-        ? new StreamEvictedError(streamId)
-        : undefined,
-    );
+    await this.redis.attempt('forgetStream', () => this.redis.client.del(this.keysOf(streamId)));
   }
 
   private run(operation: string, streamId: string, script: LuaScript, args: string[]): Promise<unknown> {
-    return this.bounded(
-      operation,
-      script.run(this.client, { keys: this.keysOf(streamId), arguments: args }),
-      streamId,
+    return this.redis.run(operation, script, this.keysOf(streamId), args, (error) =>
+      error instanceof Error && error.message.includes(EVICTED_REPLY)
+        ? new StreamEvictedError(streamId)
+        : undefined,
     );
   }
 }

@@ -4,8 +4,9 @@
  */
 import type { Logger } from '../../core/engine/connection-types.js';
 import type { Relay, RelayListener } from '../../hosts/http/cluster/relay.js';
-import { attempt, bounded, rejection } from './bounded.js';
-import { checkName, keyPrefix } from './namespace.js';
+import { rejection } from './bounded.js';
+import { checkName } from './namespace.js';
+import { atLeast, RedisAccess } from './redis-access.js';
 import { destroy, type RedisRelayClient, type RedisRelaySubscriber } from './relay-client.js';
 
 /**
@@ -55,11 +56,9 @@ type Connection = 'client' | 'subscriber';
  */
 export class RedisRelay implements Relay {
   readonly nodeId: string;
-  private readonly client: RedisRelayClient;
-  private readonly prefix: string;
+  private readonly redis: RedisAccess<RedisRelayClient>;
   private readonly heartbeatMs: number;
   private readonly ttlMs: number;
-  private readonly timeoutMs: number;
   private readonly logger: Logger | undefined;
   private listener: RelayListener | undefined;
   private subscriber: RedisRelaySubscriber | undefined;
@@ -71,29 +70,24 @@ export class RedisRelay implements Relay {
   private readonly lost = new Set<Connection>();
 
   constructor(options: RedisRelayOptions) {
-    this.prefix = keyPrefix('RedisRelay', options.namespace);
+    this.redis = new RedisAccess('RedisRelay', STORE, options);
     this.nodeId = checkName('RedisRelay', 'nodeId', options.nodeId ?? crypto.randomUUID());
-    this.client = options.client;
-    this.heartbeatMs = Math.max(1, Math.floor(options.heartbeatMs ?? 1_000));
-    this.ttlMs = Math.max(
-      this.heartbeatMs + 1,
-      Math.floor(options.ttlMs ?? LIVENESS_BEATS * this.heartbeatMs),
-    );
-    this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);
+    this.heartbeatMs = atLeast(options.heartbeatMs, 1_000);
+    this.ttlMs = atLeast(options.ttlMs, LIVENESS_BEATS * this.heartbeatMs, this.heartbeatMs + 1);
     this.logger = options.logger;
   }
 
   /** The liveness key of process `nodeId`. */
   nodeKey(nodeId: string): string {
-    return `${this.prefix}:node:${nodeId}`;
+    return `${this.redis.prefix}:node:${nodeId}`;
   }
 
   private channel(nodeId: string): string {
-    return `${this.prefix}:relay:${nodeId}`;
+    return `${this.redis.prefix}:relay:${nodeId}`;
   }
 
   private get allChannel(): string {
-    return `${this.prefix}:relay-all`;
+    return `${this.redis.prefix}:relay-all`;
   }
 
   listen(listener: RelayListener): Promise<void> {
@@ -108,15 +102,15 @@ export class RedisRelay implements Relay {
   }
 
   private async start(): Promise<void> {
-    const subscriber = this.client.duplicate();
+    const subscriber = this.redis.client.duplicate();
     // node-redis ends the process on an 'error' event nobody listens to: never removed.
     subscriber.on('error', (error) => this.logger?.debug('redis relay: subscriber connection', error));
     try {
-      await this.bounded('listen', () => subscriber.connect());
-      await this.bounded('listen', () =>
+      await this.redis.attempt('listen', () => subscriber.connect());
+      await this.redis.attempt('listen', () =>
         subscriber.subscribe([this.channel(this.nodeId), this.allChannel], this.receive),
       );
-      await this.bounded('listen', () => this.setAliveKey());
+      await this.redis.attempt('listen', () => this.setAliveKey());
     } catch (error) {
       destroy(subscriber);
       throw error;
@@ -125,8 +119,8 @@ export class RedisRelay implements Relay {
     for (const event of ['reconnecting', 'end', 'terminated'] as const)
       subscriber.on(event, this.subscriberLost);
     subscriber.on('ready', this.subscriberBack);
-    this.client.on('reconnecting', this.clientLost);
-    this.client.on('ready', this.clientBack);
+    this.redis.client.on('reconnecting', this.clientLost);
+    this.redis.client.on('ready', this.clientBack);
     this.timer = setInterval(() => this.beat(), this.heartbeatMs);
     (this.timer as { unref?: () => void }).unref?.();
   }
@@ -150,15 +144,15 @@ export class RedisRelay implements Relay {
   private publish(operation: string, channel: string, message: string): Promise<unknown> {
     let command: Promise<unknown>;
     try {
-      command = this.client.publish(channel, `${this.nodeId}\n${message}`);
+      command = this.redis.client.publish(channel, `${this.nodeId}\n${message}`);
     } catch (error) {
       command = rejection(error); // a closed client throws
     }
-    return bounded(STORE, operation, command, this.timeoutMs);
+    return this.redis.bounded(operation, command);
   }
 
   async alive(nodeId: string): Promise<boolean> {
-    return (await this.bounded('alive', () => this.client.exists([this.nodeKey(nodeId)]))) === 1;
+    return (await this.redis.attempt('alive', () => this.redis.client.exists([this.nodeKey(nodeId)]))) === 1;
   }
 
   close(): Promise<void> {
@@ -171,8 +165,8 @@ export class RedisRelay implements Relay {
     clearInterval(this.timer);
     this.timer = undefined;
     this.listener = undefined;
-    this.client.off('reconnecting', this.clientLost);
-    this.client.off('ready', this.clientBack);
+    this.redis.client.off('reconnecting', this.clientLost);
+    this.redis.client.off('ready', this.clientBack);
     const subscriber = this.subscriber;
     if (!subscriber) return;
     this.subscriber = undefined;
@@ -186,10 +180,12 @@ export class RedisRelay implements Relay {
     // Both within one command timeout: a hung Redis must not hold the process's shutdown.
     await Promise.all([
       this.beating,
-      this.bounded('close', () => this.client.del([this.nodeKey(this.nodeId)])).catch((error: unknown) => {
-        this.logger?.error('redis relay: could not delete the liveness key (it expires by itself)', error);
-      }),
-      this.bounded('close', quit).catch(() => destroy(subscriber)),
+      this.redis
+        .attempt('close', () => this.redis.client.del([this.nodeKey(this.nodeId)]))
+        .catch((error: unknown) => {
+          this.logger?.error('redis relay: could not delete the liveness key (it expires by itself)', error);
+        }),
+      this.redis.attempt('close', quit).catch(() => destroy(subscriber)),
     ]);
   }
 
@@ -238,20 +234,17 @@ export class RedisRelay implements Relay {
   /** One heartbeat at a time; a failed one is retried on the next tick. */
   private beat(): void {
     if (this.beating || !this.listener) return;
-    this.beating = this.bounded('heartbeat', () => this.setAliveKey()).then(
-      () => undefined,
-      (error: unknown) => this.logger?.error('redis relay: heartbeat failed (retried)', error),
-    );
+    this.beating = this.redis
+      .attempt('heartbeat', () => this.setAliveKey())
+      .then(
+        () => undefined,
+        (error: unknown) => this.logger?.error('redis relay: heartbeat failed (retried)', error),
+      );
     void this.beating.finally(() => (this.beating = undefined));
   }
 
   private setAliveKey(): Promise<unknown> {
-    return this.client.set(this.nodeKey(this.nodeId), '1', { PX: this.ttlMs });
-  }
-
-  /** A client that throws instead of rejecting (closed, destroyed) must not throw out of a timer. */
-  private bounded<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    return bounded(STORE, operation, attempt(command), this.timeoutMs);
+    return this.redis.client.set(this.nodeKey(this.nodeId), '1', { PX: this.ttlMs });
   }
 }
 

@@ -2,8 +2,7 @@
  * {@link SessionStore} on Redis: session records every process behind a load balancer shares.
  */
 import type { SessionCreateResult, SessionRecord, SessionStore } from '../../hosts/http/session-store.js';
-import { attempt, bounded } from './bounded.js';
-import { keyPrefix } from './namespace.js';
+import { RedisAccess } from './redis-access.js';
 import { LuaScript, type RedisScriptClient } from './script.js';
 import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from './session-scripts.js';
 
@@ -45,22 +44,18 @@ const DELETE = new LuaScript(DELETE_SESSION);
  * if ((await sessions.create({ id, clientKey }, { ttlMs: 1_800_000, maxPerClient: 100 })) !== 'created') refuse();
  */
 export class RedisSessionStore implements SessionStore {
-  private readonly client: RedisSessionClient;
-  private readonly prefix: string;
-  private readonly timeoutMs: number;
+  private readonly redis: RedisAccess<RedisSessionClient>;
 
   constructor(options: RedisSessionStoreOptions) {
-    this.client = options.client;
-    this.prefix = keyPrefix('RedisSessionStore', options.namespace);
-    this.timeoutMs = Math.max(1, options.commandTimeoutMs ?? 2_000);
+    this.redis = new RedisAccess('RedisSessionStore', STORE, options);
   }
 
   private key(id: string): string {
-    return `${this.prefix}:sess:{${id}}`;
+    return `${this.redis.prefix}:sess:{${id}}`;
   }
 
   private get indexPrefix(): string {
-    return `${this.prefix}:sess-client:{`;
+    return `${this.redis.prefix}:sess-client:{`;
   }
 
   async create(
@@ -71,18 +66,11 @@ export class RedisSessionStore implements SessionStore {
     const args = [record.id, ttl, record.clientKey ?? '', record.clientKey === undefined ? '0' : '1'];
     args.push(options.maxPerClient === undefined ? '' : String(options.maxPerClient));
     args.push(record.data ?? '', record.data === undefined ? '0' : '1', this.indexPrefix);
-    const reply = await this.bounded(
-      'create',
-      CREATE.run(this.client, { keys: [this.key(record.id)], arguments: args }),
-    );
-    return reply as SessionCreateResult;
+    return (await this.redis.run('create', CREATE, [this.key(record.id)], args)) as SessionCreateResult;
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    const fields = await this.bounded(
-      'get',
-      attempt(() => this.client.hGetAll(this.key(id))),
-    );
+    const fields = await this.redis.attempt('get', () => this.redis.client.hGetAll(this.key(id)));
     if (fields.id === undefined) return undefined;
     const record: SessionRecord = {
       id: fields.id,
@@ -96,19 +84,11 @@ export class RedisSessionStore implements SessionStore {
 
   async touch(id: string, ttlMs: number): Promise<boolean> {
     const args = [String(Math.max(1, Math.floor(ttlMs))), this.indexPrefix];
-    return (
-      (await this.bounded('touch', TOUCH.run(this.client, { keys: [this.key(id)], arguments: args }))) === 1
-    );
+    return (await this.redis.run('touch', TOUCH, [this.key(id)], args)) === 1;
   }
 
   async delete(id: string): Promise<boolean> {
     const args = [this.indexPrefix];
-    return (
-      (await this.bounded('delete', DELETE.run(this.client, { keys: [this.key(id)], arguments: args }))) === 1
-    );
-  }
-
-  private bounded<T>(operation: string, command: Promise<T>): Promise<T> {
-    return bounded(STORE, operation, command, this.timeoutMs);
+    return (await this.redis.run('delete', DELETE, [this.key(id)], args)) === 1;
   }
 }

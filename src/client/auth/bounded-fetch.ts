@@ -1,4 +1,4 @@
-import { readCapped } from '../../core/read-capped.js';
+import { readCappedResponse } from '../../core/read-capped.js';
 import { AuthorizationError } from './errors.js';
 
 /**
@@ -18,33 +18,26 @@ export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Res
  */
 export const MAX_OAUTH_RESPONSE_BYTES = 1024 * 1024;
 
-/** Statuses whose Response cannot be rebuilt with a body. */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
-
 /**
  * `fetchFn`, with every response body read up front and limited to `limit` bytes; past it the
  * request fails with a `too-large` AuthorizationError naming the URL (origin and path only).
+ *
+ * The reading is the core {@link readCappedResponse}, shared with the server's token verifiers;
+ * this one wraps any {@link FetchLike} (the caller's timeouts, signal and redirect policy stay the
+ * caller's) and raises the client's error, where the verifiers own their timeout and raise
+ * theirs (`src/server/auth/bounded-fetch.ts`).
  *
  * @example
  * const response = await boundedFetch(fetch)('https://auth.example.com/.well-known/oauth-authorization-server');
  */
 export function boundedFetch(fetchFn: FetchLike, limit = MAX_OAUTH_RESPONSE_BYTES): FetchLike {
   return async (input, init) => {
-    const response = await fetchFn(input, init);
-    if (!response.body || NULL_BODY.has(response.status) || response.type === 'opaqueredirect')
-      return response;
-    const body = await readCapped(response, limit);
-    if (body === undefined) {
-      const url = new URL(String(input));
-      throw new AuthorizationError(
-        'too-large',
-        `${url.origin}${url.pathname} answered more than ${limit} bytes`,
-      );
-    }
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    const buffered = await readCappedResponse(await fetchFn(input, init), limit);
+    if (buffered !== undefined) return buffered;
+    const url = new URL(String(input));
+    throw new AuthorizationError(
+      'too-large',
+      `${url.origin}${url.pathname} answered more than ${limit} bytes`,
+    );
   };
 }

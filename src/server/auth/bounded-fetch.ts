@@ -3,7 +3,7 @@
  * from the request to the last body byte and in the bytes read, with its timer cleared as soon
  * as it is done.
  */
-import { readCapped } from '../../core/read-capped.js';
+import { readCappedResponse } from '../../core/read-capped.js';
 import { TokenVerifierUnavailableError } from './errors.js';
 
 /**
@@ -21,6 +21,10 @@ export const MAX_VERIFIER_RESPONSE_BYTES = 256 * 1024;
  * `TokenVerifierUnavailableError` naming the endpoint's origin and path only (answered 503, like
  * an unreachable verifier). Redirects are not followed.
  *
+ * The reading is the core {@link readCappedResponse}, shared with the OAuth client's
+ * `boundedFetch`; this one adds what a verifier needs and the client leaves to its caller: its
+ * own timeout over the whole exchange, no redirects, and the verifier's error.
+ *
  * @example
  * const response = await boundedFetch(new URL('https://auth.example.com/jwks'), { method: 'GET' }, 5_000);
  */
@@ -36,41 +40,20 @@ export async function boundedFetch(
   const stop = (): void => controller.abort();
   signal?.addEventListener('abort', stop, { once: true });
   const where = `${url.origin}${url.pathname}`;
-  let response: Response;
-  let body: Uint8Array<ArrayBuffer>;
+  let buffered: Response | undefined;
   try {
-    response = await fetch(url, { ...init, redirect: 'manual', signal: controller.signal });
-    body = await readBody(response, maxBytes, controller);
+    const response = await fetch(url, { ...init, redirect: 'manual', signal: controller.signal });
+    // Past the cap, abort before cancelling: the connection is dropped, not drained.
+    buffered = await readCappedResponse(response, maxBytes, stop);
   } catch (error) {
-    if (error instanceof TooLarge) {
-      throw new TokenVerifierUnavailableError(`${where} answered more than ${maxBytes} bytes`);
-    }
     const why = controller.signal.aborted ? 'did not answer in time' : 'is unreachable';
     throw new TokenVerifierUnavailableError(`${where} ${why}`, { cause: error });
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);
   }
-  return new Response(body, { status: response.status, headers: response.headers });
-}
-
-class TooLarge extends Error {}
-
-/** The body, or TooLarge as soon as more than `maxBytes` arrive (the rest is never read). */
-async function readBody(
-  response: Response,
-  maxBytes: number,
-  controller: AbortController,
-): Promise<Uint8Array<ArrayBuffer>> {
-  if (!response.body) return new Uint8Array(0);
-  // Abort first, then cancel: the connection is dropped, not drained.
-  const drop = (): void => controller.abort();
-  if (Number(response.headers.get('content-length')) > maxBytes) {
-    drop();
-    await response.body.cancel().catch(() => undefined);
-    throw new TooLarge();
+  if (buffered === undefined) {
+    throw new TokenVerifierUnavailableError(`${where} answered more than ${maxBytes} bytes`);
   }
-  const body = await readCapped(response, maxBytes, drop);
-  if (body === undefined) throw new TooLarge();
-  return body;
+  return buffered;
 }
