@@ -21,6 +21,8 @@ interface Probe {
   stdioServerBuiltins: string[];
   sameMcpError: boolean;
   sameConnectionClosed: boolean;
+  sameMcpServer: boolean;
+  sameMcpClient: boolean;
 }
 
 let probe: Probe;
@@ -74,5 +76,8 @@ describe('the bundles in dist/pkg', () => {
   test('entry points share one copy of each class', () => {
     expect(probe.sameMcpError).toBe(true);
     expect(probe.sameConnectionClosed).toBe(true);
+    // keel-mcp's McpServer and McpClient are keel-mcp/server's and keel-mcp/client's.
+    expect(probe.sameMcpServer).toBe(true);
+    expect(probe.sameMcpClient).toBe(true);
   });
 });
