@@ -48,6 +48,11 @@ describe('the bundles in dist/pkg', () => {
       readFileSync(join(ROOT, file), 'utf8').includes('var HttpServerTransport = class'),
     );
     expect(withHttp).toEqual([]);
+    // Nor the client's: keel-mcp holds McpClient beside McpServer, in a chunk of its own.
+    const withClient = own.filter((file) =>
+      readFileSync(join(ROOT, file), 'utf8').includes('var McpClient = class'),
+    );
+    expect(withClient).toEqual([]);
   });
 
   test('the two inlined dependencies are not loaded from node_modules, and their licences ship', () => {
