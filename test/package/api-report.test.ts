@@ -84,6 +84,18 @@ describe('the built package', () => {
     }
   }, 120_000);
 
+  test('nothing marked @internal reaches the published types (stripInternal)', () => {
+    const leaks = sources.flatMap(({ subpath }) => {
+      const name = subpath === '.' ? 'keel-mcp' : `keel-mcp.${subpath.slice(2)}`;
+      const report = readFileSync(join(ROOT, 'api', `${name}.api.md`), 'utf8');
+      return report
+        .split('\n')
+        .filter((line) => line.includes('@internal'))
+        .map((line) => `${name}: ${line}`);
+    });
+    expect(leaks).toEqual([]);
+  });
+
   test('keel-mcp loads no node: module, statically (Bun, Deno and workerd run it)', () => {
     const seen = new Set<string>();
     const builtins: string[] = [];
