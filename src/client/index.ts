@@ -71,7 +71,7 @@ export { MemoryTokenStore } from './auth/store.js';
 export type { StoredTokens } from './auth/tokens.js';
 export type { ClientMetadata, PreRegisteredCredentials } from './auth/registration.js';
 export { secretAuthMethod, type ClientRegistration } from './auth/client-auth.js';
-export type { FetchLike } from './auth/http.js';
+export type { FetchLike, HttpContext } from './auth/http.js';
 export { MAX_OAUTH_RESPONSE_BYTES } from './auth/bounded-fetch.js';
 export {
   discoverAuthorization,
