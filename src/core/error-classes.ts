@@ -1,6 +1,7 @@
 /**
- * The error classes and codes a user catches, as one list that `keel-mcp/server` and
- * `keel-mcp/client` re-export beside `keel-mcp/core` (same classes, one identity).
+ * The error classes and codes of the one hierarchy, as the list `keel-mcp/core` and `keel-mcp`
+ * export. `keel-mcp/server` and `keel-mcp/client` take `McpError` and `ErrorCode` from here too
+ * (same classes, one identity); docs/entry-points.md gives the rule.
  */
 export {
   AuthorizationError,

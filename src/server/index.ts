@@ -1,24 +1,33 @@
+/**
+ * `keel-mcp/server`: `McpServer` (tools, resources, prompts) and the low-level `Server`, what their
+ * handlers receive and return, schemas, the OAuth resource server, and the errors of these
+ * features. The shared error hierarchy and the MCP protocol types come from `keel-mcp/core`; of
+ * it, this entry also exports `McpError` and `ErrorCode`, what a handler throws to answer with a
+ * JSON-RPC error. Every name is listed on purpose (docs/entry-points.md says how they are chosen).
+ */
+export { McpError, ErrorCode } from '../core/error-classes.js';
+export { McpServer, type McpServerOptions } from './mcp-server.js';
 export {
   Server,
   type Connectable,
-  type Implementation,
   type ServerOptions,
   type ServerRequestHandler,
   type ServerNotificationHandler,
 } from './server.js';
-export { methodNotFound } from './method-not-found.js';
 export { ServerSession, type HandlerSession } from './server-session.js';
+export { ToolContext, type HandlerContext } from './tool-context.js';
+export { methodNotFound } from './method-not-found.js';
+export { toolError } from './tool-call.js';
+export { resourceNotFound } from './resource-not-found.js';
 export {
   logHandlerFailureToStderr,
   logHandlerFailureWithStack,
   type HandlerFailure,
   type ServerErrorHandler,
 } from './handler-errors.js';
-export { McpServer, type McpServerOptions } from './mcp-server.js';
 export type { ListKind } from './list-changed.js';
 export { MAX_FANOUT_MESSAGE_BYTES, type FanoutLink, type FanoutMembership } from './fanout.js';
-export { ToolContext, type HandlerContext } from './tool-context.js';
-export type { BackChannelOptions, InputChannel } from './input-channel.js';
+export type { BackChannelOptions } from './input-channel.js';
 export type {
   ElicitFormRequest,
   ElicitOutcome,
@@ -59,10 +68,6 @@ export type {
 } from './prompt-types.js';
 export { UriTemplate, type TemplateVariables } from './uri-template.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
-export { toolError } from './tool-call.js';
-export { resourceNotFound } from './resource-not-found.js';
-// From the schema modules themselves, not core/schema/index.js, so the server entry exports only
-// what users of the server need.
 export { registerJsonSchemaConverter, type JsonSchemaConverter } from '../core/schema/to-json-schema.js';
 export {
   isStandardSchema,
@@ -71,7 +76,7 @@ export {
   type InferOutput,
 } from '../core/schema/standard-schema.js';
 export type { SchemaInput } from '../core/schema/compile-schema.js';
-export type { CachingOptions, CacheHint, CacheScope } from './modern/caching.js';
+export type { CachingOptions } from './modern/caching.js';
 export type { ModernRequest } from './modern/modern-request.js';
 export {
   InputRequiredSignal,
@@ -81,9 +86,12 @@ export {
   type RequestStateFailure,
 } from './modern/mrtr-errors.js';
 export type { RequestStateKey, RequestStateOptions, RequestStateSecret } from './modern/request-state.js';
-export * from './auth/index.js';
-// The error classes a user catches, from this entry too (one class identity with keel-mcp/core's),
-// so a project needs no extra import path for them.
-// Sampling answers come back to tools: the helper for their text belongs where they are used.
-export { samplingText } from '../core/types/sampling.js';
-export * from '../core/error-classes.js';
+// The OAuth 2.1 resource server: protect a Streamable HTTP endpoint with bearer tokens.
+export type { ResourceServerOptions } from './auth/options.js';
+export type { TokenVerifier } from './auth/token-verifier.js';
+export { InvalidTokenError, TokenVerifierUnavailableError } from './auth/errors.js';
+export { JwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './auth/jwt-verifier.js';
+export { IntrospectionVerifier, type IntrospectionVerifierOptions } from './auth/introspection-verifier.js';
+export { protectedResourceMetadataHandler } from './auth/metadata.js';
+export { MAX_AUTHORIZATION_BYTES } from './auth/challenge.js';
+export { MAX_VERIFIER_RESPONSE_BYTES } from './auth/bounded-fetch.js';

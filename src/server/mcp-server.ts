@@ -38,7 +38,7 @@ import { markSelfReporting } from './self-reporting.js';
 import { methodNotFound, Server, type Connectable, type ServerOptions } from './server.js';
 import type { ServerSession } from './server-session.js';
 import { notifyResourceUpdated, subscribe, unsubscribe } from './subscriptions.js';
-import { ToolContext, type ContextServices } from './tool-context.js';
+import { ToolContext } from './tool-context.js';
 import { ToolRegistry } from './tool-registry.js';
 import type { RegisteredTool, ToolConfig, ToolHandler } from './tool-types.js';
 
@@ -118,7 +118,10 @@ type Method = (
  *   async ({ city }) => `Sunny in ${city}`);
  * await serveStdio(server);
  */
-export class McpServer implements Connectable, ContextServices {
+export class McpServer implements Connectable {
+  // Not `implements ContextServices`: the members that satisfy it are @internal, so in the published
+  // .d.ts (stripInternal) the clause would fail to compile. Passing `this` where it is expected
+  // checks the shape.
   /** The low-level server underneath (custom methods, raw capabilities). */
   readonly server: Server;
   readonly defaultLogLevel: LoggingLevel;

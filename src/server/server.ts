@@ -20,7 +20,6 @@ import {
   ServerSession,
   type ServerNotificationHandler,
   type ServerRequestHandler,
-  type SessionServer,
 } from './server-session.js';
 import { ListenHub } from './modern/subscriptions/listen-hub.js';
 import { Fanout, type FanoutLink, type FanoutMembership } from './fanout.js';
@@ -100,7 +99,10 @@ export interface Connectable {
  * const session = server.connect(transport);
  * await session.closed;
  */
-export class Server implements Connectable, SessionServer {
+export class Server implements Connectable {
+  // Not `implements SessionServer`: the members that satisfy it are @internal, so in the published
+  // .d.ts (stripInternal) the clause would fail to compile. Passing `this` where it is expected
+  // checks the shape.
   private readonly handlers = new Map<string, ServerRequestHandler>();
   private readonly notificationHandlers = new Map<string, ServerNotificationHandler>();
   /** Live sessions (one per connected transport). */

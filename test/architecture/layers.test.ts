@@ -20,7 +20,8 @@ type Layer = 'core' | 'transports' | 'server' | 'hosts' | 'client' | 'adapters' 
  * Transport contract and the wire pieces they share. server: McpServer and the low-level Server.
  * hosts: what serves a server over HTTP or stdio. client: McpClient and the low-level Client,
  * which never see a server or a host. adapters: runtime and framework bindings. cli: the `keel`
- * command. entry: src/index.ts (`keel-mcp`, the same as `keel-mcp/core`).
+ * command. entry: src/index.ts (`keel-mcp`: core plus McpServer and McpClient; no transport or
+ * host, so it stays runtime-neutral and free of HTTP code).
  */
 const MAY_IMPORT: Readonly<Record<Layer, readonly Layer[]>> = {
   core: ['core'],
@@ -30,7 +31,7 @@ const MAY_IMPORT: Readonly<Record<Layer, readonly Layer[]>> = {
   client: ['core', 'transports', 'client'],
   adapters: ['core', 'transports', 'server', 'hosts', 'client', 'adapters'],
   cli: ['core', 'transports', 'server', 'hosts', 'client', 'adapters', 'cli'],
-  entry: ['core'],
+  entry: ['core', 'server', 'client'],
 };
 
 const FOLDERS = new Set<string>(['core', 'transports', 'server', 'hosts', 'client', 'adapters', 'cli']);

@@ -8,7 +8,8 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { HttpServing } from '../../src/adapters/node/index.js';
-import { McpClient, MemoryTokenStore, OAuthClientProvider, tokensKey } from '../../src/client/index.js';
+import { McpClient, MemoryTokenStore, OAuthClientProvider } from '../../src/client/index.js';
+import { tokensKey } from '../../src/client/auth/store.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
 import { useProcessGuard, within } from '../helpers/guard.js';

@@ -21,6 +21,8 @@ interface Probe {
   stdioServerBuiltins: string[];
   sameMcpError: boolean;
   sameConnectionClosed: boolean;
+  sameMcpServer: boolean;
+  sameMcpClient: boolean;
 }
 
 let probe: Probe;
@@ -46,6 +48,11 @@ describe('the bundles in dist/pkg', () => {
       readFileSync(join(ROOT, file), 'utf8').includes('var HttpServerTransport = class'),
     );
     expect(withHttp).toEqual([]);
+    // Nor the client's: keel-mcp holds McpClient beside McpServer, in a chunk of its own.
+    const withClient = own.filter((file) =>
+      readFileSync(join(ROOT, file), 'utf8').includes('var McpClient = class'),
+    );
+    expect(withClient).toEqual([]);
   });
 
   test('the two inlined dependencies are not loaded from node_modules, and their licences ship', () => {
@@ -74,5 +81,8 @@ describe('the bundles in dist/pkg', () => {
   test('entry points share one copy of each class', () => {
     expect(probe.sameMcpError).toBe(true);
     expect(probe.sameConnectionClosed).toBe(true);
+    // keel-mcp's McpServer and McpClient are keel-mcp/server's and keel-mcp/client's.
+    expect(probe.sameMcpServer).toBe(true);
+    expect(probe.sameMcpClient).toBe(true);
   });
 });

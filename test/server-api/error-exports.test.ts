@@ -1,7 +1,8 @@
 /**
- * Issue 13: the error classes a user catches are exported from `keel-mcp/server` and
- * `keel-mcp/client` too, as re-exports of `keel-mcp/core`'s (one class identity, so `instanceof`
- * works whichever entry a project imports from).
+ * Where the error classes come from (docs/entry-points.md): the hierarchy from `keel-mcp/core`
+ * and the root `keel-mcp`; of it, `keel-mcp/server` and `keel-mcp/client` export only `McpError`
+ * and `ErrorCode` (the error a handler throws, the answer a call rejects with), as the same objects
+ * (one class identity, so `instanceof` works whichever entry a project imports from).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import * as errors from '../../src/core/errors.js';
 import * as core from '../../src/core/index.js';
+import * as root from '../../src/index.js';
 import * as client from '../../src/client/index.js';
 import * as server from '../../src/server/index.js';
 
@@ -20,10 +22,13 @@ const catchable = Object.entries(errors)
   )
   .map(([name]) => name)
   .sort();
+/** What server and client export of it. */
+const onBothSides = ['ErrorCode', 'McpError'];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const named = (module: object) => module as Record<string, unknown>;
 
-describe('error classes from every entry', () => {
+describe('error classes: one home', () => {
   test('the list covers the hierarchy (a new class joins it by itself)', () => {
     expect(catchable).toEqual(
       expect.arrayContaining([
@@ -40,26 +45,33 @@ describe('error classes from every entry', () => {
     );
   });
 
+  test('keel-mcp/core and keel-mcp export each, as the same object', () => {
+    for (const name of catchable) {
+      expect(named(core)[name], name).toBeDefined();
+      expect(named(root)[name], name).toBe(named(core)[name]);
+    }
+  });
+
   test.each([
     ['server', server],
     ['client', client],
-  ])('src %s entry re-exports each with the identity of core', (_entry, module) => {
-    const exported = module as unknown as Record<string, unknown>;
-    const missing = catchable.filter((name) => exported[name] === undefined);
-    expect(missing).toEqual([]);
-    for (const name of catchable) expect(exported[name], name).toBe((core as Record<string, unknown>)[name]);
+  ])('the %s entry exports McpError and ErrorCode of it, with the identity of core', (entry, module) => {
+    const extra = entry === 'client' ? ['AuthorizationError'] : []; // client OAuth's own failure
+    const exported = catchable.filter((name) => named(module)[name] !== undefined);
+    expect(exported).toEqual([...onBothSides, ...extra].sort());
+    for (const name of exported) expect(named(module)[name], name).toBe(named(core)[name]);
   });
 
-  test('the built package: keel-mcp/server and keel-mcp/client against keel-mcp/core', async () => {
+  test('the built package: keel-mcp/server, keel-mcp/client and keel-mcp against keel-mcp/core', async () => {
     // As a user imports them (the package's export map, compiled code); `npm test` builds first.
     if (!existsSync(join(ROOT, 'dist', 'src', 'server', 'index.js')))
       throw new Error('dist/ is missing: run `npm run build` first');
     const load = (entry: string) => import(entry) as Promise<Record<string, unknown>>;
-    const [builtCore, builtServer, builtClient] = await Promise.all(
-      ['keel-mcp/core', 'keel-mcp/server', 'keel-mcp/client'].map(load),
+    const [builtCore, builtServer, builtClient, builtRoot] = await Promise.all(
+      ['keel-mcp/core', 'keel-mcp/server', 'keel-mcp/client', 'keel-mcp'].map(load),
     );
-    for (const name of catchable) {
-      expect(builtCore![name], `keel-mcp/core ${name}`).toBeDefined();
+    for (const name of catchable) expect(builtRoot![name], `keel-mcp ${name}`).toBe(builtCore![name]);
+    for (const name of onBothSides) {
       expect(builtServer![name], `keel-mcp/server ${name}`).toBe(builtCore![name]);
       expect(builtClient![name], `keel-mcp/client ${name}`).toBe(builtCore![name]);
     }

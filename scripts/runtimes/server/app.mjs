@@ -1,7 +1,8 @@
 // The MCP server every runtime smoke serves: the same tools on Node, Bun, Deno and workerd. It
 // imports only the web-standard parts of the BUILT package (dist), never `keel-mcp/node`, so what
-// runs here is what a user of that runtime would run.
-import { McpServer } from '../../../dist/pkg/server.js';
+// runs here is what a user of that runtime would run. McpServer comes from the root entry
+// (`keel-mcp`), which must load on every runtime (it holds the client too, and no `node:` import).
+import { McpServer } from '../../../dist/pkg/index.js';
 import { createHttpHandler } from '../../../dist/pkg/http.js';
 
 const NO_ARGS = { type: 'object', properties: {} };

@@ -10,11 +10,10 @@ import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc.js';
 import type { PollableIterator, Transport } from '../transport.js';
 import type { ConnectionOptions, Logger, NotificationHandler, RequestHandler } from './connection-types.js';
 import type { InflightRequest } from './inbound.js';
-import { InboundRequests, type InboundHost } from './inbound-requests.js';
-import { MessageRouter, type RouterHost } from './message-router.js';
+import { InboundRequests } from './inbound-requests.js';
+import { MessageRouter } from './message-router.js';
 import type { PendingRequest, RequestOptions } from './outbound.js';
-import { OutboundRequests, type OutboundHost } from './outbound-requests.js';
-import type { ContextHost } from './request-context.js';
+import { OutboundRequests } from './outbound-requests.js';
 import { abortAll, answerClosed, drainWindow } from './shutdown-steps.js';
 import { WireWriter } from './wire-writer.js';
 
@@ -49,7 +48,10 @@ type State = 'idle' | 'open' | 'draining' | 'closing' | 'closed';
  * const result = await connection.request('ping', {});
  * await connection.close();
  */
-export class Connection implements ContextHost, InboundHost, OutboundHost, RouterHost {
+export class Connection {
+  // Not `implements ContextHost, InboundHost, OutboundHost, RouterHost`: the members that satisfy
+  // them are @internal, so in the published .d.ts (stripInternal) the clause would fail to
+  // compile. Passing `this` where they are expected checks the shape.
   private readonly inbound: InboundRequests;
   private readonly queueWaitMs: number;
   /** The queue stayed full for `queueWaitMs`: reading on, refusing new requests while it is full. */

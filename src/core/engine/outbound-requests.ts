@@ -7,7 +7,7 @@ import type { Transport } from '../transport.js';
 import type { Logger } from './connection-types.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import type { InflightRequest } from './inbound.js';
-import { PendingRequest, validateTimeouts, type PendingOwner, type RequestOptions } from './outbound.js';
+import { PendingRequest, validateTimeouts, type RequestOptions } from './outbound.js';
 import { PendingTable, toProgress } from './pending-table.js';
 
 /** What the outbound side needs from its connection. */
@@ -23,7 +23,10 @@ export interface OutboundHost {
   cancelOnWire(entry: PendingRequest, error: Error): void;
 }
 
-export class OutboundRequests implements PendingOwner {
+export class OutboundRequests {
+  // Not `implements PendingOwner`: the members that satisfy it are @internal, so in the published
+  // .d.ts (stripInternal) the clause would fail to compile. Passing `this` where it is expected
+  // checks the shape.
   /** Made on the first request with a deadline: most HTTP sessions never send one. */
   private deadlines: DeadlineTimer | undefined;
   private readonly pending = new PendingTable(this);

@@ -3,7 +3,7 @@
  */
 import { RequestAbortedError, RequestTimeoutError } from '../errors.js';
 import type { JsonObject, RequestId } from '../jsonrpc.js';
-import type { AbortWatcher, InflightRequest } from './inbound.js';
+import type { InflightRequest } from './inbound.js';
 
 /**
  * A `notifications/progress` payload as delivered to a caller's `onprogress`.
@@ -99,7 +99,10 @@ export function validateTimeouts(options: RequestOptions): RangeError | undefine
  * progress) and the total one (`maxTotalTimeoutMs`, fixed); the owner's one timer watches the
  * nearer (see DeadlineTimer). `Infinity` turns either off without touching the other.
  */
-export class PendingRequest implements AbortWatcher {
+export class PendingRequest {
+  // Not `implements AbortWatcher`: the members that satisfy it are @internal, so in the published
+  // .d.ts (stripInternal) the clause would fail to compile. Passing `this` where it is expected
+  // checks the shape.
   private readonly startedAt: number;
   private readonly timeoutMs: number;
   private readonly maxTotalMs: number;

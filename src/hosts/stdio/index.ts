@@ -22,17 +22,5 @@ export {
 } from '../../transports/stdio/stdio-client-transport.js';
 export { defaultChildEnvironment } from '../../transports/stdio/child-environment.js';
 export type { ChildExitFields } from '../../transports/stdio/child-exit.js';
-export { STDERR_TAIL_BYTES, STDERR_TAIL_LINES } from '../../transports/stdio/stderr-tail.js';
-export {
-  DEFAULT_MAX_MESSAGE_BYTES,
-  LineSplitter,
-  type LineSink,
-} from '../../transports/stdio/line-splitter.js';
-export { parseLine } from '../../transports/stdio/parse-line.js';
-export {
-  MessageReader,
-  type MessageReaderOptions,
-  type MessageSink,
-} from '../../transports/stdio/message-reader.js';
-export { MessageWriter, type MessageWriterOptions } from '../../transports/stdio/message-writer.js';
+export { DEFAULT_MAX_MESSAGE_BYTES } from '../../transports/stdio/line-splitter.js';
 export { DEFAULT_PROGRESS_SPACING_MS } from '../../transports/stdio/progress-spacing.js';

@@ -3,7 +3,7 @@
  * between two lines without losing a byte (backpressure).
  */
 import type { Readable } from 'node:stream';
-import { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter, type LineSink } from './line-splitter.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, LineSplitter } from './line-splitter.js';
 import { oversizeFault, parseAsciiLine, parseLine } from './parse-line.js';
 
 /** @example new MessageReader(process.stdin, inbox, { onEnd: (error) => console.error('EOF', error) }); */
@@ -43,7 +43,10 @@ export interface MessageSink {
  * for await (const message of inbox) handle(message);
  * reader.detach();
  */
-export class MessageReader implements LineSink {
+export class MessageReader {
+  // Not `implements LineSink`: the members that satisfy it are @internal, so in the published
+  // .d.ts (stripInternal) the clause would fail to compile. Passing `this` where it is expected
+  // checks the shape.
   private readonly splitter: LineSplitter;
   private attached = true;
   private ended = false;
