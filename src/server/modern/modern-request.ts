@@ -32,10 +32,13 @@ import {
  */
 export class ModernRequest implements HandlerRequest {
   readonly era = 'modern' as const;
+  /** @internal */
   readonly elicitationComplete = false;
+  /** @internal */
   readonly noBackChannelReason = undefined;
   private view: HandlerSession | undefined;
 
+  /** @internal Made by {@link readModernRequest}. */
   constructor(
     private readonly connection: HandlerSession,
     readonly protocolVersion: ModernProtocolVersion,
@@ -46,7 +49,7 @@ export class ModernRequest implements HandlerRequest {
     readonly logLevel: LoggingLevel | undefined,
   ) {}
 
-  /** The session's id and state, with this request's facts (never an earlier request's). */
+  /** @internal The session's id and state, with this request's facts (never an earlier request's). */
   get session(): HandlerSession {
     if (this.view) return this.view;
     const connection = this.connection;
@@ -66,17 +69,18 @@ export class ModernRequest implements HandlerRequest {
     return this.view;
   }
 
-  /** Only requests that set a level get log messages (the spec: MUST NOT otherwise). */
+  /** @internal Only requests that set a level get log messages (the spec: MUST NOT otherwise). */
   mayLog(level: LoggingLevel): boolean {
     return this.logLevel !== undefined && loggingLevelRank(level) >= loggingLevelRank(this.logLevel);
   }
 
+  /** @internal `-32021` for a capability the request lacked. */
   wireErrorFor(error: unknown): McpError | undefined {
     return error instanceof MissingClientCapabilityError ? error.toMcpError() : undefined;
   }
 
   /**
-   * Over HTTP the `Mcp-Param-*` headers must mirror the annotated arguments. Headers are read only
+   * @internal Over HTTP the `Mcp-Param-*` headers must mirror the annotated arguments. Headers are read only
    * for a tool that has such arguments: over HTTP reading them builds a web `Headers` from the raw
    * ones, which was ~5 % of a modern echo's server CPU.
    */
@@ -91,7 +95,7 @@ export class ModernRequest implements HandlerRequest {
   }
 
   /**
-   * The request's channel runs the body and decides the answer: its value, or an `input_required`
+   * @internal The request's channel runs the body and decides the answer: its value, or an `input_required`
    * round as soon as the body asked for input it does not have (its signal then aborts and what
    * it does afterwards is discarded; see back-channel.ts for why it is not waited for).
    */
