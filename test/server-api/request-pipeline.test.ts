@@ -38,7 +38,7 @@ function setup(): { client: Connection; session: ServerSession; seen: Seen[] } {
     seen.push({
       era: request.era,
       version: request.protocolVersion,
-      capabilities: request.clientCapabilities as JsonObject,
+      capabilities: request.clientCapabilities,
     });
     return {};
   });
