@@ -91,7 +91,8 @@ export async function elicitForm<S extends SchemaInput>(
 
 /**
  * URL mode. Legacy (2025-11-25): the request carries an `elicitationId` (the caller's, or a random
- * one) and `complete()` sends `notifications/elicitation/complete`. 2026-07-28 (`modern`) removed
+ * one) and `complete()` sends `notifications/elicitation/complete`. 2026-07-28 (`notifiesCompletion`
+ * false) removed
  * both: the request carries no id, `complete()` sends nothing (the client learns the outcome by
  * retrying), and the id returned is the caller's or one derived from the question, so it is the
  * same on every run of the handler (it runs again on each retry).
@@ -101,8 +102,10 @@ export async function elicitUrl(
   session: ServerSession,
   request: ElicitUrlRequest,
   options?: BackChannelOptions,
-  modern = false,
+  /** Legacy: the id goes on the wire and `complete()` notifies; false in 2026-07-28. */
+  notifiesCompletion = true,
 ): Promise<ElicitUrlOutcome> {
+  const modern = !notifiesCompletion;
   const params: JsonObject = { mode: 'url', message: request.message, url: request.url };
   const elicitationId =
     request.elicitationId ??

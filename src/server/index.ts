@@ -77,6 +77,7 @@ export {
 } from '../core/schema/standard-schema.js';
 export type { SchemaInput } from '../core/schema/compile-schema.js';
 export type { CachingOptions } from './modern/caching.js';
+export type { HandlerRequest } from './handler-request.js';
 export type { ModernRequest } from './modern/modern-request.js';
 export {
   InputRequiredSignal,

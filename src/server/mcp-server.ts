@@ -29,11 +29,11 @@ import type {
   TemplateOptions,
   TemplateReader,
 } from './resource-types.js';
+import type { HandlerRequest } from './handler-request.js';
 import { inputRoundsFactory, type ModernChannelFactory } from './modern/back-channel.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-rounds.js';
 import type { SwallowedInputRoundError } from './modern/mrtr-errors.js';
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js';
-import type { ModernRequest } from './modern/modern-request.js';
 import { markSelfReporting } from './self-reporting.js';
 import { methodNotFound, Server, type Connectable, type ServerOptions } from './server.js';
 import type { ServerSession } from './server-session.js';
@@ -331,8 +331,11 @@ export class McpServer implements Connectable {
     if (!isLoggingLevel(level)) throw new TypeError(`Invalid log level: ${String(level)}`);
     const sends: Promise<void>[] = [];
     for (const session of this.server.sessions) {
-      // 2026-07-28 connections get log messages only for requests that asked, on those requests.
-      if (session.era !== 'modern' && shouldLog(level, session, undefined, this.defaultLogLevel)) {
+      // An era may send log messages only on the requests that asked (2026-07-28).
+      if (
+        session.protocolEra?.sessionLogs !== false &&
+        shouldLog(level, session, undefined, this.defaultLogLevel)
+      ) {
         sends.push(session.notify('notifications/message', logParams(level, data, logger)));
       }
     }
@@ -377,36 +380,19 @@ export class McpServer implements Connectable {
     this.server.registerCapabilities({ ...d });
   }
 
-  /**
-   * A 2026-07-28 request: the context's back-channel is this request's modern channel, which runs
-   * the handler and decides the answer: the handler's result, or an `input_required` round as soon
-   * as the handler asked for input it does not have (the handler's signal then aborts and what it
-   * does afterwards is discarded; see back-channel.ts for why it is not waited for).
-   */
-  private async runModern(
-    run: Method,
-    params: JsonObject,
-    ctx: RequestContext,
-    session: ServerSession,
-    modern: ModernRequest,
-  ): Promise<JsonObject> {
-    const channel = await this.modernChannel(ctx, modern, params);
-    const context = new ToolContext(ctx, session, this, channel, modern);
-    const outcome = await channel.run(() => run(params, context, session));
-    return outcome.type === 'complete' ? outcome.value : outcome.result;
-  }
-
   private installHandlers(): void {
     const on = (method: string, capability: keyof ServerCapabilities, run: Method): void => {
       const handler = (
         params: JsonObject,
         ctx: RequestContext,
         session: ServerSession,
-        modern?: ModernRequest,
+        request: HandlerRequest,
       ) => {
         if (this.server.capabilities[capability] === undefined) throw methodNotFound(method);
-        if (modern === undefined) return run(params, new ToolContext(ctx, session, this), session);
-        return this.runModern(run, params, ctx, session, modern);
+        // The request's era runs the body with its back-channel (a nested request, or input rounds).
+        return request.run(ctx, params, this, (channel) =>
+          run(params, new ToolContext(ctx, session, this, request, channel), session),
+        );
       };
       this.server.setRequestHandler(method, markSelfReporting(handler));
     };

@@ -7,24 +7,25 @@
 import { Connection, type ConnectionOptions } from '../core/engine/connection.js';
 import type { RequestOptions } from '../core/engine/outbound.js';
 import type { RequestContext } from '../core/engine/request-context.js';
-import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
-import { negotiateVersion, type ProtocolVersion } from '../core/protocol-version.js';
+import type { ProtocolVersion } from '../core/protocol-version.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
-import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { Implementation } from '../core/types/common.js';
 import { reportingFailures, type HandlerFailure } from './handler-errors.js';
-import { methodNotFound } from './method-not-found.js';
+import type { HandlerRequest } from './handler-request.js';
+import type { HandlerSession } from './handler-session.js';
 import type { CacheHints } from './modern/caching.js';
-import { isModernMeta, type ModernRequest } from './modern/modern-request.js';
 import type { ListenHub } from './modern/subscriptions/listen-hub.js';
 import { endListens } from './modern/subscriptions/listen.js';
 import { isSelfReporting } from './self-reporting.js';
 
+export type { HandlerSession } from './handler-session.js';
+
 /**
- * A request handler of the low-level server. One table serves both eras: `modern` is set for a
- * 2026-07-28 request (its client facts, read from its own `_meta`), undefined in the legacy era.
+ * A request handler of the low-level server. One table serves both eras: `request` is the
+ * request as its era presents it (the client facts: the session's handshake in the legacy era,
+ * the request's own `_meta` in 2026-07-28).
  *
  * @example
  * server.setRequestHandler('tools/list', () => ({ tools: [] }));
@@ -33,7 +34,7 @@ export type ServerRequestHandler = (
   params: JsonObject,
   ctx: RequestContext,
   session: ServerSession,
-  modern?: ModernRequest,
+  request: HandlerRequest,
 ) => JsonObject | Promise<JsonObject>;
 
 /**
@@ -47,9 +48,34 @@ export type ServerNotificationHandler = (
 ) => void | Promise<void>;
 
 /**
+ * A protocol era: everything a server does differently for one protocol revision, in one object
+ * (the two are in era/: `LEGACY_ERA`, `MODERN_ERA`). The request pipeline
+ * (era/request-pipeline.ts) decides a request's era once, where it enters, and hands the request to
+ * that era's {@link ProtocolEra.serve}; nothing below asks again. The handler's view of a request
+ * (client facts, back-channel) is the era's {@link HandlerRequest}. Declared here, beside the
+ * session that keeps its era, so the eras import the session and never the other way round.
+ *
+ * @example
+ * const era = eraOf(session, ctx); // era/request-pipeline.ts
+ * return era.serve(session, params, ctx);
+ */
+export interface ProtocolEra {
+  readonly name: 'legacy' | 'modern';
+  /**
+   * Serve one request of `session` in this era (which methods exist, how results and errors are
+   * shaped): answer it, or throw the error to send.
+   */
+  serve(session: ServerSession, params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject>;
+  /** Whether a client notification of `method` reaches the server's handlers on such a connection. */
+  delivers(method: string): boolean;
+  /** Whether connection-wide log messages (`McpServer.log`) go to such a connection. */
+  readonly sessionLogs: boolean;
+}
+
+/**
  * What a session needs of the server it belongs to; the low-level `Server` is one. The handler
  * table, what the server tells clients about itself, the state its connections share, and the
- * 2026-07-28 pipeline the session hands modern requests to.
+ * request pipeline the session hands every request to.
  *
  * @example
  * const server: SessionServer = new Server({ name: 'demo', version: '1.0.0' });
@@ -70,35 +96,8 @@ export interface SessionServer {
   notificationHandlerFor(method: string): ServerNotificationHandler | undefined;
   /** Report a handler failure to the server's `onerror`; never throws. */
   reportFailure(error: unknown, failure: HandlerFailure): void;
-  /** Serve a 2026-07-28 request of `session` (the session decides only that it is one). */
-  dispatchModern(session: ServerSession, params: JsonObject, ctx: RequestContext): Promise<JsonObject>;
-}
-
-/**
- * What a handler sees of its session (`ctx.session` in `McpServer` handlers; the low-level
- * handlers get the whole {@link ServerSession}). The same object for every request of a session.
- *
- * @example
- * server.tool('count', { description: 'Counts calls in this session' }, (_a, ctx) => {
- *   const calls = ((ctx.session.state.get('calls') as number | undefined) ?? 0) + 1;
- *   ctx.session.state.set('calls', calls);
- *   return `${ctx.session.clientInfo?.name ?? 'client'} called ${calls} times (session ${ctx.session.id})`;
- * });
- */
-export interface HandlerSession {
-  /** The HTTP session id; on stdio, memory and stateless HTTP, an id the server generated. */
-  readonly id: string;
-  /** `clientInfo` from `initialize` (undefined before it, or without a handshake). */
-  readonly clientInfo: Implementation | undefined;
-  /** The capabilities the client declared in `initialize` (`{}` before it). */
-  readonly clientCapabilities: ClientCapabilities;
-  /**
-   * The negotiated protocol version (undefined before `initialize`, or without a handshake); for a
-   * 2026-07-28 request, the version its `_meta` names.
-   */
-  readonly protocolVersion: ProtocolVersion | ModernProtocolVersion | undefined;
-  /** Yours: lives exactly as long as the session, and is dropped with it. */
-  readonly state: Map<string, unknown>;
+  /** Serve a request of `session`: the pipeline decides its era (era/request-pipeline.ts). */
+  enter(session: ServerSession, params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject>;
 }
 
 const LIST_CHANGED = new Map<string, 'tools' | 'resources' | 'prompts'>([
@@ -124,10 +123,16 @@ export class ServerSession implements HandlerSession {
   /** `notifications/initialized` received. */
   initialized = false;
   /**
-   * The era this connection follows: `legacy` from `initialize` on, `modern` once a 2026-07-28
-   * request was served (then every request must carry its `_meta`), undefined before either.
+   * @internal The era this connection follows, set by the eras themselves (era/): the legacy era
+   * from `initialize` on, the modern era once a 2026-07-28 request was served (then every request
+   * must carry its `_meta`), undefined before either.
    */
-  era: 'legacy' | 'modern' | undefined;
+  protocolEra: ProtocolEra | undefined;
+  /**
+   * @internal The legacy era's view of this session's requests, made on first use
+   * (era/legacy-request.ts). `declare`: no slot until then (memory per idle HTTP session counts).
+   */
+  declare legacyRequest: HandlerRequest | undefined;
   // Created on first use: most sessions never need them (memory per idle HTTP session counts).
   private initializedCallbacks: (() => void)[] | undefined;
   private internalState: Map<string, unknown> | undefined;
@@ -140,10 +145,10 @@ export class ServerSession implements HandlerSession {
     options: ConnectionOptions,
   ) {
     this.connection = new Connection(transport, options);
-    // Two fallbacks route everything (see `route`): no per-session handler Maps or closures for
-    // the built-in methods (memory per idle HTTP session counts). A handler set on the connection
-    // itself still comes first.
-    this.connection.fallbackRequestHandler = (params, ctx) => this.route(params, ctx);
+    // Two fallbacks take everything: no per-session handler Maps or closures for the built-in
+    // methods (memory per idle HTTP session counts). Every request goes to the server's pipeline,
+    // which decides its era. A handler set on the connection itself still comes first.
+    this.connection.fallbackRequestHandler = (params, ctx) => this.server.enter(this, params, ctx);
     this.connection.fallbackNotificationHandler = (params, info, method) =>
       method === 'notifications/initialized'
         ? this.markInitialized()
@@ -151,6 +156,14 @@ export class ServerSession implements HandlerSession {
     // Registered here rather than in `Server.connect`: the closure shares this constructor's
     // context with the two above (one context per session less).
     this.connection.onClose(() => this.server.sessions.delete(this));
+  }
+
+  /**
+   * The era this connection follows: `legacy` from `initialize` on, `modern` once a 2026-07-28
+   * request was served (then every request must carry its `_meta`), undefined before either.
+   */
+  get era(): 'legacy' | 'modern' | undefined {
+    return this.protocolEra?.name;
   }
 
   /** The HTTP session id, when the transport has one. */
@@ -230,35 +243,6 @@ export class ServerSession implements HandlerSession {
     return endListens(this.connection, this.server.listens.of(this.connection));
   }
 
-  /**
-   * Every inbound request. `initialize` and `ping` of a legacy request are answered here; a
-   * modern request for a method 2026-07-28 removed goes down the modern path (-32601); a plain
-   * `initialize` chooses the legacy era for this connection, even after modern requests (they left
-   * no state behind: a stdio server follows its client). A second successful `initialize` is
-   * refused (-32600).
-   */
-  private route(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
-    switch (ctx.method) {
-      case 'initialize':
-        return isModernMeta(ctx.meta)
-          ? this.server.dispatchModern(this, params, ctx)
-          : this.initialize(params);
-      case 'ping':
-        return isModernMeta(ctx.meta) ? this.server.dispatchModern(this, params, ctx) : {};
-      case 'server/discover':
-        // 2026-07-28 only: without _meta it is a malformed modern request (-32602), except on a
-        // legacy connection, which answers it as before (-32601).
-        return this.era === 'legacy' && !isModernMeta(ctx.meta)
-          ? this.dispatch(params, ctx)
-          : this.server.dispatchModern(this, params, ctx);
-      case 'subscriptions/listen':
-        // 2026-07-28 only; a legacy connection answers it as before (-32601, or a user's handler).
-        return this.listen(params, ctx);
-      default:
-        return this.dispatch(params, ctx);
-    }
-  }
-
   /** `notifications/initialized`: the handshake is complete (later ones change nothing). */
   private markInitialized(): void {
     if (this.initialized) return;
@@ -268,63 +252,18 @@ export class ServerSession implements HandlerSession {
     if (callbacks) for (const callback of callbacks) callback();
   }
 
-  private listen(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
-    const answer = this.dispatch(params, ctx);
-    // The engine chains the answer's write on this promise; a graceful end waits behind it.
-    const listen = this.server.listens.find(this.connection, ctx.id);
-    if (listen !== undefined && listen.answer === undefined) listen.answer = Promise.resolve(answer);
-    return answer;
-  }
-
-  private initialize(params: JsonObject): JsonObject {
-    // One handshake per connection, as over HTTP (handle-post.ts answers a session's second one
-    // the same way): renegotiating would change the version and capabilities under running code.
-    // A handshake that failed (bad params) set nothing, so the client may try again.
-    if (this.protocolVersion !== undefined)
-      throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: Server already initialized');
-    const { protocolVersion, capabilities, clientInfo } = params;
-    if (typeof protocolVersion !== 'string') {
-      throw new McpError(ErrorCode.InvalidParams, 'initialize: protocolVersion must be a string');
-    }
-    if (capabilities !== undefined && (typeof capabilities !== 'object' || capabilities === null)) {
-      throw new McpError(ErrorCode.InvalidParams, 'initialize: capabilities must be an object');
-    }
-    this.protocolVersion = negotiateVersion(protocolVersion);
-    this.era = 'legacy';
-    this.clientCapabilities = (capabilities as ClientCapabilities | undefined) ?? {};
-    this.clientInfo =
-      typeof clientInfo === 'object' && clientInfo !== null ? (clientInfo as Implementation) : undefined;
-    // `registerCapabilities` replaces the object, so this reference keeps what was promised.
-    this.serverCapabilities = this.server.capabilities;
-    const result: JsonObject = {
-      protocolVersion: this.protocolVersion,
-      capabilities: this.server.capabilities,
-      serverInfo: this.server.info,
-    };
-    if (this.server.instructions !== undefined) result.instructions = this.server.instructions;
-    return result;
-  }
-
-  private dispatch(params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
-    // The era check of the legacy hot path: one property read on `_meta` (usually absent).
-    if (this.era === 'modern' || isModernMeta(ctx.meta)) return this.server.dispatchModern(this, params, ctx);
-    const handler = this.server.handlerFor(ctx.method);
-    if (!handler) throw methodNotFound(ctx.method);
-    return this.run(handler, params, ctx, undefined);
-  }
-
   /** @internal Run a handler of the shared table, reporting failures of handlers that do not. */
   run(
     handler: ServerRequestHandler,
     params: JsonObject,
     ctx: RequestContext,
-    modern: ModernRequest | undefined,
+    request: HandlerRequest,
   ): JsonObject | Promise<JsonObject> {
     // McpServer's own handlers report the failures of user code themselves (they know the tool,
     // and tell a bad request from a failing handler); only other handlers are wrapped here.
-    if (isSelfReporting(handler)) return handler(params, ctx, this, modern);
+    if (isSelfReporting(handler)) return handler(params, ctx, this, request);
     return reportingFailures(
-      () => handler(params, ctx, this, modern),
+      () => handler(params, ctx, this, request),
       (error) => {
         // A failure after a cancel or teardown is explained by the abort; not reported.
         if (!ctx.ended)
@@ -338,8 +277,8 @@ export class ServerSession implements HandlerSession {
     params: JsonObject,
     info: MessageInfo | undefined,
   ): void | Promise<void> {
-    // 2026-07-28 removed it (roots are asked per request): not passed to handlers of a modern connection.
-    if (this.era === 'modern' && method === 'notifications/roots/list_changed') return;
+    // An era may have removed it (2026-07-28: roots are asked per request).
+    if (this.protocolEra !== undefined && !this.protocolEra.delivers(method)) return;
     const handler = this.server.notificationHandlerFor(method);
     if (!handler) return;
     return reportingFailures(

@@ -15,7 +15,7 @@ import {
   type ServerErrorHandler,
 } from './handler-errors.js';
 import { CacheHints, type CachingOptions } from './modern/caching.js';
-import { dispatchModern } from './modern/modern-dispatch.js';
+import { enterRequest } from './era/request-pipeline.js';
 import {
   ServerSession,
   type ServerNotificationHandler,
@@ -168,9 +168,12 @@ export class Server implements Connectable {
     return this.notificationHandlers.get(method);
   }
 
-  /** @internal A 2026-07-28 request of `session` (see modern/modern-dispatch.ts). */
-  dispatchModern(session: ServerSession, params: JsonObject, ctx: RequestContext): Promise<JsonObject> {
-    return dispatchModern(session, params, ctx);
+  /**
+   * @internal Every inbound request of every session: the request pipeline decides its era and
+   * the era serves it (era/request-pipeline.ts).
+   */
+  enter(session: ServerSession, params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
+    return enterRequest(session, params, ctx);
   }
 
   /**

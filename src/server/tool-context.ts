@@ -11,7 +11,9 @@
  * is decided by the channel before the handler sees anything, and a request is answered at most
  * once, so whatever a `try/catch` around `await ctx.elicit(...)` does afterwards (swallow, return,
  * rethrow) is ignored: user code can neither lose the round nor turn it into a wrong result. No
- * special exception is used for control flow.
+ * special exception is used for control flow. Everything else that differs between eras (who the
+ * client is, which log messages go out, which failures become wire errors) is the request's
+ * {@link HandlerRequest}: the context never asks which era it is in.
  */
 import type { AuthInfo } from '../core/auth.js';
 import type { RequestContext } from '../core/engine/request-context.js';
@@ -21,7 +23,7 @@ import type { MessageInfo } from '../core/transport.js';
 import type { ClientCapabilities } from '../core/types/capabilities.js';
 import type { Implementation } from '../core/types/common.js';
 import type { LoggingLevel } from '../core/types/logging.js';
-import { isLoggingLevel, loggingLevelRank } from '../core/types/logging.js';
+import { isLoggingLevel } from '../core/types/logging.js';
 import type { ListRootsResult } from '../core/types/roots.js';
 import type { CreateMessageParams, CreateMessageResult } from '../core/types/sampling.js';
 import {
@@ -35,12 +37,13 @@ import {
 import type { SchemaInput } from '../core/schema/compile-schema.js';
 import { isAuthInfo } from './auth/auth-info.js';
 import type { HandlerFailure } from './handler-errors.js';
+import type { HandlerRequest } from './handler-request.js';
+import type { HandlerSession } from './handler-session.js';
 import type { BackChannelOptions, InputChannel } from './input-channel.js';
-import { logParams, shouldLog } from './logging.js';
-import type { ModernRequest } from './modern/modern-request.js';
+import { logParams } from './logging.js';
 import { InputRequiredSignal } from './modern/mrtr-errors.js';
 import { isResourceNotFound } from './resource-not-found.js';
-import type { HandlerSession, ServerSession } from './server-session.js';
+import type { ServerSession } from './server-session.js';
 
 /** What the context needs from the McpServer. */
 export interface ContextServices {
@@ -66,12 +69,10 @@ export class ToolContext {
     private readonly request: RequestContext,
     private readonly serverSession: ServerSession,
     private readonly services: ContextServices,
+    /** The request as its era presents it (client facts, log rules, wire errors). */
+    private readonly handlerRequest: HandlerRequest,
+    /** A 2026-07-28 request's input-round channel; undefined: back-channel calls are nested requests. */
     private readonly inputChannel?: InputChannel,
-    /**
-     * Set for a 2026-07-28 request: the client facts come from its own `_meta`, never from the
-     * connection (stateless era).
-     */
-    private readonly modern?: ModernRequest,
   ) {}
 
   private combined: AbortSignal | undefined;
@@ -109,22 +110,7 @@ export class ToolContext {
    * request of it). On every transport; over stateless HTTP each request is its own session.
    */
   get session(): HandlerSession {
-    const modern = this.modern;
-    if (modern === undefined) return this.serverSession;
-    const session = this.serverSession;
-    return {
-      // Read on demand: a stateless connection's id is a random UUID made on first use, which
-      // a handler that only wants the version (tools/call's Mcp-Param check) must not pay for.
-      get id() {
-        return session.id;
-      },
-      clientInfo: modern.clientInfo,
-      clientCapabilities: modern.clientCapabilities,
-      protocolVersion: modern.protocolVersion,
-      get state() {
-        return session.state;
-      },
-    };
+    return this.handlerRequest.session;
   }
 
   /** The request's `_meta`, if any. */
@@ -150,11 +136,11 @@ export class ToolContext {
 
   /** What the client declared: at `initialize` (legacy), or in this request's `_meta` (2026-07-28). */
   get clientCapabilities(): ClientCapabilities {
-    return (this.modern ?? this.serverSession).clientCapabilities;
+    return this.handlerRequest.clientCapabilities;
   }
 
   get clientInfo(): Implementation | undefined {
-    return (this.modern ?? this.serverSession).clientInfo;
+    return this.handlerRequest.clientInfo;
   }
 
   /** Progress for the caller (sent only if it gave a progress token; dropped once the request ended). */
@@ -167,11 +153,7 @@ export class ToolContext {
   /** A `notifications/message` on this request's stream, if the level passes the client's minimum. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     if (!isLoggingLevel(level)) return Promise.reject(new TypeError(`Invalid log level: ${String(level)}`));
-    const modern = this.modern;
-    const allowed = modern
-      ? // 2026-07-28: only requests that set a level get log messages (MUST NOT otherwise).
-        modern.logLevel !== undefined && loggingLevelRank(level) >= loggingLevelRank(modern.logLevel)
-      : shouldLog(level, this.serverSession, this.request.meta, this.services.defaultLogLevel);
+    const allowed = this.handlerRequest.mayLog(level, this.request.meta, this.services.defaultLogLevel);
     if (!allowed || this.inputChannel?.signal?.aborted === true) return Promise.resolve();
     return this.request.notify('notifications/message', logParams(level, data, logger));
   }
@@ -240,7 +222,13 @@ export class ToolContext {
    */
   async elicitUrl(request: ElicitUrlRequest, options?: BackChannelOptions): Promise<ElicitUrlOutcome> {
     this.require('elicitation.url', this.clientCapabilities.elicitation?.url !== undefined);
-    return elicitUrl(this.channel, this.serverSession, request, options, this.modern !== undefined);
+    return elicitUrl(
+      this.channel,
+      this.serverSession,
+      request,
+      options,
+      this.handlerRequest.elicitationComplete,
+    );
   }
 
   /** Tell subscribed clients a resource changed. */
@@ -287,21 +275,27 @@ export class ToolContext {
    * the legacy era (see {@link MissingClientCapabilityError}).
    */
   wireErrorFor(error: unknown): McpError | undefined {
-    if (this.modern !== undefined && error instanceof MissingClientCapabilityError) return error.toMcpError();
-    return undefined;
+    return this.handlerRequest.wireErrorFor(error);
+  }
+
+  /**
+   * @internal The refusal of a `tools/call` whose request headers disagree with its arguments
+   * (2026-07-28 over HTTP: `Mcp-Param-*`), or undefined.
+   */
+  checkToolHeaders(inputSchema: JsonObject, args: JsonObject): McpError | undefined {
+    return this.handlerRequest.checkToolHeaders(inputSchema, args, this.request.info);
   }
 
   private require(capability: string, declared: boolean): void {
     if (this.request.ended) throw new ContextClosedError();
     if (declared) return;
     const [head, tail] = capability.split('.') as [string, string | undefined];
+    const reason = this.handlerRequest.noBackChannelReason;
     // Local, never -32021 on the wire: that code exists only in 2026-07-28 (see the error's JSDoc).
     throw new MissingClientCapabilityError(
       capability,
       { [head]: tail ? { [tail]: {} } : {} },
-      this.modern === undefined && this.serverSession.protocolVersion === undefined
-        ? `No "${capability}" back-channel: this request came without a handshake on its connection (stateless HTTP), so the server cannot send requests to the client`
-        : undefined,
+      reason === undefined ? undefined : `No "${capability}" back-channel: ${reason}`,
     );
   }
 }

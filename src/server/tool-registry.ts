@@ -4,12 +4,10 @@
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import { compileSchema, type CompiledSchema, type SchemaInput } from '../core/schema/compile-schema.js';
-import { isModernVersion } from '../core/types/modern.js';
 import type { Tool } from '../core/types/tools.js';
 import { checkScopes } from './auth/options.js';
 import type { ListChangedNotifier } from './list-changed.js';
 import { checkParamHeaderAnnotations } from './modern/param-header-rules.js';
-import { checkParamHeaders, paramHeadersFor } from './modern/param-headers.js';
 import { paginate } from './pagination.js';
 import { Registry } from './registry.js';
 import { runTool } from './tool-call.js';
@@ -122,15 +120,9 @@ export class ToolRegistry {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       throw new McpError(ErrorCode.InvalidParams, 'tools/call: arguments must be an object');
     }
-    // 2026-07-28 over HTTP (headers present): Mcp-Param-* must mirror the annotated arguments.
-    // Headers are read only for a tool that has such arguments: over HTTP reading them builds a
-    // web `Headers` from the raw ones, which was ~5 % of a modern echo's server CPU.
-    const schema = entry.definition.inputSchema;
-    if (paramHeadersFor(schema).length > 0 && isModernVersion(ctx.session.protocolVersion)) {
-      const headers = ctx.info?.headers;
-      const refused = headers && checkParamHeaders(schema, args as JsonObject, headers);
-      if (refused) throw refused;
-    }
+    // 2026-07-28 over HTTP: Mcp-Param-* must mirror the annotated arguments (the era checks).
+    const refused = ctx.checkToolHeaders(entry.definition.inputSchema, args as JsonObject);
+    if (refused) throw refused;
     return runTool(name, entry, args as JsonObject, ctx);
   }
 }

@@ -12,7 +12,7 @@ import type { MessageInfo } from '../../src/core/transport.js';
 import { McpServer } from '../../src/server/mcp-server.js';
 import type { AbortSource } from '../../src/server/modern/input-round-types.js';
 import { runWithRounds } from '../../src/server/modern/input-rounds.js';
-import { modernResult } from '../../src/server/modern/modern-dispatch.js';
+import { modernResult } from '../../src/server/era/modern-era.js';
 import { InputRequiredSignal } from '../../src/server/modern/mrtr-errors.js';
 import { RequestStateCodec } from '../../src/server/modern/request-state.js';
 import { useProcessGuard } from '../helpers/guard.js';

@@ -8,6 +8,7 @@ import type { AuthInfo } from '../../core/auth.js';
 import { ErrorCode } from '../../core/errors.js';
 import { classifyMessage, type RequestId } from '../../core/jsonrpc.js';
 import type { MessageInfo } from '../../core/transport.js';
+import { MODERN_CONNECTION_ERA } from '../../server/era/modern-era.js';
 import { sessionOwner, type AuthGate } from './auth-gate.js';
 import type { Detach } from '../../transports/http/server-wire/background.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpHandlerOptions } from './options.js';
@@ -126,24 +127,21 @@ export async function handlePost(
     if (refused) return refused;
   }
 
+  // The era of the message, decided once, here: a message without a session id whose `_meta` or
+  // version header names 2026-07-28. Nothing after this asks again (the connection a modern
+  // request gets is created with its era fixed).
+  const modern =
+    classified.kind !== 'response' &&
+    exchange.header(SESSION_HEADER) === null &&
+    isModernPost(classified.message, exchange.header('mcp-protocol-version'));
   // 2026-07-28 defines no client notification over HTTP (a closed stream is the cancel); the
   // binding says an accepted one gets 202 with no body. Nothing acts on it: no session, no connection.
-  if (
-    classified.kind === 'notification' &&
-    exchange.header(SESSION_HEADER) === null &&
-    isModernPost(classified.message, exchange.header('mcp-protocol-version'))
-  ) {
-    return emptyReply(202);
-  }
+  if (modern && classified.kind === 'notification') return emptyReply(202);
 
   // Everything from the session lookup to handing the message over is synchronous, so a
   // session cannot end in between (a new session's shared record is written before it exists).
   let transport: HttpServerTransport;
-  const modern =
-    classified.kind === 'request' &&
-    exchange.header(SESSION_HEADER) === null &&
-    isModernPost(classified.message, exchange.header('mcp-protocol-version'));
-  if (modern) {
+  if (modern && classified.kind === 'request') {
     // 2026-07-28: no sessions, every request stands alone. It gets its own short-lived connection
     // (as in stateless mode, also when sessions are on), so closing its stream cancels it alone.
     const refused = checkModernHeaders(exchange, classified.message);
@@ -151,6 +149,7 @@ export async function handlePost(
     const created = ctx.manager.createStateless();
     if (!created) return SHUTTING_DOWN;
     created.modern = true;
+    if (created.session) created.session.protocolEra = MODERN_CONNECTION_ERA;
     transport = created;
   } else if (!ctx.stateful) {
     const refused = isInitialize ? undefined : checkVersion(exchange);

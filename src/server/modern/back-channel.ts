@@ -11,44 +11,13 @@
  * on could otherwise hold the answer back indefinitely), and whatever it returns afterwards is
  * discarded, so nothing is written twice.
  */
-import type { RequestContext } from '../../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { INPUT_REQUIRED_METHODS } from '../../core/types/mrtr.js';
-import type { InputChannel } from '../input-channel.js';
+import type { ModernChannelFactory, ModernInputChannel } from './channel-types.js';
 import { InputRounds, type InputRoundsOptions, type RoundOutcome } from './input-rounds.js';
-import type { ModernRequest } from './modern-request.js';
 
-/**
- * A back-channel for one modern request, which also runs that request's handler.
- *
- * @example
- * const channel = await factory(ctx, modern, params);
- * const outcome = await channel.run(() => handler(args, new ToolContext(ctx, session, services, channel, modern)));
- */
-export interface ModernInputChannel extends InputChannel {
-  /**
-   * Aborts once the request's answer is decided by the channel (the handler's `ctx.signal` follows
-   * it). Absent on a channel that never decides (nothing to combine with the request's signal).
-   */
-  readonly signal?: AbortSignal;
-  /** Run the handler once; resolves as soon as the request's answer is decided. */
-  run<T>(handler: () => T | Promise<T>): Promise<RoundOutcome<T>>;
-}
-
-/**
- * Makes the channel of one modern request. `params` are the request's own (a retry carries
- * `inputResponses` and `requestState` there; `name`/`arguments` bind the state to the call).
- * Rejects (`-32602`) when the retry's answers or state cannot be used.
- *
- * @example
- * const factory: ModernChannelFactory = async (_ctx, _modern, params) => noInputChannel('tools/list');
- */
-export type ModernChannelFactory = (
-  ctx: RequestContext,
-  modern: ModernRequest,
-  params: JsonObject,
-) => Promise<ModernInputChannel>;
+export type { ModernChannelFactory, ModernInputChannel } from './channel-types.js';
 
 /**
  * The channel of a modern request whose method cannot be answered with `input_required` (spec:
@@ -126,7 +95,7 @@ function firstString(
  * server.modernChannel = inputRoundsFactory({ codec: new RequestStateCodec({ keys }), maxRounds: 4 });
  */
 export function inputRoundsFactory(options: InputRoundsOptions): ModernChannelFactory {
-  return async (ctx, _modern, params) => {
+  return async (ctx, params) => {
     const method = ctx.method;
     if (!INPUT_REQUIRED_METHODS.has(method)) return noInputChannel(method);
     return InputRounds.open(

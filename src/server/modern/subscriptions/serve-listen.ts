@@ -1,7 +1,7 @@
 /**
  * Serving one `subscriptions/listen` (2026-07-28): its filter and limits checked, the
  * acknowledgement, then the request held open until the subscription ends. Called by the modern
- * pipeline (modern-dispatch.ts); what a live subscription is and how it ends gracefully are in
+ * era (era/modern-era.ts); what a live subscription is and how it ends gracefully are in
  * listen.ts, which the session imports.
  */
 import type { RequestContext } from '../../../core/engine/request-context.js';
@@ -41,7 +41,7 @@ export function clientKeyOf(session: ServerSession, ctx: RequestContext): Listen
  * engine then writes nothing for it).
  *
  * @example
- * // modern-dispatch.ts:
+ * // era/modern-era.ts:
  * if (method === 'subscriptions/listen') return modernResult(server, method, params, await serveListen(session, params, ctx));
  */
 export async function serveListen(

@@ -1,9 +1,9 @@
 /**
- * The 2026-07-28 request pipeline, on every transport (a stdio or memory connection, and each
- * HTTP request, whose host hands it to a session's connection too): validate the request's own
- * `_meta`, answer `server/discover` and `subscriptions/listen`, refuse the methods 2026-07-28
- * removed, run the same handler table as the legacy era, and shape the answer the 2026-07-28 way
- * (`resultType`, `serverInfo`, caching hints, modern error codes).
+ * The 2026-07-28 era, on every transport (a stdio or memory connection, and each HTTP request,
+ * whose host gives it a connection of its own): validate the request's own `_meta` (its
+ * {@link ModernRequest}), answer `server/discover` and `subscriptions/listen`, refuse the methods
+ * 2026-07-28 removed, run the same handler table as the legacy era, and shape the answer the
+ * 2026-07-28 way (`resultType`, `serverInfo`, caching hints, modern error codes).
  */
 import type { RequestContext } from '../../core/engine/request-context.js';
 import { ErrorCode, McpError, MissingClientCapabilityError } from '../../core/errors.js';
@@ -11,10 +11,10 @@ import { shallowCopy } from '../../core/shallow-copy.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import { MetaKey } from '../../core/types/modern.js';
 import { methodNotFound } from '../method-not-found.js';
-import type { ServerSession, SessionServer } from '../server-session.js';
-import { discover } from './discover.js';
-import { readModernRequest } from './modern-request.js';
-import { serveListen } from './subscriptions/serve-listen.js';
+import type { ProtocolEra, ServerSession, SessionServer } from '../server-session.js';
+import { discover } from '../modern/discover.js';
+import { readModernRequest, type ModernRequest } from '../modern/modern-request.js';
+import { serveListen } from '../modern/subscriptions/serve-listen.js';
 
 /**
  * Methods 2026-07-28 removed: a modern request for one is answered `-32601`, as for any method the
@@ -85,21 +85,16 @@ export function modernResult(
   return shaped;
 }
 
-/**
- * Serve one modern request on `session`.
- *
- * @example
- * // ServerSession's fallback handler, for a request whose _meta names a protocol version:
- * return dispatchModern(session, params, ctx);
- */
-export async function dispatchModern(
+/** Serve one modern request on `session` (see {@link MODERN_ERA}). */
+async function serveModern(
   session: ServerSession,
   params: JsonObject,
   ctx: RequestContext,
 ): Promise<JsonObject> {
   if (session.protocolVersion !== undefined) throw legacyConnection(session.protocolVersion);
-  const modern = readModernRequest(ctx.meta);
-  session.era = 'modern';
+  const request: ModernRequest = readModernRequest(ctx.meta, session);
+  // Not over a fixed era (an HTTP host's MODERN_CONNECTION_ERA): the legacy era is excluded above.
+  session.protocolEra ??= MODERN_ERA;
   const method = ctx.method;
   const server = session.server;
   if (method === 'server/discover') return modernResult(server, method, params, discover(server));
@@ -110,9 +105,44 @@ export async function dispatchModern(
   if (!handler) throw methodNotFound(method);
   let result: JsonObject;
   try {
-    result = await session.run(handler, params, ctx, modern);
+    result = await session.run(handler, params, ctx, request);
   } catch (error) {
     throw modernError(error, method);
   }
   return modernResult(server, method, params, result);
 }
+
+/**
+ * The 2026-07-28 era. A connection that served a modern request follows it (every request must
+ * carry its `_meta`); a connection that chose the legacy era with `initialize` refuses modern
+ * requests (`-32600`). Client notifications of removed features (`notifications/roots/list_changed`:
+ * roots are asked per request) do not reach handlers; connection-wide log messages are not sent
+ * (a request asks for its own).
+ *
+ * @example
+ * MODERN_ERA.serve(session, {}, discoverCtx); // the server/discover result
+ */
+export const MODERN_ERA: ProtocolEra = Object.freeze({
+  name: 'modern' as const,
+  sessionLogs: false,
+  delivers: (method: string): boolean => method !== 'notifications/roots/list_changed',
+  serve(session: ServerSession, params: JsonObject, ctx: RequestContext): Promise<JsonObject> {
+    const answer = serveModern(session, params, ctx);
+    if (ctx.method === 'subscriptions/listen') {
+      // The engine chains the answer's write on this promise; a graceful end waits behind it.
+      const listen = session.server.listens.find(session.connection, ctx.id);
+      if (listen !== undefined && listen.answer === undefined) listen.answer = answer;
+    }
+    return answer;
+  },
+});
+
+/**
+ * The modern era of a connection that exists for one 2026-07-28 request (an HTTP host's): the
+ * same rules as {@link MODERN_ERA}, and the pipeline takes it as decided without reading the
+ * request.
+ *
+ * @example
+ * session.protocolEra = MODERN_CONNECTION_ERA; // hosts/http/handle-post.ts, before the request is handed over
+ */
+export const MODERN_CONNECTION_ERA: ProtocolEra = Object.freeze({ ...MODERN_ERA });

@@ -1,0 +1,82 @@
+/**
+ * The legacy era's {@link HandlerRequest} (2024-11-05 … 2025-11-25): the client facts are the
+ * session's, from its `initialize` handshake, so one object serves every request of a session.
+ * Back-channel calls are nested server→client requests; log levels come from
+ * `logging/setLevel`.
+ */
+import type { RequestContext } from '../../core/engine/request-context.js';
+import type { McpError } from '../../core/errors.js';
+import type { JsonObject } from '../../core/jsonrpc.js';
+import type { ProtocolVersion } from '../../core/protocol-version.js';
+import type { ClientCapabilities } from '../../core/types/capabilities.js';
+import type { Implementation } from '../../core/types/common.js';
+import type { LoggingLevel } from '../../core/types/logging.js';
+import type { ChannelServices, HandlerBody, HandlerRequest } from '../handler-request.js';
+import { shouldLog } from '../logging.js';
+import type { ServerSession } from '../server-session.js';
+
+/**
+ * A legacy session's requests, as their handlers see them (made once per session, on its first
+ * handler call: an idle session never pays for it).
+ *
+ * @example
+ * const request = LegacyRequest.of(session);
+ * request.protocolVersion; // what initialize negotiated
+ */
+export class LegacyRequest implements HandlerRequest {
+  readonly era = 'legacy' as const;
+  readonly elicitationComplete = true;
+
+  private constructor(private readonly serverSession: ServerSession) {}
+
+  /** The session's one object (see {@link ServerSession.legacyRequest}). */
+  static of(session: ServerSession): LegacyRequest {
+    return (session.legacyRequest ??= new LegacyRequest(session)) as LegacyRequest;
+  }
+
+  get protocolVersion(): ProtocolVersion | undefined {
+    return this.serverSession.protocolVersion;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.serverSession.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.serverSession.clientInfo;
+  }
+
+  get session(): ServerSession {
+    return this.serverSession;
+  }
+
+  mayLog(level: LoggingLevel, meta: JsonObject | undefined, fallback: LoggingLevel): boolean {
+    return shouldLog(level, this.serverSession, meta, fallback);
+  }
+
+  /** A capability the tool lacked stays an `isError` result: `-32021` exists only in 2026-07-28. */
+  wireErrorFor(): McpError | undefined {
+    return undefined;
+  }
+
+  get noBackChannelReason(): string | undefined {
+    // Stateless HTTP: each request is its own connection, without a handshake to send requests on.
+    return this.serverSession.protocolVersion === undefined
+      ? 'this request came without a handshake on its connection (stateless HTTP), so the server cannot send requests to the client'
+      : undefined;
+  }
+
+  /** Legacy requests carry no `Mcp-Param-*` headers to check. */
+  checkToolHeaders(): McpError | undefined {
+    return undefined;
+  }
+
+  run(
+    _ctx: RequestContext,
+    _params: JsonObject,
+    _services: ChannelServices,
+    body: HandlerBody,
+  ): JsonObject | Promise<JsonObject> {
+    return body(undefined);
+  }
+}
