@@ -1,5 +1,6 @@
 // Writes BENCHMARKS.md from the collected measurements.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { beforeAfterSection } from './report-before-after.mjs';
 import { CPU_ROWS, PHASES, SDK_COMPARISONS, TARGETS, cell, fmt, ratios } from './report-spec.mjs';
 import { summary } from './stats.mjs';
 
@@ -191,7 +192,11 @@ export async function writeReport(
     `- 1-minute load average at the start of each phase: ${info.loads.map((l) => `${l.phase} ${l.load.toFixed(2)}`).join(', ')} ` +
       '(the load generator shares the cores with the server; anything else running disturbs the figures, CPU-per-call least)',
   );
-  out.push(`- Command: \`npm run bench\`${info.scale !== 1 ? ` (BENCH_SCALE=${info.scale})` : ''}\n`);
+  const env = [
+    info.scale !== 1 && `BENCH_SCALE=${info.scale}`,
+    info.baseline && `BENCH_BASELINE=${info.baseline.ref}`,
+  ].filter(Boolean);
+  out.push(`- Command: \`npm run bench\`${env.length ? ` (${env.join(', ')})` : ''}\n`);
 
   out.push('## Setups\n');
   out.push(
@@ -283,6 +288,7 @@ export async function writeReport(
   out.push(table(['target', 'setup measured', 'limit', 'ratio', 'status'], targetRows));
   out.push('');
   if (misses.length) out.push(`Misses:\n\n${misses.join('\n')}\n`);
+  out.push(...beforeAfterSection(results, byKey, table));
 
   out.push('## Results\n');
   out.push(
