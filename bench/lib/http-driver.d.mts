@@ -11,3 +11,13 @@ export class HttpTarget {
   close(): void;
   post(body: string, headers: Record<string, string>): Promise<Posted>;
 }
+
+/** One client session: handshake, then checked tool calls (each rejects on a wrong answer). */
+export class HttpSession {
+  constructor(target: HttpTarget);
+  readonly sessionId: string | undefined;
+  open(): Promise<HttpSession>;
+  echo(): Promise<void>;
+  sampling(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -105,7 +105,8 @@ export async function openSessions(target, count, parallel = 16) {
 }
 
 /**
- * HTTP: echo at concurrency 1 and 64 (one client session per worker), and — with sessions, unless
+ * HTTP: echo at concurrency 1 and 64 (one client session per worker); with sessions, 64 echo calls
+ * in flight on one session; and — with sessions, unless
  * `sampling` is false — 64 wait_sampling calls in flight, each answered over the POST's SSE
  * stream. A server that answers every POST with plain JSON (`enableJsonResponse`) has no stream
  * for the sampling request to travel on, so it passes `sampling: false`.
@@ -133,6 +134,14 @@ export async function httpPhase(file, { stateless, prefix, sampling: withSamplin
       call: (w) => sessions[w].echo(),
     });
     const result = { ...flatten(`${prefix}.c1`, c1), ...flatten(`${prefix}.c64`, c64) };
+    if (!stateless) {
+      // One client running tools in parallel, as agents do: 64 calls in flight on ONE session
+      // (each its own POST carrying the same session id), what 64 sessions × 1 call do not show.
+      const one = () => sessions[0].echo();
+      await warmUp({ ...WINDOWS.warm, concurrency: 64, call: one });
+      const one64 = await runWindow({ ...WINDOWS.httpConcurrent, concurrency: 64, pid, call: one });
+      Object.assign(result, flatten(`${prefix}.one64`, one64));
+    }
     if (measureSampling) {
       const sampling = await runWindow({
         ...WINDOWS.httpSampling,

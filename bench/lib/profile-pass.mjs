@@ -1,7 +1,7 @@
-// The profiling pass: Keel's stdio, HTTP (sessions), HTTP (stateless) and HTTP 2026-07-28
-// servers run once each with `--cpu-prof` under the same load as the measured windows; the
-// profiles are summarised. BENCH_PROFILES (comma-separated keys: stdio, sessions, stateless, modern;
-// for development) runs only some.
+// The profiling pass: Keel's stdio, HTTP (sessions: 64 sessions, then one session with 64 calls in
+// flight), HTTP (stateless) and HTTP 2026-07-28 servers run once each with `--cpu-prof` under the
+// same load as the measured windows; the profiles are summarised. BENCH_PROFILES (comma-separated
+// keys: stdio, sessions, one-session, stateless, modern; for development) runs only some.
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpTarget } from './http-driver.mjs';
@@ -69,6 +69,22 @@ async function profileHttp(file, dir, stateless, ranges) {
   }
 }
 
+/** 64 echo calls in flight on one session (issue 24: one client running tools in parallel). */
+async function profileOneSession(file, dir, ranges) {
+  const server = await HttpServerProcess.start(file, { nodeArgs: profileArgs(dir) });
+  const target = new HttpTarget(server.port, 2 * 64 + 4);
+  try {
+    const [session] = await openSessions(target, 1);
+    const call = () => session.echo();
+    await warmUp({ ...WINDOWS.warm, concurrency: 64, call });
+    const pid = server.pid;
+    await timed(ranges, () => runWindow({ ...WINDOWS.httpConcurrent, concurrency: 64, pid, call }));
+  } finally {
+    target.close();
+    await server.stop(15_000);
+  }
+}
+
 async function profileModern(file, dir, ranges) {
   const server = await HttpServerProcess.start(file, { nodeArgs: profileArgs(dir) });
   const target = new HttpTarget(server.port, 2 * 64 + 4);
@@ -103,6 +119,12 @@ export async function profilePhase(keel, dir, root) {
       name: 'HTTP, sessions',
       load: '64 sessions × 1 echo call in flight, then 64 wait_sampling calls in flight',
       run: (d, r) => profileHttp(keel.http, d, false, r),
+    },
+    {
+      key: 'one-session',
+      name: 'HTTP, one session',
+      load: 'one session × 64 echo calls in flight',
+      run: (d, r) => profileOneSession(keel.http, d, r),
     },
     {
       key: 'stateless',

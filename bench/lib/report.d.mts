@@ -12,6 +12,8 @@ export interface ReportInput {
     durationS: number;
     date: string;
     loads: { phase: string; load: number }[];
+    /** BENCH_BASELINE: the ref the `keelBefore` setup was built from. */
+    baseline?: { ref: string; sha: string; short: string };
   };
   servers: BenchSetup[];
   entries: ImportEntry[];

@@ -1,5 +1,6 @@
 // Writes BENCHMARKS.md from the collected measurements.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { beforeAfterSection } from './report-before-after.mjs';
 import { CPU_ROWS, PHASES, SDK_COMPARISONS, TARGETS, cell, fmt, ratios } from './report-spec.mjs';
 import { summary } from './stats.mjs';
 
@@ -191,7 +192,11 @@ export async function writeReport(
     `- 1-minute load average at the start of each phase: ${info.loads.map((l) => `${l.phase} ${l.load.toFixed(2)}`).join(', ')} ` +
       '(the load generator shares the cores with the server; anything else running disturbs the figures, CPU-per-call least)',
   );
-  out.push(`- Command: \`npm run bench\`${info.scale !== 1 ? ` (BENCH_SCALE=${info.scale})` : ''}\n`);
+  const env = [
+    info.scale !== 1 && `BENCH_SCALE=${info.scale}`,
+    info.baseline && `BENCH_BASELINE=${info.baseline.ref}`,
+  ].filter(Boolean);
+  out.push(`- Command: \`npm run bench\`${env.length ? ` (${env.join(', ')})` : ''}\n`);
 
   out.push('## Setups\n');
   out.push(
@@ -283,6 +288,7 @@ export async function writeReport(
   out.push(table(['target', 'setup measured', 'limit', 'ratio', 'status'], targetRows));
   out.push('');
   if (misses.length) out.push(`Misses:\n\n${misses.join('\n')}\n`);
+  out.push(...beforeAfterSection(results, byKey, table));
 
   out.push('## Results\n');
   out.push(
@@ -353,7 +359,7 @@ export async function writeReport(
       "- Keel via web Request/Response (`bench:http-web`): the default Keel server's `createHttpHandler`, called as a plain `(Request) => Promise<Response>` function, on a `node:http` server through Keel's generic fetch bridge (`toNodeListener` with a function it does not recognise as Keel's, i.e. `src/adapters/node/fetch-bridge.ts`): every request becomes a web `Request` with a streamed body and every answer a `Response` copied back. That is the path of web-standard hosts (Bun, Deno, Workers, Hono); on Node the conversion is part of the cost, where Bun and Deno build these objects natively.",
       '- SDK 1.x: `McpServer.registerTool` with zod input schemas (how that SDK takes tool schemas); stdio via `StdioServerTransport`; HTTP with sessions = one McpServer + `StreamableHTTPServerTransport` per session in a map (the SDK example pattern), stateless = fresh server + transport per request. SDK v2: `McpServer.registerTool` with zod 4; stdio via `serveStdio`; HTTP via `NodeStreamableHTTPServerTransport` behind its README Host/Origin guards, per session / per request like 1.x. Sampling uses `relatedRequestId` so the request travels on the call\'s own stream (v2\'s `requestSampling` does not add it by itself). Both answer every POST with an SSE stream by default; the "JSON answers" setups are the same servers with `enableJsonResponse: true` (one JSON body per POST, as Keel answers a plain call), measured over HTTP only (stdio has no such choice) and without `wait_sampling` (a JSON answer has no stream for the sampling request).',
       "- Bare limit (`bench/bare/`): reads, `JSON.parse`s and writes hand-built answers. It writes the way Keel does, so that it stays a floor: over stdio the answers of one tick go out in one write (flushed at the end of the tick or at 64 KiB, like Keel's stdio writer), over HTTP a JSON answer is one `writeHead` with Content-Length + `end(body)` (no chunked framing) and an SSE answer one write per event. The HTTP one keeps a session map, checks the session id and holds the SSE stream for sampling. No validation at all — the cost of the transport itself.",
-      "- Clients: stdio — newline-delimited JSON over the child's pipes; HTTP — `node:http` with a keep-alive Agent, hand-built bodies, full legacy handshake per client (initialize, `notifications/initialized`, `Mcp-Session-Id` and `MCP-Protocol-Version` headers), JSON or SSE answers, sampling requests answered by POSTing the result back. Concurrency 64 means 64 clients (sessions) with one call in flight each; stdio 64 means 64 requests in flight on one connection.",
+      '- Clients: stdio — newline-delimited JSON over the child\'s pipes; HTTP — `node:http` with a keep-alive Agent, hand-built bodies, full legacy handshake per client (initialize, `notifications/initialized`, `Mcp-Session-Id` and `MCP-Protocol-Version` headers), JSON or SSE answers, sampling requests answered by POSTing the result back. Concurrency 64 means 64 clients (sessions) with one call in flight each; "one session, 64 calls in flight" means one initialized session with 64 concurrent POSTs carrying its session id (one client running tools in parallel); stdio 64 means 64 requests in flight on one connection.',
       '- Windows are sized by call count with a time cap; a warm-up precedes them. Server CPU per call = growth of utime+stime in `/proc/<pid>/stat` over the window ÷ calls answered. Memory per session = growth of VmRSS (`/proc/<pid>/status`) after 10,000 more initialized idle sessions ÷ 10,000 (100 warm-up sessions first); each reading follows a full GC forced from outside the server (SIGUSR1 opens the inspector — the servers run with `NODE_OPTIONS=--inspect-port=0` in this phase only, which opens nothing by itself — and `HeapProfiler.collectGarbage` is sent), so every server is treated the same and none carries a hook; the heap growth comes from `Runtime.getHeapUsage`. The figure without forced GC also holds the growth of the V8 young generation to its 16 MB maximum under the handshakes: a fixed ~23 MB, ~2.3 KB of the per-session figure at 10,000 sessions, whatever the server keeps per session. Peak RSS = VmHWM of the stdio server after its windows. Spawn time = from `spawn()` to the initialize answer, `initialize` written at once.',
       "- Keel on Bun / Deno (`bench/servers/keel-http-{bun,deno}.mjs`): the same built server and handler as the Node setups, served by `Bun.serve` / `Deno.serve` through the runtime matrix's serving code (`scripts/runtimes/server/serve-{bun,deno}.mjs`; Deno with the matrix's permissions: loopback sockets and reading the repository), in the mode each phase needs (default handler; `sessions: false` for stateless). The runtime binary is spawned directly, so its pid is the server's: server CPU per call is read from its `/proc/<pid>/stat` like the Node servers' (all threads: Bun's and Deno's I/O and GC threads count, as Node's do). The runtimes are the matrix's pinned npm packages, installed into `.runtimes/` by `scripts/runtimes/lib/install.mjs` at the start of the run; if that fails the setup is left out and the Setups list says why.",
       "- `wait_sampling` is measured over stdio and HTTP with sessions only: a stateless legacy server has no session through which the client's POSTed answer could reach the waiting call.",

@@ -5,8 +5,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUNTIMES } from '../../scripts/runtimes/lib/install.mjs';
 
-/** Keel's bench servers are exactly what the package scripts start: `node <file>`. */
-function scriptFile(root, pkg, name) {
+/**
+ * Keel's bench servers are exactly what the package scripts start: `node <file>`.
+ *
+ * @example
+ * scriptFile(root, pkg, 'bench:stdio'); // <root>/dist/bench/servers/keel-stdio.js
+ */
+export function scriptFile(root, pkg, name) {
   const script = pkg.scripts?.[name];
   const match = /^node (\S+)$/.exec(script ?? '');
   if (!match)
