@@ -3,7 +3,7 @@
  * tests' recorder lives in test/helpers/recording-transport.ts).
  */
 import { expect, test } from 'vitest';
-import { createMemoryPair } from '../src/transports/memory/index.js';
+import { createMemoryPair } from 'keel-mcp/memory';
 
 test('MemoryTransport holds on to nothing it sent once the peer has read it', async () => {
   const [a, b] = createMemoryPair();

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { Client } from '../src/client/index.js';
-import { Server } from '../src/server/index.js';
-import { createMemoryPair } from '../src/transports/memory/index.js';
+import { Client } from 'keel-mcp/client';
+import { Server } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 
 test('a low-level client and server shake hands and exchange a request', async () => {
   const server = new Server({ name: 's', version: '1' }, { capabilities: { tools: {} } });

@@ -4,8 +4,8 @@
  * idle client holds no port.
  */
 import { expect, test } from 'vitest';
-import { browserLogin } from '../../src/adapters/node/index.js';
-import { RequestAbortedError } from '../../src/core/errors.js';
+import { browserLogin } from 'keel-mcp/node';
+import { RequestAbortedError } from 'keel-mcp/core';
 import { freePort } from '../helpers/free-port.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { AUTHORIZE, refused } from './loopback-support.js';

@@ -6,8 +6,8 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { FileTokenStore } from '../../src/adapters/node/index.js';
-import { LocalError } from '../../src/core/errors.js';
+import { FileTokenStore } from 'keel-mcp/node';
+import { LocalError } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

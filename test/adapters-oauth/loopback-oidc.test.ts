@@ -5,7 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { expect, test } from 'vitest';
-import { loopbackRedirect } from '../../src/adapters/node/index.js';
+import { loopbackRedirect } from 'keel-mcp/node';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
 import { startOidcProvider } from '../helpers/oidc-provider.js';

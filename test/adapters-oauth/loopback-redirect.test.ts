@@ -4,8 +4,8 @@
  */
 import { connect, createServer } from 'node:net';
 import { expect, test } from 'vitest';
-import { loopbackRedirect } from '../../src/adapters/node/index.js';
-import { LocalError, RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
+import { loopbackRedirect } from 'keel-mcp/node';
+import { LocalError, RequestAbortedError, RequestTimeoutError } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { AUTHORIZE, portOf, raw, recorder, released } from './loopback-support.js';
 

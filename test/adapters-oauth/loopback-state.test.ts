@@ -4,8 +4,8 @@
  * listener first, and must not be able to end the wait with a forged callback.
  */
 import { expect, test } from 'vitest';
-import { loopbackRedirect } from '../../src/adapters/node/index.js';
-import { LocalError } from '../../src/core/errors.js';
+import { loopbackRedirect } from 'keel-mcp/node';
+import { LocalError } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { AUTHORIZE, portOf, raw, recorder, released } from './loopback-support.js';
 

@@ -3,9 +3,9 @@
  * reported as rejections (never thrown synchronously).
  */
 import { expect, test } from 'vitest';
-import { openBrowser } from '../../src/adapters/node/index.js';
+import { openBrowser } from 'keel-mcp/node';
 import { browserCommand, spawnDetached } from '../../src/adapters/node/oauth/open-browser.js';
-import { LocalError } from '../../src/core/errors.js';
+import { LocalError } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

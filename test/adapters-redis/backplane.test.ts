@@ -12,7 +12,7 @@ import {
   RedisSessionStore,
   redisBackplane,
   type RedisBackplaneClient,
-} from '../../src/adapters/redis/index.js';
+} from 'keel-mcp/redis';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectTestClient, type ConnectedClient } from '../helpers/redis-client.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';

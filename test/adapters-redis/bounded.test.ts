@@ -4,9 +4,9 @@
  * (the hot path of relayed exchanges) goes through it with nothing more.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RedisRelay, type RedisRelayClient } from '../../src/adapters/redis/index.js';
+import { RedisRelay, type RedisRelayClient } from 'keel-mcp/redis';
 import { attempt, bounded } from '../../src/adapters/redis/bounded.js';
-import { StoreUnavailableError } from '../../src/core/errors.js';
+import { StoreUnavailableError } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -4,9 +4,8 @@
  */
 import { createClient } from '@redis/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RedisEventStore } from '../../src/adapters/redis/index.js';
-import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
+import { RedisEventStore } from 'keel-mcp/redis';
+import { StoreUnavailableError, type JsonRpcMessage } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 

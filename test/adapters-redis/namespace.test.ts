@@ -1,11 +1,6 @@
 /** One namespace rule and one key prefix for the relay, the session store and the event store. */
 import { describe, expect, it } from 'vitest';
-import {
-  RedisEventStore,
-  RedisRelay,
-  RedisSessionStore,
-  type RedisBackplaneClient,
-} from '../../src/adapters/redis/index.js';
+import { RedisEventStore, RedisRelay, RedisSessionStore, type RedisBackplaneClient } from 'keel-mcp/redis';
 import { checkName, keyPrefix } from '../../src/adapters/redis/namespace.js';
 
 // The constructors send nothing: a client that fails every call proves it.

@@ -4,14 +4,9 @@
  * default, at least 1 ms, each failing with a StoreUnavailableError that names the adapter.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  RedisEventStore,
-  RedisRelay,
-  RedisSessionStore,
-  type RedisBackplaneClient,
-} from '../../src/adapters/redis/index.js';
+import { RedisEventStore, RedisRelay, RedisSessionStore, type RedisBackplaneClient } from 'keel-mcp/redis';
 import { atLeast } from '../../src/adapters/redis/redis-access.js';
-import { StoreUnavailableError } from '../../src/core/errors.js';
+import { StoreUnavailableError } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -3,7 +3,7 @@
  * connection (so one can be killed alone), and the subscriber connections a relay makes with
  * `duplicate()` are recorded (so a crash drops them too, and a restart waits for them).
  */
-import type { RedisRelayClient } from '../../src/adapters/redis/index.js';
+import type { RedisRelayClient } from 'keel-mcp/redis';
 import { within } from '../helpers/guard.js';
 import { connectTestClient, type TestRedisClient } from '../helpers/redis-client.js';
 import type { TestRedis } from '../helpers/redis.js';

@@ -4,9 +4,9 @@
  * a listen that failed, option checks.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RedisRelay, type RedisRelayOptions } from '../../src/adapters/redis/index.js';
-import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { RelayListener } from '../../src/hosts/http/cluster/relay.js';
+import { RedisRelay, type RedisRelayOptions } from 'keel-mcp/redis';
+import { StoreUnavailableError } from 'keel-mcp/core';
+import type { RelayListener } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { connectRelayNodes, type RelayNodes } from './relay-nodes.js';

@@ -4,11 +4,11 @@
  * and a script that failed is never run twice.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RedisEventStore, RedisSessionStore } from '../../src/adapters/redis/index.js';
-import { LuaScript, sha1Hex, type RedisScriptClient } from '../../src/adapters/redis/script.js';
+import { RedisEventStore, RedisSessionStore, type RedisScriptClient } from 'keel-mcp/redis';
+import { LuaScript, sha1Hex } from '../../src/adapters/redis/script.js';
 import { APPEND_SCRIPT, FINISH_SCRIPT, REPLAY_SCRIPT } from '../../src/adapters/redis/scripts.js';
 import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from '../../src/adapters/redis/session-scripts.js';
-import { StreamEvictedError } from '../../src/transports/http/server-wire/event-store.js';
+import { StreamEvictedError } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectTestClient, type ConnectedClient } from '../helpers/redis-client.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';

@@ -4,8 +4,8 @@
  * insufficient_scope challenge names the scopes to step up to, and the same session goes on.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
-import type { AuthChallenge, HttpAuthProvider } from '../../src/core/auth.js';
+import type { HttpServing } from 'keel-mcp/node';
+import type { AuthChallenge, HttpAuthProvider } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectClient } from '../http-client/support/connect.js';
 import { PRM_URL, serveProtected, staticAuth, tok } from './support.js';

@@ -5,10 +5,10 @@
  * id is useless with another subject's token). Real HTTP on 127.0.0.1.
  */
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
-import type { AuthInfo } from '../../src/core/auth.js';
-import { createHttpHandler } from '../../src/hosts/http/http-handler.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import type { HttpServing } from 'keel-mcp/node';
+import type { AuthInfo } from 'keel-mcp/core';
+import { createHttpHandler } from 'keel-mcp/http';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, JSON_AND_SSE, post } from '../http-server/support/harness.js';
 import { registerMrtrTools } from '../modern/fixtures/mrtr-tools.mjs';

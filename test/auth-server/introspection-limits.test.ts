@@ -11,13 +11,15 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
-import { boundedFetch, MAX_VERIFIER_RESPONSE_BYTES } from '../../src/server/auth/bounded-fetch.js';
-import { InvalidTokenError, TokenVerifierUnavailableError } from '../../src/server/auth/errors.js';
 import {
+  MAX_VERIFIER_RESPONSE_BYTES,
+  InvalidTokenError,
+  TokenVerifierUnavailableError,
   IntrospectionVerifier,
   type IntrospectionVerifierOptions,
-} from '../../src/server/auth/introspection-verifier.js';
-import { JwtVerifier } from '../../src/server/auth/jwt-verifier.js';
+  JwtVerifier,
+} from 'keel-mcp/server';
+import { boundedFetch } from '../../src/server/auth/bounded-fetch.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { json, KeyServer, mint, RESOURCE, signingKey } from './support.js';
 

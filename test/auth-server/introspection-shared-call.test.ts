@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { IntrospectionVerifier } from '../../src/server/auth/introspection-verifier.js';
+import { IntrospectionVerifier } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { json, KeyServer, RESOURCE } from './support.js';
 

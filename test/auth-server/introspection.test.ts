@@ -4,13 +4,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
+import type { HttpServing } from 'keel-mcp/node';
 import {
   IntrospectionVerifier,
   type IntrospectionVerifierOptions,
-} from '../../src/server/auth/introspection-verifier.js';
+  InvalidTokenError,
+  TokenVerifierUnavailableError,
+} from 'keel-mcp/server';
 import { IntrospectionCache } from '../../src/server/auth/introspection-cache.js';
-import { InvalidTokenError, TokenVerifierUnavailableError } from '../../src/server/auth/errors.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, post } from '../http-server/support/harness.js';
 import { json, KeyServer, RESOURCE, serveProtected, SpyLogger, staticAuth } from './support.js';

@@ -5,8 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { SignJWT, base64url } from 'jose';
-import type { HttpServing } from '../../src/adapters/node/index.js';
-import { JwtVerifier } from '../../src/server/auth/jwt-verifier.js';
+import type { HttpServing } from 'keel-mcp/node';
+import { JwtVerifier } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, post } from '../http-server/support/harness.js';
 import {

@@ -5,12 +5,11 @@
  * token; the same `sub` at two authorization servers is two callers.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { AuthInfo } from '../../src/core/auth.js';
+import type { AuthInfo } from 'keel-mcp/core';
 import { ownedBy } from '../../src/hosts/http/auth-gate.js';
-import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/http-handler.js';
+import { createHttpHandler, type HttpHandler } from 'keel-mcp/http';
 import { principalOf } from '../../src/server/modern/back-channel.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { TokenVerifier } from '../../src/server/auth/token-verifier.js';
+import { McpServer, type TokenVerifier } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, JSON_AND_SSE } from '../http-server/support/harness.js';
 import { RESOURCE, SpyLogger } from './support.js';

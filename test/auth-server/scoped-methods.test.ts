@@ -4,7 +4,7 @@
  * and 2026-07-28 subscriptions/listen (scoped resource URIs). Real HTTP on 127.0.0.1.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
+import type { HttpServing } from 'keel-mcp/node';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, post } from '../http-server/support/harness.js';
 import { MODERN, PRM_URL, protectedServer, serveProtected, staticAuth, tok } from './support.js';

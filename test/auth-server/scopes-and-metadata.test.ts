@@ -5,14 +5,11 @@
  * tests are about what happens after verification.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
-import { protectedResourceMetadataHandler } from '../../src/server/auth/metadata.js';
+import { protectedResourceMetadataHandler, McpServer, type ResourceServerOptions } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, post } from '../http-server/support/harness.js';
 import { modernCall, PRM_URL, serveProtected, staticAuth, tok } from './support.js';
-import type { ResourceServerOptions } from '../../src/server/auth/options.js';
-import { serveHttp } from '../../src/adapters/node/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
 
 useProcessGuard();
 

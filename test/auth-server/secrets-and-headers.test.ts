@@ -3,11 +3,9 @@
  * the two RFC 6750 header formats (reading Authorization, writing WWW-Authenticate) are strict.
  */
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
+import type { HttpServing } from 'keel-mcp/node';
 import { bearerChallenge, parseAuthorization, quoteParam } from '../../src/server/auth/challenge.js';
-import { InvalidTokenError } from '../../src/server/auth/errors.js';
-import { JwtVerifier } from '../../src/server/auth/jwt-verifier.js';
-import type { TokenVerifier } from '../../src/server/auth/token-verifier.js';
+import { InvalidTokenError, JwtVerifier, type TokenVerifier } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, post } from '../http-server/support/harness.js';
 import {

@@ -3,8 +3,8 @@
  * served (port 0): the options are made once the server listens; bad ones close it again.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { serveHttp } from '../../src/adapters/node/index.js';
-import { JwtVerifier } from '../../src/server/auth/jwt-verifier.js';
+import { serveHttp } from 'keel-mcp/node';
+import { JwtVerifier } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, post } from '../http-server/support/harness.js';
 import { KeyServer, mint, protectedServer, signingKey, type SigningKey } from './support.js';

@@ -5,9 +5,8 @@
  * cap gets 429 and evicts nobody. Scaled down here: `max: 50`, so 5 sessions per principal.
  */
 import { expect, test } from 'vitest';
-import type { AuthInfo } from '../../src/core/auth.js';
-import type { SessionEndReason } from '../../src/hosts/http/index.js';
-import { createHttpHandler, type HttpHandlerOptions } from '../../src/hosts/http/index.js';
+import type { AuthInfo } from 'keel-mcp/core';
+import { createHttpHandler, type HttpHandlerOptions, type SessionEndReason } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 import { call } from '../http-server/support/direct.js';
 import { callTool, createTestServer, initializeRequest, Probes } from '../http-server/support/harness.js';

@@ -10,12 +10,9 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
-import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
-import type { Logger } from '../../src/core/engine/connection.js';
-import { JwtVerifier } from '../../src/server/auth/jwt-verifier.js';
-import type { ResourceServerOptions } from '../../src/server/auth/options.js';
-import type { TokenVerifier } from '../../src/server/auth/token-verifier.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing, type ServeHttpOptions } from 'keel-mcp/node';
+import type { Logger } from 'keel-mcp/core';
+import { JwtVerifier, McpServer, type ResourceServerOptions, type TokenVerifier } from 'keel-mcp/server';
 
 /** The resource URL tokens are minted for (an identifier: the server listens on any port). */
 export const RESOURCE = 'https://mcp.test/mcp';

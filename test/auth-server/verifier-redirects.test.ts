@@ -7,9 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { TokenVerifierUnavailableError } from '../../src/server/auth/errors.js';
-import { IntrospectionVerifier } from '../../src/server/auth/introspection-verifier.js';
-import { JwtVerifier } from '../../src/server/auth/jwt-verifier.js';
+import { TokenVerifierUnavailableError, IntrospectionVerifier, JwtVerifier } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { mint, RESOURCE, signingKey, type SigningKey } from './support.js';
 

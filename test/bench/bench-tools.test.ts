@@ -7,10 +7,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBenchServer } from '../../bench/servers/keel-tools.js';
 import { createZodBenchServer } from '../../bench/servers/keel-zod-tools.js';
-import type { McpServer } from '../../src/server/index.js';
-import { Client } from '../../src/client/client.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import type { McpServer } from 'keel-mcp/server';
+import { Client } from 'keel-mcp/client';
+import type { JsonObject } from 'keel-mcp/core';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 const JSON_SCHEMA_ERROR =

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createBenchServer } from '../../bench/servers/keel-tools.js';
 import { serveViaWebBridge } from '../../bench/servers/keel-web-bridge.js';
 import { SERVE_EXCHANGE } from '../../src/transports/http/server-wire/exchange.js';
-import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/index.js';
+import { createHttpHandler, type HttpHandler } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { INITIALIZE, postJson } from './http-post.js';
 

@@ -4,7 +4,7 @@
  */
 import { expect, test } from 'vitest';
 import { errorText, failureText } from '../../src/cli/failure-text.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
 
 // Shaped like the client's error for a server that exits during connect; the wording may change,
 // the lines of stderr in it are what matters.

@@ -4,8 +4,8 @@ import {
   ConnectionClosedError,
   RequestAbortedError,
   RequestTimeoutError,
-} from '../../src/core/errors.js';
-import type { Progress } from '../../src/core/engine/outbound.js';
+  type Progress,
+} from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { useClientFixture } from './fixtures/use-client-fixture.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
-import type { McpClient, McpClientEventName, McpClientEvents } from '../../src/client/index.js';
+import type { McpClient, McpClientEventName, McpClientEvents } from 'keel-mcp/client';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { useClientFixture } from './fixtures/use-client-fixture.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
-import { applyElicitationDefaults, type SamplingHandler } from '../../src/client/index.js';
+import { applyElicitationDefaults, type SamplingHandler } from 'keel-mcp/client';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { useClientFixture } from './fixtures/use-client-fixture.js';
 
@@ -209,7 +209,7 @@ describe('roots', () => {
   });
 
   test('setRoots before connect declares the capability; non-file URIs are refused', async () => {
-    const { McpClient } = await import('../../src/client/index.js');
+    const { McpClient } = await import('keel-mcp/client');
     const client = new McpClient({ name: 'c', version: '1' });
     expect(() => client.setRoots([{ uri: 'https://example.com' }])).toThrow(TypeError);
     await client.setRoots([{ uri: 'file:///x' }]);
@@ -235,7 +235,7 @@ describe('every server→client handler gets the request signal', () => {
   for (const { method, params } of requests) {
     const label = 'mode' in params ? `${method} (url)` : method;
     test(`${label}: the server's cancel aborts the handler's ctx.signal`, async () => {
-      const { CancelledByPeerError } = await import('../../src/core/errors.js');
+      const { CancelledByPeerError } = await import('keel-mcp/core');
       let reached!: (signal: AbortSignal) => void;
       const seen = new Promise<AbortSignal>((resolve) => (reached = resolve));
       // Every handler kind waits for its own abort: only the signal can end it.

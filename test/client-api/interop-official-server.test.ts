@@ -4,10 +4,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
-import { McpClient, type McpClientOptions } from '../../src/client/index.js';
-import type { Progress } from '../../src/core/engine/outbound.js';
-import { RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
+import { McpClient, type McpClientOptions } from 'keel-mcp/client';
+import { RequestAbortedError, RequestTimeoutError, type Progress } from 'keel-mcp/core';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

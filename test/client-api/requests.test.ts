@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { McpClient, ProtocolViolationError } from '../../src/client/index.js';
-import { McpError, NotConnectedError } from '../../src/core/errors.js';
-import { Server } from '../../src/server/server.js';
+import { McpClient, ProtocolViolationError } from 'keel-mcp/client';
+import { McpError, NotConnectedError } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { createLowLevelServer, openPair, TOOLS } from './fixtures/low-level-server.js';
 import { info, useClientFixture } from './fixtures/use-client-fixture.js';

@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { ToolOutputValidationError, type JsonSchemaValidator } from '../../src/client/index.js';
-import { defaultJsonSchemaValidator } from '../../src/client/json-schema-validator.js';
+import {
+  ToolOutputValidationError,
+  type JsonSchemaValidator,
+  defaultJsonSchemaValidator,
+} from 'keel-mcp/client';
 import { OutputSchemaCache } from '../../src/client/output-schemas.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { useClientFixture } from './fixtures/use-client-fixture.js';

@@ -4,7 +4,7 @@
  */
 import { exportPKCS8, generateKeyPair, jwtVerify, decodeProtectedHeader } from 'jose';
 import { afterEach, describe, expect, test } from 'vitest';
-import { clientCredentialsAuth, type ProtectedResource } from '../../src/client/auth/machine/index.js';
+import { clientCredentialsAuth, type ProtectedResource } from 'keel-mcp/client';
 import { useProcessGuard } from '../helpers/guard.js';
 import { refusal, resourceAt, startMockServer, tokenAnswer, type MockServer } from './mock-as.js';
 

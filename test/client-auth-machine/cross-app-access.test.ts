@@ -4,7 +4,7 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, expect, test } from 'vitest';
-import { crossAppAccessAuth, TokenEndpointError } from '../../src/client/auth/machine/index.js';
+import { crossAppAccessAuth, TokenEndpointError } from 'keel-mcp/client';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   refusal,

@@ -1,6 +1,6 @@
 /** The machine grants are part of the `keel-mcp/client` entry point (src/client/index.ts). */
 import { expect, test } from 'vitest';
-import * as client from '../../src/client/index.js';
+import * as client from 'keel-mcp/client';
 
 test('keel-mcp/client exports the machine grants and their error', () => {
   expect(typeof client.clientCredentialsAuth).toBe('function');

@@ -5,8 +5,8 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, expect, test } from 'vitest';
-import { AuthorizationError } from '../../src/client/auth/index.js';
-import { clientCredentialsAuth, crossAppAccessAuth } from '../../src/client/auth/machine/index.js';
+import { AuthorizationError } from 'keel-mcp/core';
+import { clientCredentialsAuth, crossAppAccessAuth } from 'keel-mcp/client';
 import { useProcessGuard } from '../helpers/guard.js';
 import { refusal, resourceAt, startMockServer, tokenAnswer, type MockServer } from './mock-as.js';
 

@@ -3,8 +3,8 @@
  * and Authorization header) and answers with what the test's handler returns.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AuthChallenge } from '../../src/core/auth.js';
-import type { ProtectedResource } from '../../src/client/auth/machine/index.js';
+import type { AuthChallenge } from 'keel-mcp/core';
+import type { ProtectedResource } from 'keel-mcp/client';
 
 export interface RecordedRequest {
   readonly path: string;

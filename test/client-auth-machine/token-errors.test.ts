@@ -5,8 +5,8 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, expect, test } from 'vitest';
-import { AuthorizationError } from '../../src/client/auth/errors.js';
-import { clientCredentialsAuth, TokenEndpointError } from '../../src/client/auth/machine/index.js';
+import { AuthorizationError } from 'keel-mcp/core';
+import { clientCredentialsAuth, TokenEndpointError } from 'keel-mcp/client';
 import { useProcessGuard } from '../helpers/guard.js';
 import { refusal, resourceAt, startMockServer, type MockAnswer, type MockServer } from './mock-as.js';
 

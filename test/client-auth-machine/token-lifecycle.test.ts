@@ -4,8 +4,8 @@
  * refusals share one request.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { clientCredentialsAuth } from '../../src/client/auth/machine/index.js';
-import { AuthorizationError } from '../../src/client/auth/index.js';
+import { clientCredentialsAuth } from 'keel-mcp/client';
+import { AuthorizationError } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 import { refusal, resourceAt, startMockServer, tokenAnswer, type MockServer } from './mock-as.js';
 

@@ -6,9 +6,9 @@
  * replaced exactly once, and a step-up asks for the union of scopes.
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { clientCredentialsAuth } from '../../src/client/auth/machine/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { clientCredentialsAuth } from 'keel-mcp/client';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectClient } from '../http-client/support/connect.js';
 import { startMockServer, type MockServer } from './mock-as.js';

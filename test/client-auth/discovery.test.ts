@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthorizationError, discoverAuthorization } from '../../src/client/auth/index.js';
+import { discoverAuthorization } from 'keel-mcp/client';
+import { AuthorizationError } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 import { json, startHttpStub, type HttpStub } from './support/http-stub.js';
 

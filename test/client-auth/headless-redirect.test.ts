@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthorizationError, headlessRedirect } from '../../src/client/auth/index.js';
+import { headlessRedirect } from 'keel-mcp/client';
+import { AuthorizationError } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 import { startHttpStub, type HttpStub } from './support/http-stub.js';
 import { closeMocksAfterEach, mock, provider, refuse, rejection } from './support/provider-kit.js';

@@ -4,11 +4,10 @@
  * a tool that needs more scope, a refresh (rotating) once the client considers its token expired.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
-import type { FetchLike } from '../../src/client/auth/index.js';
-import { Client } from '../../src/client/client.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import type { HttpServing } from 'keel-mcp/node';
+import { Client, type FetchLike } from 'keel-mcp/client';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
 import { serveProtected } from '../helpers/oidc-protected-server.js';

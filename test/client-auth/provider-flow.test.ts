@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ATTEMPT_WINDOW_MS, AuthorizationError, headlessRedirect } from '../../src/client/auth/index.js';
+import { headlessRedirect } from 'keel-mcp/client';
+import { AuthorizationError } from 'keel-mcp/core';
+import { ATTEMPT_WINDOW_MS } from '../../src/client/auth/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   closeMocksAfterEach,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AuthorizationError, applicationType, MemoryTokenStore } from '../../src/client/auth/index.js';
+import { MemoryTokenStore } from 'keel-mcp/client';
+import { AuthorizationError } from 'keel-mcp/core';
+import { applicationType } from '../../src/client/auth/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { startMockOAuth } from './support/mock-oauth.js';
 import { closeMocksAfterEach, mock, provider, refuse, rejection } from './support/provider-kit.js';

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ATTEMPT_WINDOW_MS,
-  AuthorizationError,
-  EXPIRY_MARGIN_MS,
-  MAX_OAUTH_RESPONSE_BYTES,
-  MemoryTokenStore,
-} from '../../src/client/auth/index.js';
+import { MAX_OAUTH_RESPONSE_BYTES, MemoryTokenStore } from 'keel-mcp/client';
+import { AuthorizationError } from 'keel-mcp/core';
+import { ATTEMPT_WINDOW_MS, EXPIRY_MARGIN_MS } from '../../src/client/auth/index.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { CLIENT_SECRET } from './support/mock-oauth.js';
 import { closeMocksAfterEach, mock, provider, refuse, rejection } from './support/provider-kit.js';

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseBearerChallenge,
-  selectScopes,
-  type DiscoveredAuthorization,
-} from '../../src/client/auth/index.js';
+import { parseBearerChallenge, type DiscoveredAuthorization } from 'keel-mcp/client';
+import { selectScopes } from '../../src/client/auth/index.js';
 
 function found(prmScopes?: string[], asScopes?: string[]): DiscoveredAuthorization {
   return {

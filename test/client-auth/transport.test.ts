@@ -4,9 +4,10 @@
  * with the scopes each method needs), so every request of the client goes through the OAuth flow.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { AuthorizationError, type OAuthClientProvider } from '../../src/client/auth/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { type OAuthClientProvider } from 'keel-mcp/client';
+import { AuthorizationError } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectClient, outcome } from '../http-client/support/connect.js';
 import { startMockOAuth, type MockOAuth, type MockOAuthConfig } from './support/mock-oauth.js';

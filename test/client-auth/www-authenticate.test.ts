@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBearerChallenge, parseWwwAuthenticate } from '../../src/client/auth/index.js';
+import { parseBearerChallenge } from 'keel-mcp/client';
+import { parseWwwAuthenticate } from '../../src/client/auth/index.js';
 
 describe('WWW-Authenticate parsing', () => {
   it('reads the Bearer params an MCP client acts on', () => {

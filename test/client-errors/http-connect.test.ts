@@ -4,11 +4,11 @@
  * `cause` (under an `HttpTransportError` with `url` and `code`).
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { serveHttp } from '../../src/adapters/node/index.js';
-import { Client, EraDetectionError, McpClient } from '../../src/client/index.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { serveHttp } from 'keel-mcp/node';
+import { Client, EraDetectionError, McpClient } from 'keel-mcp/client';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { HttpTransportError, StreamableHttpClientTransport } from 'keel-mcp/http';
 import { freePort } from '../helpers/free-port.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 

@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
-import { Client, McpClient } from '../../src/client/index.js';
-import { ConnectionClosedError, NotConnectedError } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { Client, McpClient } from 'keel-mcp/client';
+import { ConnectionClosedError, NotConnectedError } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -4,9 +4,8 @@
  * id, and nothing more is sent for the call.
  */
 import { expect, test } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { McpClient } from 'keel-mcp/client';
+import { RequestAbortedError, RequestTimeoutError, type JsonObject } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { discoverResult, INFO, requestsSent, useModern } from './helpers.js';
 

@@ -4,10 +4,9 @@
  * timers: the test reads which side of the deadline `connect` settled on, not how fast it ran.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
+import { McpClient } from 'keel-mcp/client';
 import { rememberEra } from '../../src/client/modern/era.js';
-import { RequestTimeoutError } from '../../src/core/errors.js';
-import type { Transport } from '../../src/core/transport.js';
+import { RequestTimeoutError, type Transport } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 import { INFO, methodsSent, useModern } from './helpers.js';
 

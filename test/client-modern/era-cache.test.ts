@@ -4,8 +4,8 @@
  * end.
  */
 import { afterEach, expect, test } from 'vitest';
-import { MAX_CACHED_ERAS } from '../../src/client/index.js';
-import { cachedEra, clearEraCache, rememberEra } from '../../src/client/modern/era.js';
+import { MAX_CACHED_ERAS, clearEraCache } from 'keel-mcp/client';
+import { cachedEra, rememberEra } from '../../src/client/modern/era.js';
 
 afterEach(() => clearEraCache());
 

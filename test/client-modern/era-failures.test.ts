@@ -6,20 +6,19 @@
  * probed again.
  */
 import { describe, expect, test } from 'vitest';
-import { serveHttp } from '../../src/adapters/node/index.js';
-import { McpClient, type McpClientOptions } from '../../src/client/index.js';
-import { AuthorizationError } from '../../src/client/auth/errors.js';
-import { EraDetectionError } from '../../src/client/errors.js';
-import { cachedEra, rememberEra } from '../../src/client/modern/era.js';
+import { serveHttp } from 'keel-mcp/node';
+import { McpClient, type McpClientOptions, EraDetectionError } from 'keel-mcp/client';
 import {
+  AuthorizationError,
   ConnectionClosedError,
   ErrorCode,
   RequestAbortedError,
   RequestTimeoutError,
-} from '../../src/core/errors.js';
-import type { Transport } from '../../src/core/transport.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+  type Transport,
+} from 'keel-mcp/core';
+import { cachedEra, rememberEra } from '../../src/client/modern/era.js';
+import { McpServer } from 'keel-mcp/server';
+import { HttpTransportError, StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { INFO, initializeResult, useModern } from './helpers.js';
 

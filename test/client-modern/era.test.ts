@@ -5,12 +5,9 @@
  * per server (`serverKey`); a cached legacy server is not probed, unless initialize then fails.
  */
 import { describe, expect, test } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { NoSharedVersionError, NotModernServerError } from '../../src/client/errors.js';
+import { McpClient, NoSharedVersionError, NotModernServerError } from 'keel-mcp/client';
 import { cachedEra } from '../../src/client/modern/era.js';
-import { ErrorCode, McpError, RequestAbortedError } from '../../src/core/errors.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { Transport } from '../../src/core/transport.js';
+import { ErrorCode, McpError, RequestAbortedError, type JsonRpcMessage, type Transport } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { legacyOnly } from '../helpers/legacy-only-transport.js';
 import {

@@ -4,14 +4,17 @@
  * a given kind of server does. Everything opened in a test is closed after it (bounded).
  */
 import { afterEach } from 'vitest';
-import { McpClient, type McpClientOptions } from '../../src/client/index.js';
-import { clearEraCache } from '../../src/client/modern/era.js';
-import { Connection } from '../../src/core/engine/connection.js';
-import type { RequestHandler } from '../../src/core/engine/connection-types.js';
-import { ErrorCode, McpError } from '../../src/core/errors.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { Transport } from '../../src/core/transport.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpClient, type McpClientOptions, clearEraCache } from 'keel-mcp/client';
+import {
+  Connection,
+  ErrorCode,
+  McpError,
+  type RequestHandler,
+  type JsonObject,
+  type JsonRpcMessage,
+  type Transport,
+} from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { within } from '../helpers/guard.js';
 import { createRecordingPair, type RecordingTransport } from '../helpers/recording-transport.js';
 

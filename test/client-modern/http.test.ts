@@ -8,12 +8,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { McpClient, type McpClientOptions } from '../../src/client/index.js';
-import { CancelledByPeerError, RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { McpClient, type McpClientOptions } from 'keel-mcp/client';
+import { CancelledByPeerError, RequestAbortedError, RequestTimeoutError } from 'keel-mcp/core';
 import { cachedEra } from '../../src/client/modern/era.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { registerInputRequiredTools } from '../../examples/fixture/input-required-tools.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { INFO, useModern } from './helpers.js';

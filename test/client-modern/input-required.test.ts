@@ -6,11 +6,15 @@
  * with a clear error and no further resend.
  */
 import { describe, expect, test } from 'vitest';
-import { McpClient, type McpClientOptions } from '../../src/client/index.js';
-import { InputRoundLimitError } from '../../src/client/errors.js';
-import { ConnectionClosedError, ErrorCode, McpError, RequestAbortedError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpClient, type McpClientOptions, InputRoundLimitError } from 'keel-mcp/client';
+import {
+  ConnectionClosedError,
+  ErrorCode,
+  McpError,
+  RequestAbortedError,
+  type JsonObject,
+} from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { registerInputRequiredTools } from '../../examples/fixture/input-required-tools.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { discoverResult, INFO, requestsSent, useModern } from './helpers.js';

@@ -5,7 +5,7 @@
  * opens a listen; and a listen's tools list_changed drops the cached output schemas.
  */
 import { describe, expect, test } from 'vitest';
-import type { McpClient, McpClientEventName } from '../../src/client/index.js';
+import type { McpClient, McpClientEventName } from 'keel-mcp/client';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { keelServer, useModern } from './helpers.js';
 

@@ -5,8 +5,8 @@
  * legacy era is unchanged.
  */
 import { describe, expect, test } from 'vitest';
-import { ModernOnlyError, RemovedInModernEraError } from '../../src/client/index.js';
-import { LocalError } from '../../src/core/errors.js';
+import { ModernOnlyError, RemovedInModernEraError } from 'keel-mcp/client';
+import { LocalError } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { keelServer, methodsSent, useModern } from './helpers.js';
 

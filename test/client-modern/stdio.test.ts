@@ -7,9 +7,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { McpClient, type McpClientOptions } from '../../src/client/index.js';
-import { RequestAbortedError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
+import { McpClient, type McpClientOptions } from 'keel-mcp/client';
+import { RequestAbortedError } from 'keel-mcp/core';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { assertBuilt, CHILD_TEST_TIMEOUT_MS, ROOT, WAIT_MS } from '../stdio/helpers.js';
 

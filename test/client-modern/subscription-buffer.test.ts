@@ -5,15 +5,9 @@
  * notification the filter allows, so a server that keeps to the filter never overflows it.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import {
-  DEFAULT_MAX_BUFFERED,
-  listen,
-  SubscriptionOverflowError,
-  type ListenHost,
-} from '../../src/client/index.js';
-import { Connection } from '../../src/core/engine/connection.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { createMemoryPair } from '../../src/transports/memory/memory-transport.js';
+import { DEFAULT_MAX_BUFFERED, listen, SubscriptionOverflowError, type ListenHost } from 'keel-mcp/client';
+import { Connection, type JsonObject } from 'keel-mcp/core';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -6,11 +6,9 @@
  */
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, test } from 'vitest';
-import { listen, type ListenHost, type SubscriptionNotification } from '../../src/client/subscriptions.js';
-import { Connection } from '../../src/core/engine/connection.js';
-import { ConnectionClosedError, McpError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { createMemoryPair } from '../../src/transports/memory/memory-transport.js';
+import { listen, type ListenHost, type SubscriptionNotification } from 'keel-mcp/client';
+import { Connection, ConnectionClosedError, McpError, type JsonObject } from 'keel-mcp/core';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { keelServer, useModern } from './helpers.js';
 

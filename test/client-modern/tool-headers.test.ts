@@ -5,12 +5,10 @@
  * HeaderMismatch re-lists the tools and retries once.
  */
 import { describe, expect, test } from 'vitest';
-import { McpClient, type McpClientOptions } from '../../src/client/index.js';
-import { ErrorCode, McpError } from '../../src/core/errors.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { SendOptions } from '../../src/core/transport.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
+import { McpClient, type McpClientOptions } from 'keel-mcp/client';
+import { ErrorCode, McpError, type JsonRpcMessage, type SendOptions } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { MemoryTransport } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { RecordingTransport } from '../helpers/recording-transport.js';
 import { discoverResult, INFO, useModern } from './helpers.js';

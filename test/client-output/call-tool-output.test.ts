@@ -8,15 +8,10 @@ import { type } from 'arktype';
 import * as v from 'valibot';
 import { afterEach, describe, expect, expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
-import {
-  McpClient,
-  ToolOutputValidationError,
-  type ValidatedCallToolResult,
-} from '../../src/client/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import type { CallToolResult } from '../../src/core/types/tools.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { McpClient, ToolOutputValidationError, type ValidatedCallToolResult } from 'keel-mcp/client';
+import type { JsonObject, CallToolResult } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -3,10 +3,10 @@
  * 2025-11-25) or an array (2025-11-25+); and the same text through a real round trip in both eras.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { McpClient, type SamplingHandler } from '../../src/client/index.js';
-import { samplingText, type CreateMessageResult } from '../../src/core/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { McpClient, type SamplingHandler } from 'keel-mcp/client';
+import { samplingText, type CreateMessageResult } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

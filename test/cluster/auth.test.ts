@@ -4,8 +4,8 @@
  * and a session stays its creator's: another principal gets 404 wherever it asks.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { InvalidTokenError } from '../../src/server/auth/errors.js';
+import type { JsonObject } from 'keel-mcp/core';
+import { InvalidTokenError } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   callTool,

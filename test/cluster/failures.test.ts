@@ -5,11 +5,9 @@
  * and everything works again once it is back.
  */
 import { afterEach, expect, test } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { ConnectionClosedError, McpError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
-import { SessionExpiredError } from '../../src/core/http-errors.js';
+import { McpClient } from 'keel-mcp/client';
+import { ConnectionClosedError, McpError, type JsonObject } from 'keel-mcp/core';
+import { StreamableHttpClientTransport, SessionExpiredError } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import {

@@ -4,7 +4,7 @@
  * process owns, exactly once, and nothing is broadcast or received after the handler closed.
  */
 import { afterEach, expect, test } from 'vitest';
-import { Client } from '../../src/client/index.js';
+import { Client } from 'keel-mcp/client';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { createRecordingPair } from '../helpers/recording-transport.js';
 import { SseReader } from '../http-server/support/harness.js';

@@ -5,11 +5,11 @@
  * throw while the owner attaches a relayed body is no unhandled rejection.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { Logger } from '../../src/core/engine/connection.js';
+import type { Logger } from 'keel-mcp/core';
 import { Inbound } from '../../src/hosts/http/cluster/inbound.js';
 import { PeerWatch } from '../../src/hosts/http/cluster/peer-watch.js';
 import type { TunnelMessage } from '../../src/hosts/http/cluster/tunnel-wire.js';
-import { MemoryRelayHub } from '../../src/hosts/http/index.js';
+import { MemoryRelayHub } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import { callTool, openSession, request, startCluster, type Cluster, type Node } from './support/cluster.js';

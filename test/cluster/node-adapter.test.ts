@@ -4,12 +4,11 @@
  * (no web Request objects) is what gets relayed, and what serves relayed exchanges.
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { McpClient } from '../../src/client/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { Server } from '../../src/server/server.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
-import { InMemorySessionStore, MemoryRelayHub } from '../../src/hosts/http/index.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { McpClient } from 'keel-mcp/client';
+import type { JsonObject } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
+import { StreamableHttpClientTransport, InMemorySessionStore, MemoryRelayHub } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

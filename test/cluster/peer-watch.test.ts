@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { PeerWatch } from '../../src/hosts/http/cluster/peer-watch.js';
-import type { Relay } from '../../src/hosts/http/index.js';
+import type { Relay } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, SseReader } from '../http-server/support/harness.js';
 import { openSession, request, startCluster, type Cluster, type Node } from './support/cluster.js';

@@ -3,13 +3,8 @@
  * logged), close() last in handler.close(), never a listen that outlives the close.
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { Server } from '../../src/server/server.js';
-import {
-  createHttpHandler,
-  InMemorySessionStore,
-  type Relay,
-  type RelayListener,
-} from '../../src/hosts/http/index.js';
+import { Server } from 'keel-mcp/server';
+import { createHttpHandler, InMemorySessionStore, type Relay, type RelayListener } from 'keel-mcp/http';
 import { TimerTracker, useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

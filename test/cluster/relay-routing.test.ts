@@ -6,7 +6,7 @@
  * exchange failed.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import type { JsonObject } from 'keel-mcp/core';
 import { OTHER_LIMIT } from '../../src/hosts/http/cluster/tunnel-wire.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';

@@ -4,9 +4,9 @@
  * behind a round-robin "load balancer" (consecutive requests go to handler 1, 2, 3, 1, ...).
  */
 import { afterEach, expect, test } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { McpClient } from 'keel-mcp/client';
+import type { JsonObject } from 'keel-mcp/core';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import { callTool, openSession, request, startCluster, URL_, type Cluster } from './support/cluster.js';

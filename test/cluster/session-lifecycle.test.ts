@@ -4,7 +4,7 @@
  * and a clean close (no send after close, nothing left in the relay or the store).
  */
 import { afterEach, expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import type { JsonObject } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import {

@@ -4,9 +4,9 @@
  * pending only while this process has records.
  */
 import { afterEach, expect, test, vi } from 'vitest';
-import type { Logger } from '../../src/core/engine/connection.js';
+import type { Logger } from 'keel-mcp/core';
 import { SessionRecords } from '../../src/hosts/http/cluster/session-records.js';
-import { InMemorySessionStore, MemoryRelayHub } from '../../src/hosts/http/index.js';
+import { InMemorySessionStore, MemoryRelayHub } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -5,13 +5,13 @@
  * down gives 503, never a 500 or a hang.
  */
 import { afterEach, expect, test } from 'vitest';
-import { StoreUnavailableError } from '../../src/core/errors.js';
+import { StoreUnavailableError } from 'keel-mcp/core';
 import {
   InMemorySessionStore,
   type SessionCreateResult,
   type SessionRecord,
   type SessionStore,
-} from '../../src/hosts/http/index.js';
+} from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import {

@@ -5,7 +5,7 @@
  * what is in flight; a relayed client that stops reading is cut like a local one.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import type { JsonObject } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import {

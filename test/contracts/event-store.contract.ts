@@ -4,9 +4,8 @@
  * inside a test file that also calls `useProcessGuard()`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { StreamEvictedError, type EventStore } from '../../src/transports/http/server-wire/event-store.js';
+import { StoreUnavailableError, type JsonRpcMessage } from 'keel-mcp/core';
+import { StreamEvictedError, type EventStore } from 'keel-mcp/http';
 import { within } from '../helpers/guard.js';
 
 /** Bounds a test asks for; each factory maps them onto its own options. */

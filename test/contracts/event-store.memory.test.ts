@@ -1,5 +1,5 @@
 /** The EventStore contract against the default in-memory store (a fake clock for the age bound). */
-import { InMemoryEventStore } from '../../src/transports/http/server-wire/event-store.js';
+import { InMemoryEventStore } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 import { eventStoreContract } from './event-store.contract.js';
 

@@ -3,7 +3,7 @@
  * including what only Redis has: key TTLs and a backend that goes down and comes back.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { RedisEventStore } from '../../src/adapters/redis/index.js';
+import { RedisEventStore } from 'keel-mcp/redis';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectTestClient } from '../helpers/redis-client.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';

@@ -3,8 +3,8 @@
  * relay.redis.test.ts). Call `relayContract` in a test file that also calls `useProcessGuard()`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { Relay } from '../../src/hosts/http/cluster/relay.js';
+import { StoreUnavailableError } from 'keel-mcp/core';
+import type { Relay } from 'keel-mcp/http';
 import { within } from '../helpers/guard.js';
 
 export interface RelayHarness {

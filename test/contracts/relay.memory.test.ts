@@ -1,5 +1,5 @@
 /** The Relay contract against MemoryRelayHub (several "processes" in one). */
-import { MemoryRelayHub } from '../../src/hosts/http/cluster/memory-relay.js';
+import { MemoryRelayHub } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 import { relayContract } from './relay.contract.js';
 

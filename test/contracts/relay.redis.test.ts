@@ -1,7 +1,7 @@
 /** The Relay contract against RedisRelay on a throwaway redis-server (test/helpers/redis.ts). */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { RedisRelay } from '../../src/adapters/redis/index.js';
-import type { Relay } from '../../src/hosts/http/cluster/relay.js';
+import { RedisRelay } from 'keel-mcp/redis';
+import type { Relay } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectRelayNodes } from '../adapters-redis/relay-nodes.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';

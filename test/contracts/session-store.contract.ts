@@ -4,8 +4,8 @@
  * test file that also calls `useProcessGuard()`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { SessionStore } from '../../src/hosts/http/session-store.js';
+import { StoreUnavailableError } from 'keel-mcp/core';
+import type { SessionStore } from 'keel-mcp/http';
 import { within } from '../helpers/guard.js';
 
 export interface SessionStoreHarness {

@@ -1,6 +1,6 @@
 /** The SessionStore contract against the in-memory store (a fake clock). */
 import { describe, expect, it } from 'vitest';
-import { InMemorySessionStore } from '../../src/hosts/http/session-store.js';
+import { InMemorySessionStore } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 import { sessionStoreContract } from './session-store.contract.js';
 

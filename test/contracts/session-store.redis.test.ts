@@ -1,6 +1,6 @@
 /** The SessionStore contract against RedisSessionStore on a real redis-server (server clock). */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { RedisSessionStore } from '../../src/adapters/redis/index.js';
+import { RedisSessionStore } from 'keel-mcp/redis';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectTestClient } from '../helpers/redis-client.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';

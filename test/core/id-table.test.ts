@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { IdTable } from '../../src/core/engine/id-table.js';
-import type { RequestId } from '../../src/core/jsonrpc.js';
+import type { RequestId } from 'keel-mcp/core';
 
 interface Entry {
   readonly id: RequestId;

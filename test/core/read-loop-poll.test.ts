@@ -4,10 +4,8 @@
  * them in order; a transport whose iterator has no `poll()` is read with `next()` alone.
  */
 import { expect, test } from 'vitest';
-import { Connection } from '../../src/core/engine/index.js';
+import { Connection, type JsonRpcMessage, type Transport } from 'keel-mcp/core';
 import { Inbox } from '../../src/core/inbox.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { Transport } from '../../src/core/transport.js';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
+import type { JsonRpcMessage } from 'keel-mcp/core';
 import { stringifyMessage } from '../../src/core/stringify-message.js';
 
 const date = new Date(0);

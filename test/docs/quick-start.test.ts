@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
 import { createFixtureServer } from '../../examples/fixture-server.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { ROOT } from './readme-blocks.mjs';

@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { StreamableHttpClientTransport } from '../../src/hosts/http/index.js';
+import { McpClient } from 'keel-mcp/client';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { ROOT } from './readme-blocks.mjs';
 

@@ -4,10 +4,10 @@
  * in-memory transport.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import type { McpClient } from '../../src/client/index.js';
-import { ErrorCode, McpError } from '../../src/core/index.js';
-import type { McpServer } from '../../src/server/index.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import type { McpClient } from 'keel-mcp/client';
+import { ErrorCode, McpError } from 'keel-mcp/core';
+import type { McpServer } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { legacyOnly } from '../helpers/legacy-only-transport.js';
 import * as clientSnippets from './snippets/client.js';

@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { McpServer, ToolContext } from '../../src/server/index.js';
+import { McpClient } from 'keel-mcp/client';
+import { McpServer, ToolContext } from 'keel-mcp/server';
 import { allMarkedBlocks, markdownFiles, publicSpecifiers, readRegions, ROOT } from './readme-blocks.mjs';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');

@@ -6,7 +6,7 @@
  * the pending call must settle promptly with the right error, never hang.
  */
 import { describe, expect, test } from 'vitest';
-import { ConnectionClosedError, ErrorCode, LocalError, McpError } from '../../src/core/errors.js';
+import { ConnectionClosedError, ErrorCode, LocalError, McpError } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { spawnFixtureHttp } from './support/http-child.js';
 import { rawPost } from './support/http-server.js';

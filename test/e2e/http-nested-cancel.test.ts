@@ -6,7 +6,7 @@
  * test/http-server/nested-cancel.test.ts for the server's side on the wire.)
  */
 import { describe, expect, test } from 'vitest';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { hostHttp } from './support/http-server.js';
 import { connectWaitingClient, settle } from './support/probe-http.js';

@@ -6,8 +6,7 @@
  * server (a fresh McpServer with fixtures/probe-tools.mjs).
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { LocalError, McpError, RequestAbortedError } from '../../src/core/errors.js';
-import type { LoggingMessageParams } from '../../src/core/types/logging.js';
+import { LocalError, McpError, RequestAbortedError, type LoggingMessageParams } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   blockTypes,

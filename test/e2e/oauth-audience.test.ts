@@ -7,10 +7,10 @@
  * of A's own (credentials are kept per resource).
  */
 import { afterEach, expect, it } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
-import { McpClient, OAuthClientProvider } from '../../src/client/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import type { HttpServing } from 'keel-mcp/node';
+import { McpClient, OAuthClientProvider } from 'keel-mcp/client';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
 import { serveProtected } from '../helpers/oidc-protected-server.js';

@@ -7,11 +7,11 @@
  * (oidc-provider rotates it), the same request goes through, and no second login happens.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { HttpServing } from '../../src/adapters/node/index.js';
-import { McpClient, MemoryTokenStore, OAuthClientProvider } from '../../src/client/index.js';
+import type { HttpServing } from 'keel-mcp/node';
+import { McpClient, MemoryTokenStore, OAuthClientProvider } from 'keel-mcp/client';
 import { tokensKey } from '../../src/client/auth/store.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { oidcLogin } from '../helpers/oidc-login.js';
 import { serveProtected } from '../helpers/oidc-protected-server.js';

@@ -6,8 +6,8 @@
  * between them. Needs `npm run build`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { McpClient } from 'keel-mcp/client';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { connectTestClient, type ConnectedClient } from '../helpers/redis-client.js';

@@ -7,10 +7,9 @@
  */
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { ConnectionClosedError, ErrorCode, McpError } from '../../src/core/errors.js';
-import type { LoggingMessageParams } from '../../src/core/types/logging.js';
-import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { McpClient } from 'keel-mcp/client';
+import { ConnectionClosedError, ErrorCode, McpError, type LoggingMessageParams } from 'keel-mcp/core';
+import { HttpTransportError, StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { connectTestClient, type ConnectedClient } from '../helpers/redis-client.js';

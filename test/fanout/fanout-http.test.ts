@@ -5,11 +5,9 @@
  * (That a registry `list_changed` stays on its process is proven in fanout.test.ts.)
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { McpClient } from '../../src/client/index.js';
-import type { SubscriptionNotification } from '../../src/client/subscriptions.js';
-import { MemoryRelayHub } from '../../src/hosts/http/cluster/memory-relay.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { McpClient, type SubscriptionNotification } from 'keel-mcp/client';
+import { MemoryRelayHub, StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { joinHub, makeServer, UPDATED, WATCHED, type Node } from './support.js';
 

@@ -7,9 +7,8 @@
  * ignored; a failing publish leaves local delivery intact; `leave()` stops both directions.
  */
 import { describe, expect, test } from 'vitest';
-import { StoreUnavailableError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { MAX_FANOUT_MESSAGE_BYTES } from '../../src/server/fanout.js';
+import { StoreUnavailableError, type JsonObject } from 'keel-mcp/core';
+import { MAX_FANOUT_MESSAGE_BYTES } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   arrived,

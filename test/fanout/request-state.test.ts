@@ -7,12 +7,11 @@
  * of old and new signers accept each other's states.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { McpClient } from '../../src/client/index.js';
-import { ErrorCode, McpError } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { RequestStateKey } from '../../src/server/modern/request-state.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { McpClient } from 'keel-mcp/client';
+import { ErrorCode, McpError } from 'keel-mcp/core';
+import { McpServer, type RequestStateKey } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -11,17 +11,13 @@
  * forwarded before it.
  */
 import { afterEach, expect } from 'vitest';
-import type { McpClientOptions } from '../../src/client/index.js';
-import type { Logger } from '../../src/core/engine/connection-types.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { FanoutLink, FanoutMembership } from '../../src/server/fanout.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { Relay } from '../../src/hosts/http/cluster/relay.js';
-import { MemoryRelayHub } from '../../src/hosts/http/cluster/memory-relay.js';
+import type { McpClientOptions, Subscription } from 'keel-mcp/client';
+import type { Logger, JsonObject, JsonRpcMessage } from 'keel-mcp/core';
+import { McpServer, type FanoutLink, type FanoutMembership } from 'keel-mcp/server';
+import { MemoryRelayHub, type Relay } from 'keel-mcp/http';
 import { within } from '../helpers/guard.js';
 import type { RecordingTransport } from '../helpers/recording-transport.js';
 import { useModern } from '../client-modern/helpers.js';
-import type { Subscription } from '../../src/client/subscriptions.js';
 
 export const WATCHED = 'test://watched';
 export const UPDATED = 'notifications/resources/updated';

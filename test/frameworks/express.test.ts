@@ -7,9 +7,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, test } from 'vitest';
-import { mcpExpress } from '../../src/adapters/express/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/index.js';
+import { mcpExpress } from 'keel-mcp/express';
+import { McpServer } from 'keel-mcp/server';
+import { createHttpHandler, type HttpHandler } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { AUTH, frameworkScenario, type Mounted } from './support/scenario.js';
 

@@ -6,9 +6,9 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { expect, test } from 'vitest';
-import { mcpFastify } from '../../src/adapters/fastify/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/index.js';
+import { mcpFastify } from 'keel-mcp/fastify';
+import { McpServer } from 'keel-mcp/server';
+import { createHttpHandler, type HttpHandler } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { AUTH, frameworkScenario, type Mounted } from './support/scenario.js';
 

@@ -3,8 +3,7 @@
  * its client: `server/discover` (the 2026-07-28 probe) is answered `-32601 Method not found`, as
  * a legacy server answers an unknown method, and never reaches the server. Everything else passes.
  */
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { Transport } from '../../src/core/transport.js';
+import type { JsonRpcMessage, Transport } from 'keel-mcp/core';
 
 function isDiscover(message: unknown): message is { id: string | number } {
   const m = message as { method?: unknown; id?: unknown } | null;

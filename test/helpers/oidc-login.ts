@@ -3,7 +3,7 @@
  * that follows the authorization URL with fetch, keeps the provider's cookies like a browser,
  * signs in with any username, consents, and returns the redirect to the client's redirect_uri.
  */
-import type { AuthorizationRedirect } from '../../src/core/auth.js';
+import type { AuthorizationRedirect } from 'keel-mcp/core';
 
 export interface OidcLoginOptions {
   /** The account to sign in as (the tokens' `sub`). Default `alice`. */

@@ -3,9 +3,8 @@
  * served URL (port 0) becomes the resource, the token audience and a resource the provider
  * issues tokens for. Shared by the end-to-end OAuth tests.
  */
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { JwtVerifier } from '../../src/server/auth/index.js';
-import type { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { JwtVerifier, type McpServer } from 'keel-mcp/server';
 import type { OidcProvider } from './oidc-provider.js';
 
 export function serveProtected(

@@ -3,9 +3,8 @@
  * The recording lives here, not in `MemoryTransport`: a public transport must not keep every
  * message it ever sent.
  */
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { SendOptions } from '../../src/core/transport.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
+import type { JsonRpcMessage, SendOptions } from 'keel-mcp/core';
+import { MemoryTransport } from 'keel-mcp/memory';
 
 export class RecordingTransport extends MemoryTransport {
   /** Every message this end wrote while it was writable. */

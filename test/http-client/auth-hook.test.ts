@@ -7,11 +7,15 @@
  * off.
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import type { AuthChallenge, HttpAuthProvider } from '../../src/core/auth.js';
-import { AuthorizationError, ConnectionClosedError } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { HttpTransportError } from '../../src/core/http-errors.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import {
+  AuthorizationError,
+  ConnectionClosedError,
+  type AuthChallenge,
+  type HttpAuthProvider,
+} from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { HttpTransportError } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectClient, outcome } from './support/connect.js';
 

@@ -3,8 +3,8 @@
  * SSE answers, the standalone GET stream, close.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connectClient } from './support/connect.js';
 import { json, SESSION, sse, startMockServer, type MockServer } from './support/mock-server.js';

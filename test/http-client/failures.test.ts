@@ -4,17 +4,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ConnectionClosedError,
-  McpError,
-  RequestAbortedError,
-  RequestTimeoutError,
-} from '../../src/core/errors.js';
-import {
-  HttpTransportError,
-  SessionExpiredError,
-  type StreamableHttpClientTransport,
-} from '../../src/transports/http/client/index.js';
+import { ConnectionClosedError, McpError, RequestAbortedError, RequestTimeoutError } from 'keel-mcp/core';
+import { HttpTransportError, SessionExpiredError, type StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connectClient, outcome } from './support/connect.js';
 import {
@@ -118,7 +109,7 @@ describe('Streamable HTTP client transport: failures', () => {
 
   it('404 without a session is a plain HTTP failure, not an expired session', async () => {
     server = await startMockServer((_seen, _req, res) => void res.writeHead(404).end());
-    const { StreamableHttpClientTransport } = await import('../../src/transports/http/client/index.js');
+    const { StreamableHttpClientTransport } = await import('keel-mcp/http');
     const transport = new StreamableHttpClientTransport(server.url);
     const error = await outcome(transport.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: {} }));
     expect(error).toBeInstanceOf(HttpTransportError);

@@ -4,8 +4,8 @@
  * without a cap, such an answer grew the client to gigabytes and killed it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { HttpTransportError } from '../../src/transports/http/client/index.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { HttpTransportError } from 'keel-mcp/http';
 import { readJsonMessages } from '../../src/transports/http/client/post-answers.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connectClient, outcome } from './support/connect.js';

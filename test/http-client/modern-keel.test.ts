@@ -5,13 +5,17 @@
  * call that succeeds proves the headers were right.
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { Connection } from '../../src/core/engine/connection.js';
-import type { Progress } from '../../src/core/engine/outbound.js';
-import { McpError, RequestAbortedError } from '../../src/core/errors.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import {
+  Connection,
+  McpError,
+  RequestAbortedError,
+  type Progress,
+  type JsonObject,
+  type JsonRpcMessage,
+} from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, type Deferred } from '../http-server/support/harness.js';
 import { outcome } from './support/connect.js';

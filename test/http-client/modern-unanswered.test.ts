@@ -6,11 +6,9 @@
  * request answered 202 still waits (its answer may come on the GET stream).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { listen } from '../../src/client/subscriptions.js';
-import { Connection } from '../../src/core/engine/connection.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { listen } from 'keel-mcp/client';
+import { Connection, ConnectionClosedError, type JsonObject } from 'keel-mcp/core';
+import { HttpTransportError, StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { outcome } from './support/connect.js';
 

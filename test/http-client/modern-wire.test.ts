@@ -5,11 +5,16 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Connection } from '../../src/core/engine/connection.js';
-import { ConnectionClosedError, McpError, RequestAbortedError } from '../../src/core/errors.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { SendOptions } from '../../src/core/transport.js';
-import { HttpTransportError, StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import {
+  Connection,
+  ConnectionClosedError,
+  McpError,
+  RequestAbortedError,
+  type JsonObject,
+  type JsonRpcMessage,
+  type SendOptions,
+} from 'keel-mcp/core';
+import { HttpTransportError, StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { outcome } from './support/connect.js';
 import { json, SESSION, sse, startMockServer, type MockServer, type Seen } from './support/mock-server.js';

@@ -3,8 +3,8 @@
  * built with the official SDK (McpServer + StreamableHTTPServerTransport + an event store).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionClosedError, RequestAbortedError } from '../../src/core/errors.js';
-import { SessionExpiredError } from '../../src/transports/http/client/index.js';
+import { ConnectionClosedError, RequestAbortedError } from 'keel-mcp/core';
+import { SessionExpiredError } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { startOfficialServer, type OfficialServer } from './fixtures/official-http-server.mjs';
 import { connectClient, outcome } from './support/connect.js';

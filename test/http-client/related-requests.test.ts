@@ -5,12 +5,16 @@
  * when the server fails to send the cancel (or sends it where the client no longer reads).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { ConnectionClosedError, RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
-import type { RequestId } from '../../src/core/jsonrpc.js';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { McpClient } from 'keel-mcp/client';
+import {
+  ConnectionClosedError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  type RequestId,
+} from 'keel-mcp/core';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { outcome } from './support/connect.js';
 import { sse, startMockServer, type MockServer } from './support/mock-server.js';

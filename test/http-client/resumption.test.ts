@@ -3,8 +3,8 @@
  * what happens when it cannot be resumed: the request fails alone, typed, and never hangs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { HttpTransportError } from '../../src/transports/http/client/index.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { HttpTransportError } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connectClient, outcome } from './support/connect.js';
 import { json, sse, startMockServer, type MockServer } from './support/mock-server.js';

@@ -6,16 +6,16 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { McpClient, type SessionReset } from '../../src/client/index.js';
-import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
-import { ConnectionClosedError, McpError, RequestAbortedError } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { SessionEndReason } from '../../src/hosts/http/index.js';
+import { McpClient, type SessionReset } from 'keel-mcp/client';
+import { serveHttp, type HttpServing, type ServeHttpOptions } from 'keel-mcp/node';
+import { ConnectionClosedError, McpError, RequestAbortedError } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import {
   HttpTransportError,
   SessionExpiredError,
   StreamableHttpClientTransport,
-} from '../../src/transports/http/client/index.js';
+  type SessionEndReason,
+} from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connectClient, outcome } from './support/connect.js';
 import { initializeResult, json, sse, startMockServer, type MockServer } from './support/mock-server.js';

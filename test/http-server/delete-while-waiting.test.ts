@@ -10,14 +10,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
-import { toNodeListener } from '../../src/adapters/node/index.js';
-import { ConnectionClosedError, ErrorCode } from '../../src/core/errors.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import {
-  createHttpHandler,
-  InMemoryEventStore,
-  type HttpHandlerOptions,
-} from '../../src/hosts/http/index.js';
+import { toNodeListener } from 'keel-mcp/node';
+import { ConnectionClosedError, ErrorCode, type JsonObject, type JsonRpcMessage } from 'keel-mcp/core';
+import { createHttpHandler, InMemoryEventStore, type HttpHandlerOptions } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { call, initialize } from './support/direct.js';
 import { callTool, createTestServer, deferred, openSession, Probes, SseReader } from './support/harness.js';

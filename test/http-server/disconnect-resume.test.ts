@@ -3,8 +3,8 @@
  * running; GET + Last-Event-ID replays what that stream missed (and nothing of other streams).
  */
 import { expect, test } from 'vitest';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { InMemoryEventStore, type EventStore } from '../../src/hosts/http/index.js';
+import type { JsonRpcMessage } from 'keel-mcp/core';
+import { InMemoryEventStore, type EventStore } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, openSession, ping, post, SseReader, startHarness } from './support/harness.js';
 
@@ -153,8 +153,8 @@ test('without an event store a dropped stream loses the response but aborts noth
 });
 
 test('closeSSEStream ends the connection after the priming event; the result arrives on resume', async () => {
-  const { Server } = await import('../../src/server/server.js');
-  const { serveHttp } = await import('../../src/adapters/node/index.js');
+  const { Server } = await import('keel-mcp/server');
+  const { serveHttp } = await import('keel-mcp/node');
   const server = new Server({ name: 'reconnect', version: '1' }, { capabilities: { tools: {} } });
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
@@ -186,8 +186,8 @@ test('closeSSEStream ends the connection after the priming event; the result arr
 });
 
 test('closeSSEStream right away with an asynchronous store (Redis): the priming event still goes out first', async () => {
-  const { Server } = await import('../../src/server/server.js');
-  const { serveHttp } = await import('../../src/adapters/node/index.js');
+  const { Server } = await import('keel-mcp/server');
+  const { serveHttp } = await import('keel-mcp/node');
   const server = new Server({ name: 'reconnect', version: '1' }, { capabilities: { tools: {} } });
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
@@ -221,8 +221,8 @@ test('closeSSEStream right away with an asynchronous store (Redis): the priming 
 });
 
 test('a GET stream whose priming event the store never stores still ends on DELETE (bounded close)', async () => {
-  const { Server } = await import('../../src/server/server.js');
-  const { createHttpHandler } = await import('../../src/hosts/http/index.js');
+  const { Server } = await import('keel-mcp/server');
+  const { createHttpHandler } = await import('keel-mcp/http');
   const server = new Server({ name: 'hung-store', version: '1' }, { capabilities: { tools: {} } });
   const inner = new AsyncStore();
   // Every event is stored, except the priming ones (no message): those never settle.

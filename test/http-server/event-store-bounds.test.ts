@@ -4,9 +4,8 @@
  * one -32000 error for the request; a later resumption gets 400, never a hang).
  */
 import { describe, expect, test } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { createHttpHandler, InMemoryEventStore, StreamEvictedError } from '../../src/hosts/http/index.js';
+import { ConnectionClosedError, type JsonRpcMessage } from 'keel-mcp/core';
+import { createHttpHandler, InMemoryEventStore, StreamEvictedError } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { call, initialize } from './support/direct.js';
 import { callTool, createTestServer, Probes, SseReader } from './support/harness.js';

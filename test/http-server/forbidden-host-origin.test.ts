@@ -5,9 +5,8 @@
  * that has no `id`"; the schema's `id` is an optional RequestId, which excludes null).
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { createHttpHandler, type HttpHandler } from '../../src/hosts/http/index.js';
+import { createHttpHandler, type HttpHandler, HostOriginPolicy } from 'keel-mcp/http';
 import { describeRejection, MAX_REPORTED_HEADER_CHARS } from '../../src/hosts/http/host-origin-policy.js';
-import { HostOriginPolicy } from '../../src/hosts/http/host-origin-policy.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { createTestServer, Probes } from './support/harness.js';
 

@@ -4,8 +4,7 @@
  * the eviction order. Only a request the session's owner sends marks it as used.
  */
 import { afterEach, expect, test, vi } from 'vitest';
-import type { SessionEndReason } from '../../src/hosts/http/index.js';
-import { createHttpHandler } from '../../src/hosts/http/index.js';
+import { createHttpHandler, type SessionEndReason } from 'keel-mcp/http';
 import { staticAuth, tok } from '../auth-server/support.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { call } from './support/direct.js';

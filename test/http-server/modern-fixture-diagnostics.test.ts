@@ -5,8 +5,8 @@
  * server→client request) on the response, no log message unless the request set a level.
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
 import { createFixtureServer } from '../../examples/fixture-server.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { post, SseReader } from './support/harness.js';

@@ -4,9 +4,9 @@
  * served on the same endpoint as legacy sessions, each on its own short-lived connection.
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing, type ServeHttpOptions } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { registerMrtrTools } from '../modern/fixtures/mrtr-tools.mjs';
 import { deferred, JSON_AND_SSE, openSession, post, SseReader, type Deferred } from './support/harness.js';

@@ -5,9 +5,9 @@
  * and Base64 forms, and legacy sessions are not checked at all.
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { paramHeadersOf } from '../../src/server/modern/param-headers.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { callTool, openSession, post } from './support/harness.js';

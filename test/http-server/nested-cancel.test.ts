@@ -5,9 +5,9 @@
  * cancel, and with no response. Raw fetch on the wire: every message is counted.
  */
 import { describe, expect, test } from 'vitest';
-import { serveHttp } from '../../src/adapters/node/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { Server } from '../../src/server/server.js';
+import { serveHttp } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, deferred, openSession, ping, post, SseReader, startHarness } from './support/harness.js';
 

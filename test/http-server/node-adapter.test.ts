@@ -12,9 +12,9 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from 'vitest';
-import { toNodeListener } from '../../src/adapters/node/index.js';
-import { Server } from '../../src/server/server.js';
-import { createHttpHandler } from '../../src/hosts/http/index.js';
+import { toNodeListener } from 'keel-mcp/node';
+import { Server } from 'keel-mcp/server';
+import { createHttpHandler } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, initializeRequest, JSON_AND_SSE } from './support/harness.js';
 

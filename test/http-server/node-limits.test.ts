@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { expect, test } from 'vitest';
-import { SERVE_HTTP_DEFAULTS } from '../../src/adapters/node/index.js';
+import { SERVE_HTTP_DEFAULTS } from 'keel-mcp/node';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   callTool,

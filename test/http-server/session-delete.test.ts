@@ -3,7 +3,7 @@
  * both, answers and ends both POST streams, and the session id answers 404 afterwards.
  */
 import { expect, test } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, openSession, ping, post, SseReader, startHarness } from './support/harness.js';
 

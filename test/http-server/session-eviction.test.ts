@@ -4,8 +4,7 @@
  * Retry-After instead); a host-supplied client key caps sessions per client (429).
  */
 import { expect, test } from 'vitest';
-import type { SessionEndReason } from '../../src/hosts/http/index.js';
-import { createHttpHandler } from '../../src/hosts/http/index.js';
+import { createHttpHandler, type SessionEndReason } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { call, initialize } from './support/direct.js';
 import {

@@ -3,8 +3,7 @@
  * mode, and failed handshakes leaving nothing behind.
  */
 import { expect, test } from 'vitest';
-import type { SessionEndReason } from '../../src/hosts/http/index.js';
-import { createHttpHandler } from '../../src/hosts/http/index.js';
+import { createHttpHandler, type SessionEndReason } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { call, initialize, until } from './support/direct.js';
 import { callTool, createTestServer, deferred, Probes, SseReader } from './support/harness.js';

@@ -3,9 +3,9 @@
  * cleanly, and resolves within the deadline.
  */
 import { expect, test } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { Server } from '../../src/server/server.js';
-import { createHttpHandler } from '../../src/hosts/http/index.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
+import { createHttpHandler } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   callTool,

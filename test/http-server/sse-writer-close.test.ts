@@ -5,7 +5,7 @@
  * them for a resumption).
  */
 import { expect, test } from 'vitest';
-import type { Logger } from '../../src/core/engine/connection.js';
+import type { Logger } from 'keel-mcp/core';
 import { OutputBudget } from '../../src/transports/http/server-wire/output-budget.js';
 import { SseWriter } from '../../src/transports/http/server-wire/sse-writer.js';
 import { useProcessGuard, within } from '../helpers/guard.js';

@@ -6,11 +6,11 @@
  */
 import { connect, type Socket } from 'node:net';
 import { expect, test } from 'vitest';
-import { serveHttp, type ServeHttpOptions } from '../../src/adapters/node/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { Server } from '../../src/server/server.js';
+import { serveHttp, type ServeHttpOptions } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { createHttpHandler } from '../../src/hosts/http/index.js';
+import { createHttpHandler } from 'keel-mcp/http';
 import { call, initialize } from './support/direct.js';
 import { deferred, openSession, ping, post, SseReader, type Deferred } from './support/harness.js';
 

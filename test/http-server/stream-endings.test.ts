@@ -7,8 +7,8 @@
  * it.
  */
 import { expect, test } from 'vitest';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { createHttpHandler, InMemoryEventStore, type SessionEndReason } from '../../src/hosts/http/index.js';
+import type { JsonRpcMessage } from 'keel-mcp/core';
+import { createHttpHandler, InMemoryEventStore, type SessionEndReason } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { call, ENDPOINT, initialize } from './support/direct.js';
 import { callTool, createTestServer, deferred, Probes, SseReader } from './support/harness.js';

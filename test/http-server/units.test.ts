@@ -3,10 +3,10 @@
  * session table's recency order.
  */
 import { describe, expect, test } from 'vitest';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
+import type { JsonRpcMessage } from 'keel-mcp/core';
 import { RecencyList } from '../../src/hosts/http/recency-list.js';
 import { isJsonContentType, parseAccept } from '../../src/transports/http/server-wire/request-checks.js';
-import { HostOriginPolicy, InMemoryEventStore, LOOPBACK_HOSTS } from '../../src/hosts/http/index.js';
+import { HostOriginPolicy, InMemoryEventStore, LOOPBACK_HOSTS } from 'keel-mcp/http';
 
 const note = (n: number): JsonRpcMessage => ({
   jsonrpc: '2.0',

@@ -6,8 +6,8 @@
  * `Request`s, as a Worker calls it.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import {
   createHttpHandler,
   InMemoryEventStore,
@@ -17,7 +17,7 @@ import {
   type HttpHandler,
   type HttpHandlerOptions,
   type WaitUntilContext,
-} from '../../src/hosts/http/index.js';
+} from 'keel-mcp/http';
 import { backgroundOf } from '../../src/transports/http/server-wire/background.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, initializeRequest, JSON_AND_SSE, type Deferred } from './support/harness.js';

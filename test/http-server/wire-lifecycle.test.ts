@@ -13,13 +13,18 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { Client } from '../../src/client/index.js';
-import type { RequestContext } from '../../src/core/engine/index.js';
-import { ContextClosedError, ErrorCode, McpError, RequestTimeoutError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { Server } from '../../src/server/server.js';
-import { StreamableHttpClientTransport } from '../../src/hosts/http/index.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { Client } from 'keel-mcp/client';
+import {
+  ContextClosedError,
+  ErrorCode,
+  McpError,
+  RequestTimeoutError,
+  type RequestContext,
+  type JsonObject,
+} from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, deferred, initializeRequest, post, Probes, SseReader } from './support/harness.js';
 

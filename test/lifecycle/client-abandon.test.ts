@@ -4,15 +4,15 @@
  * total time. Timers are faked, so nothing depends on machine speed.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { Client } from '../../src/client/index.js';
-import { Connection } from '../../src/core/engine/index.js';
+import { Client } from 'keel-mcp/client';
 import {
+  Connection,
   CancelledByPeerError,
   ConnectionClosedError,
   RequestAbortedError,
   RequestTimeoutError,
-} from '../../src/core/errors.js';
-import { Server } from '../../src/server/index.js';
+} from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { aborted, deferred, expectCleanWire, RawPeer, withMethod } from './support/raw-peer.js';

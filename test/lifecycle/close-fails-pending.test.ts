@@ -4,16 +4,16 @@
  * last error as `cause`).
  */
 import { expect, test } from 'vitest';
-import { Client } from '../../src/client/index.js';
-import { Connection } from '../../src/core/engine/index.js';
+import { Client } from 'keel-mcp/client';
 import {
+  Connection,
   ConnectionClosedError,
   LocalError,
   McpError,
   NotConnectedError,
   RequestAbortedError,
-} from '../../src/core/errors.js';
-import { Server } from '../../src/server/index.js';
+} from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { expectCleanWire, RawPeer, settle, withMethod } from './support/raw-peer.js';

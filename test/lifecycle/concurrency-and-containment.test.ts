@@ -3,11 +3,9 @@
  * dispatched concurrently).
  */
 import { expect, test } from 'vitest';
-import { Client } from '../../src/client/index.js';
-import { Connection } from '../../src/core/engine/index.js';
-import { McpError } from '../../src/core/errors.js';
-import type { MessageInfo } from '../../src/core/transport.js';
-import { Server } from '../../src/server/index.js';
+import { Client } from 'keel-mcp/client';
+import { Connection, McpError, type MessageInfo } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { createRecordingPair, RecordingTransport } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, expectCleanWire, RawPeer, settle } from './support/raw-peer.js';

@@ -4,13 +4,14 @@
  * progress never reaches the caller.
  */
 import { expect, test } from 'vitest';
-import { Connection, type RequestContext } from '../../src/core/engine/index.js';
 import {
+  Connection,
+  type RequestContext,
   CancelledByPeerError,
   ConnectionClosedError,
   ContextClosedError,
   RequestAbortedError,
-} from '../../src/core/errors.js';
+} from 'keel-mcp/core';
 import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { aborted, deferred, expectCleanWire, RawPeer, settle, withMethod } from './support/raw-peer.js';

@@ -3,7 +3,7 @@
  * like EPIPE, or closed locally) is dropped and logged at debug level, never thrown.
  */
 import { expect, test } from 'vitest';
-import { McpError } from '../../src/core/errors.js';
+import { McpError } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, expectCleanWire, settle } from './support/raw-peer.js';
 import { call, text, toolServer } from './support/tool-server.js';

@@ -6,11 +6,14 @@
  * loop (callbacks, not an async function) still ends every failed read in the one teardown.
  */
 import { expect, test } from 'vitest';
-import { Connection, type Logger } from '../../src/core/engine/connection.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { Transport } from '../../src/core/transport.js';
-import { createMemoryPair, MemoryTransport } from '../../src/transports/memory/index.js';
+import {
+  Connection,
+  type Logger,
+  ConnectionClosedError,
+  type JsonRpcMessage,
+  type Transport,
+} from 'keel-mcp/core';
+import { createMemoryPair, MemoryTransport } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -6,11 +6,17 @@
  * nested request travels with its parent's id).
  */
 import { expect, test } from 'vitest';
-import { Connection, type ConnectionOptions } from '../../src/core/engine/index.js';
-import { CancelledByPeerError, RequestAbortedError } from '../../src/core/errors.js';
-import type { JsonRpcMessage, RequestId } from '../../src/core/jsonrpc.js';
-import type { MessageInfo, SendOptions } from '../../src/core/transport.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
+import {
+  Connection,
+  type ConnectionOptions,
+  CancelledByPeerError,
+  RequestAbortedError,
+  type JsonRpcMessage,
+  type RequestId,
+  type MessageInfo,
+  type SendOptions,
+} from 'keel-mcp/core';
+import { MemoryTransport } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { RecordingTransport } from '../helpers/recording-transport.js';
 import { aborted, deferred, RawPeer, responsesFor, settle, withMethod } from './support/raw-peer.js';

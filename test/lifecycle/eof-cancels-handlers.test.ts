@@ -3,9 +3,8 @@
  * the stdio EOF policy, over an in-memory pair driven by hand.
  */
 import { expect, test } from 'vitest';
-import { Connection, type ConnectionOptions } from '../../src/core/engine/index.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { Server } from '../../src/server/index.js';
+import { Connection, type ConnectionOptions, ConnectionClosedError } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {

@@ -4,8 +4,8 @@
  * `answerOnClose`, not answered: EOF means the peer is leaving).
  */
 import { afterEach, expect, test, vi } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { Server } from '../../src/server/index.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { aborted, deferred, expectCleanWire, rawPair, responsesFor, withMethod } from './support/raw-peer.js';
 

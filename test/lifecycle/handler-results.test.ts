@@ -4,10 +4,10 @@
  */
 import { PassThrough } from 'node:stream';
 import { expect, test } from 'vitest';
-import { Connection, type Logger } from '../../src/core/engine/index.js';
-import { Server } from '../../src/server/index.js';
-import { serveStdio } from '../../src/hosts/stdio/index.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
+import { Connection, type Logger } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
+import { serveStdio } from 'keel-mcp/stdio';
+import { MemoryTransport } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { RecordingTransport } from '../helpers/recording-transport.js';
 import { deferred, expectCleanWire, RawPeer, responsesFor, settle } from './support/raw-peer.js';

@@ -4,9 +4,8 @@
  * stops pulling from the transport until a waiting request starts (backpressure).
  */
 import { expect, test } from 'vitest';
-import { Connection, type ConnectionOptions } from '../../src/core/engine/index.js';
-import type { RequestId } from '../../src/core/jsonrpc.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
+import { Connection, type ConnectionOptions, type RequestId } from 'keel-mcp/core';
+import { MemoryTransport } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { RecordingTransport } from '../helpers/recording-transport.js';
 import {

@@ -5,8 +5,7 @@
  * none keeps the process alive). Timers are faked.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { ConnectionClosedError, RequestTimeoutError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { ConnectionClosedError, RequestTimeoutError, type JsonObject } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectionPair, track } from './support/outbound-pair.js';
 

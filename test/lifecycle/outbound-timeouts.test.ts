@@ -4,7 +4,7 @@
  * or NaN timeouts are refused at once with a RangeError. Timers are faked.
  */
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { RequestTimeoutError } from '../../src/core/errors.js';
+import { RequestTimeoutError } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectionPair, track } from './support/outbound-pair.js';
 import { withMethod } from './support/raw-peer.js';

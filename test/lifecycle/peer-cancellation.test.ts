@@ -3,10 +3,9 @@
  * teardown, a cancelled request gets no response, at most one response per id, bad cancels ignored.
  */
 import { expect, test } from 'vitest';
-import { Client } from '../../src/client/index.js';
-import { Connection } from '../../src/core/engine/index.js';
-import { CancelledByPeerError, McpError, RequestAbortedError } from '../../src/core/errors.js';
-import { Server } from '../../src/server/index.js';
+import { Client } from 'keel-mcp/client';
+import { Connection, CancelledByPeerError, McpError, RequestAbortedError } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 import { createRecordingPair } from '../helpers/recording-transport.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {

@@ -10,9 +10,9 @@
  */
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createHttpHandler } from '../../src/hosts/http/index.js';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { createHttpHandler } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { meta, MODERN } from '../modern/harness.js';
 import { ModernSchedule, modernStepArb, type LogEntry } from './support/modern-schedule.js';

@@ -12,8 +12,10 @@ import {
   KeelError,
   McpError,
   RequestAbortedError,
-} from '../../src/core/errors.js';
-import type { JsonObject, JsonRpcMessage, RequestId } from '../../src/core/jsonrpc.js';
+  type JsonObject,
+  type JsonRpcMessage,
+  type RequestId,
+} from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { isResponse, type WireMessage } from './support/raw-peer.js';
 import { configArb, Schedule, stepArb, type CallRecord } from './support/schedule.js';

@@ -4,7 +4,7 @@
  * finished or cancelled request never evicts a later one that reused its id.
  */
 import { expect, test } from 'vitest';
-import { CancelledByPeerError, ConnectionClosedError } from '../../src/core/errors.js';
+import { CancelledByPeerError, ConnectionClosedError, type JsonRpcMessage } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   aborted,
@@ -16,7 +16,6 @@ import {
   type WireMessage,
 } from './support/raw-peer.js';
 import { call, text, toolServer } from './support/tool-server.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
 
 useProcessGuard();
 

@@ -5,11 +5,14 @@
  * settling or a callback from running once.
  */
 import { expect, test } from 'vitest';
-import { Connection, type Logger } from '../../src/core/engine/index.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import type { JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { SendOptions } from '../../src/core/transport.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
+import {
+  Connection,
+  type Logger,
+  ConnectionClosedError,
+  type JsonRpcMessage,
+  type SendOptions,
+} from 'keel-mcp/core';
+import { MemoryTransport } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { RecordingTransport } from '../helpers/recording-transport.js';
 import { deferred, RawPeer } from './support/raw-peer.js';

@@ -5,9 +5,8 @@
  * `subscriptions/listen` that way), which goes on to the notification handlers.
  */
 import { afterEach, expect, test } from 'vitest';
-import { Connection } from '../../src/core/engine/connection.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { createMemoryPair } from '../../src/transports/memory/memory-transport.js';
+import { Connection, type JsonObject } from 'keel-mcp/core';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

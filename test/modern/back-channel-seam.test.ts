@@ -4,8 +4,8 @@
  * legacy request's handler never does; an interim result carries no caching hints.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import type { ModernChannelFactory } from '../../src/server/modern/back-channel.js';
 import type { RoundOutcome } from '../../src/server/modern/input-rounds.js';
 import { useProcessGuard } from '../helpers/guard.js';

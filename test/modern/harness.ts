@@ -2,12 +2,9 @@
  * A McpServer reached over the memory transport by a raw JSON-RPC connection: the tests write the
  * 2026-07-28 `_meta` themselves, so nothing of a client's era logic is involved.
  */
-import { Connection } from '../../src/core/engine/connection.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import type { Transport } from '../../src/core/transport.js';
-import type { McpServer } from '../../src/server/mcp-server.js';
-import type { ServerSession } from '../../src/server/server-session.js';
-import { createMemoryPair } from '../../src/transports/memory/memory-transport.js';
+import { Connection, type JsonObject, type JsonRpcMessage, type Transport } from 'keel-mcp/core';
+import type { McpServer, ServerSession } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 
 export const MODERN = '2026-07-28';
 

@@ -6,14 +6,12 @@
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { InflightRequest, type AbortWatcher } from '../../src/core/engine/inbound.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import type { JsonObject, MessageInfo } from 'keel-mcp/core';
 import { shallowCopy } from '../../src/core/shallow-copy.js';
-import type { MessageInfo } from '../../src/core/transport.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer, InputRequiredSignal } from 'keel-mcp/server';
 import type { AbortSource } from '../../src/server/modern/input-round-types.js';
 import { runWithRounds } from '../../src/server/modern/input-rounds.js';
 import { modernResult } from '../../src/server/era/modern-era.js';
-import { InputRequiredSignal } from '../../src/server/modern/mrtr-errors.js';
 import { RequestStateCodec } from '../../src/server/modern/request-state.js';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectRaw, type Raw } from './harness.js';

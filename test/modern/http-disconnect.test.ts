@@ -9,8 +9,8 @@
  * - a legacy session's dropped stream is not a cancel, on the same endpoint (guarantee 16).
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, openSession, post, SseReader } from '../http-server/support/harness.js';
 import { meta, MODERN } from './harness.js';

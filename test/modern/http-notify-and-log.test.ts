@@ -9,9 +9,9 @@
  *   (resources.mdx "Error Handling").
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing, type ServeHttpOptions } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, post, SseReader } from '../http-server/support/harness.js';
 import { meta, MODERN } from './harness.js';

@@ -4,8 +4,7 @@
  * test plays the client: it answers inputRequests and retries with the echoed requestState.
  */
 import { describe, expect, test, vi } from 'vitest';
-import { ContextClosedError, ErrorCode, McpError, RequestAbortedError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import { ContextClosedError, ErrorCode, McpError, RequestAbortedError, type JsonObject } from 'keel-mcp/core';
 import type { InputRequiredResult } from '../../src/core/types/mrtr.js';
 import { elicitForm } from '../../src/server/elicit.js';
 import {
@@ -19,7 +18,7 @@ import {
   RequestStateError,
   SwallowedInputRoundError,
   TooManyInputRoundsError,
-} from '../../src/server/modern/mrtr-errors.js';
+} from 'keel-mcp/server';
 import { RequestStateCodec } from '../../src/server/modern/request-state.js';
 import { useProcessGuard } from '../helpers/guard.js';
 

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
-import { ErrorCode } from '../../src/core/errors.js';
+import { ErrorCode } from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,

@@ -5,10 +5,8 @@
  * the signed `requestState`, and the same handlers send server→client requests to a legacy client.
  */
 import { afterEach, expect, test } from 'vitest';
-import { ErrorCode } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer, type McpServerOptions } from '../../src/server/mcp-server.js';
-import type { SwallowedInputRoundError } from '../../src/server/modern/mrtr-errors.js';
+import { ErrorCode, type JsonObject } from 'keel-mcp/core';
+import { McpServer, type McpServerOptions, type SwallowedInputRoundError } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connect } from '../server-api/harness.js';
 import { registerMrtrTools, type MrtrEvent } from './fixtures/mrtr-tools.mjs';

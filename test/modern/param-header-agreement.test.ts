@@ -8,8 +8,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { mirroredParams } from '../../src/client/modern/param-headers.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { paramHeadersOf } from '../../src/server/modern/param-headers.js';
 
 const object = (properties: JsonObject, extra: JsonObject = {}): JsonObject => ({

@@ -6,8 +6,8 @@
  * `http-invalid-tool-headers`.
  */
 import { expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { checkParamHeaderAnnotations } from '../../src/server/modern/param-header-rules.js';
 import { connectRaw } from './harness.js';
 

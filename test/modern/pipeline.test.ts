@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { CancelledByPeerError, ErrorCode } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { CancelledByPeerError, ErrorCode } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectRaw, meta, MODERN, type Raw } from './harness.js';
 

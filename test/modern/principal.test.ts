@@ -4,7 +4,7 @@
  * construction.
  */
 import { expect, test } from 'vitest';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer } from 'keel-mcp/server';
 import { principalOf } from '../../src/server/modern/back-channel.js';
 
 test('principalOf: a stable identity, never the token', () => {

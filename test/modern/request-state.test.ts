@@ -4,8 +4,9 @@
  * is refused with -32602 (what the conformance suite's sep-2322-reject-tampered-state expects).
  */
 import { describe, expect, test } from 'vitest';
-import { ErrorCode, toWireError } from '../../src/core/errors.js';
-import { RequestStateError } from '../../src/server/modern/mrtr-errors.js';
+import { ErrorCode } from 'keel-mcp/core';
+import { toWireError } from '../../src/core/errors.js';
+import { RequestStateError } from 'keel-mcp/server';
 import {
   bindRequest,
   RequestStateCodec,

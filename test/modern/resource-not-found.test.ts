@@ -4,10 +4,9 @@
  * itself with `-32002`; the legacy era keeps `-32002` for both.
  */
 import { afterEach, expect, test } from 'vitest';
-import { ErrorCode, McpError } from '../../src/core/errors.js';
-import { Connection } from '../../src/core/engine/connection.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createMemoryPair } from '../../src/transports/memory/memory-transport.js';
+import { ErrorCode, McpError, Connection } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { connectRaw, type Raw } from './harness.js';
 
 let open: Raw | undefined;

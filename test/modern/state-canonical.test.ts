@@ -5,7 +5,7 @@
  * character is refused" (request-state.test.ts) failed for ~3% of the states it drew.
  */
 import { expect, test } from 'vitest';
-import { RequestStateError } from '../../src/server/modern/mrtr-errors.js';
+import { RequestStateError } from 'keel-mcp/server';
 import { bindRequest, RequestStateCodec } from '../../src/server/modern/request-state.js';
 import { fromBase64Url, toBase64Url } from '../../src/server/modern/state-encoding.js';
 

@@ -10,10 +10,14 @@
  */
 import { join } from 'node:path';
 import { beforeAll, expect, test, vi } from 'vitest';
-import { Connection } from '../../src/core/engine/connection.js';
-import { RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
+import {
+  Connection,
+  RequestAbortedError,
+  RequestTimeoutError,
+  type JsonObject,
+  type JsonRpcMessage,
+} from 'keel-mcp/core';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,

@@ -4,7 +4,7 @@
  * legacy-only process answering exactly as before.
  */
 import { beforeAll, describe, expect, test, vi } from 'vitest';
-import { ErrorCode } from '../../src/core/errors.js';
+import { ErrorCode } from 'keel-mcp/core';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   assertBuilt,

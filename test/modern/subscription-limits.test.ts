@@ -7,9 +7,8 @@
  * connection), else the connection.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { ErrorCode } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { ErrorCode, type JsonObject } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS } from '../../src/server/modern/subscriptions/listen-filter.js';
 import { DEFAULT_MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../src/server/modern/subscriptions/listen-hub.js';
 import { useProcessGuard, within } from '../helpers/guard.js';

@@ -6,14 +6,11 @@
  * says `graceful`; (c) a dropped connection says `lost`, and nothing listens again.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { Connection } from '../../src/core/engine/connection.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { listen, type ListenHost, type SubscriptionNotification } from '../../src/client/subscriptions.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { McpClient } from '../../src/client/mcp-client.js';
-import { StreamableHttpClientTransport } from '../../src/transports/http/client/index.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { Connection, ConnectionClosedError, type JsonObject, type JsonRpcMessage } from 'keel-mcp/core';
+import { listen, type ListenHost, type SubscriptionNotification, McpClient } from 'keel-mcp/client';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { registerSubscriptionTools } from './fixtures/subscription-tools.mjs';
 import { meta } from './harness.js';

@@ -6,12 +6,10 @@
  * notifications are kept once.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { Connection } from '../../src/core/engine/connection.js';
-import { CancelledByPeerError, ErrorCode, McpError } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { listen, type ListenHost, type SubscriptionNotification } from '../../src/client/subscriptions.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createMemoryPair } from '../../src/transports/memory/memory-transport.js';
+import { Connection, CancelledByPeerError, ErrorCode, McpError, type JsonObject } from 'keel-mcp/core';
+import { listen, type ListenHost, type SubscriptionNotification } from 'keel-mcp/client';
+import { McpServer } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { meta } from './harness.js';
 

@@ -7,11 +7,9 @@
  * stream; an in-flight call on another stream is aborted and its stream ends cleanly.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../src/adapters/node/index.js';
-import { ErrorCode } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { ServerSession } from '../../src/server/server-session.js';
+import { serveHttp, type HttpServing, type ServeHttpOptions } from 'keel-mcp/node';
+import { ErrorCode, type JsonObject } from 'keel-mcp/core';
+import { McpServer, type ServerSession } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { deferred, openSession, post, SseReader } from '../http-server/support/harness.js';
 import { registerSubscriptionTools } from './fixtures/subscription-tools.mjs';

@@ -5,9 +5,8 @@
  * filters, legacy connections.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { ErrorCode } from '../../src/core/errors.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { ErrorCode, type JsonObject, type JsonRpcMessage } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from '../server-api/harness.js';
 import { connectRaw, meta, type Raw } from './harness.js';

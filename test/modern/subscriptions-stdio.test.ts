@@ -8,12 +8,9 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { Connection } from '../../src/core/engine/connection.js';
-import type { JsonObject, JsonRpcMessage } from '../../src/core/jsonrpc.js';
-import { listen, type ListenHost, type SubscriptionNotification } from '../../src/client/subscriptions.js';
-import { StdioClientTransport } from '../../src/transports/stdio/stdio-client-transport.js';
-import { McpClient } from '../../src/client/mcp-client.js';
+import { ConnectionClosedError, Connection, type JsonObject, type JsonRpcMessage } from 'keel-mcp/core';
+import { listen, type ListenHost, type SubscriptionNotification, McpClient } from 'keel-mcp/client';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,

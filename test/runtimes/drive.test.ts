@@ -4,8 +4,8 @@
  * make every runtime look green.
  */
 import { describe, expect, test } from 'vitest';
-import { serveHttp } from '../../src/adapters/node/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp } from 'keel-mcp/node';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { loadRuntimeModule, type DriveModule, type SmokeAppModule } from './runtime-modules.js';
 

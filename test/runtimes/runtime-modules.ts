@@ -49,7 +49,7 @@ export interface LaunchModule {
 }
 
 export interface SmokeAppModule {
-  createSmokeServer: (runtime: string) => { server: import('../../src/server/mcp-server.js').McpServer };
+  createSmokeServer: (runtime: string) => { server: import('keel-mcp/server').McpServer };
 }
 
 /** Imports `scripts/runtimes/<path>` typed as `T`. */

@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import type { RequestContext } from '../../src/core/engine/request-context.js';
 import {
   CancelledByPeerError,
   ContextClosedError,
   McpError,
   MissingClientCapabilityError,
-} from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { ToolContext } from '../../src/server/tool-context.js';
+  type RequestContext,
+  type JsonObject,
+} from 'keel-mcp/core';
+import { McpServer, type ToolContext } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

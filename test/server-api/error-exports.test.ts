@@ -9,10 +9,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import * as errors from '../../src/core/errors.js';
-import * as core from '../../src/core/index.js';
-import * as root from '../../src/index.js';
-import * as client from '../../src/client/index.js';
-import * as server from '../../src/server/index.js';
+import * as core from 'keel-mcp/core';
+import * as root from 'keel-mcp';
+import * as client from 'keel-mcp/client';
+import * as server from 'keel-mcp/server';
 
 /** Every class of the one error hierarchy, plus the code table: what a user catches and compares. */
 const catchable = Object.entries(errors)

@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { Client } from '../../src/client/client.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
+import { Client } from 'keel-mcp/client';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 const FIXTURE = 'dist/examples/fixture-stdio.js';

@@ -1,11 +1,9 @@
 /**
  * A connected McpServer + low-level Client over the in-memory pair, disposed after each test.
  */
-import { Client, type ClientOptions } from '../../src/client/client.js';
-import type { JsonObject, JsonRpcMessage, RequestId } from '../../src/core/jsonrpc.js';
-import type { SendOptions } from '../../src/core/transport.js';
-import type { McpServer } from '../../src/server/mcp-server.js';
-import type { ServerSession } from '../../src/server/server-session.js';
+import { Client, type ClientOptions } from 'keel-mcp/client';
+import type { JsonObject, JsonRpcMessage, RequestId, SendOptions } from 'keel-mcp/core';
+import type { McpServer, ServerSession } from 'keel-mcp/server';
 import { createRecordingPair, type RecordingTransport } from '../helpers/recording-transport.js';
 import { within } from '../helpers/guard.js';
 

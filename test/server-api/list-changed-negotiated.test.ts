@@ -3,10 +3,9 @@
  * the capabilities they received at `initialize`, that the list can change.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { Server } from '../../src/server/server.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
-import { Client } from '../../src/client/client.js';
+import { Server, McpServer } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
+import { Client } from 'keel-mcp/client';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

@@ -9,10 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { McpClient } from '../../src/client/mcp-client.js';
-import { StreamableHttpClientTransport, createHttpHandler } from '../../src/hosts/http/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { ToolContext } from '../../src/server/tool-context.js';
+import { McpClient } from 'keel-mcp/client';
+import { StreamableHttpClientTransport, createHttpHandler } from 'keel-mcp/http';
+import { McpServer, ToolContext } from 'keel-mcp/server';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const doc = readFileSync(join(ROOT, 'docs', 'migrating.md'), 'utf8');

@@ -4,8 +4,8 @@
  * nothing sent); escaping a tool it is an `isError` result, escaping any other handler `-32603`.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { ErrorCode, LocalError, McpError, MissingClientCapabilityError } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { ErrorCode, LocalError, McpError, MissingClientCapabilityError } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

@@ -4,7 +4,7 @@
  * on this process only (never published on the fan-out).
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

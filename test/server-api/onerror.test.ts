@@ -4,11 +4,8 @@
  * The default writes one line to stderr (no stack: issue 23 item 15), never stdout.
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ErrorCode, McpError } from '../../src/core/errors.js';
-import type { JsonObject, RequestId } from '../../src/core/jsonrpc.js';
-import { logHandlerFailureWithStack, type HandlerFailure } from '../../src/server/handler-errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import { toolError } from '../../src/server/tool-call.js';
+import { ErrorCode, McpError, type JsonObject, type RequestId } from 'keel-mcp/core';
+import { logHandlerFailureWithStack, type HandlerFailure, McpServer, toolError } from 'keel-mcp/server';
 import {
   assertBuilt,
   invalidStdout,

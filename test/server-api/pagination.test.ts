@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

@@ -5,8 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { PromptArgsInput } from '../../src/server/prompt-types.js';
+import { McpServer, type PromptArgsInput } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

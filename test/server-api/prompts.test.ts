@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { ErrorCode } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { ErrorCode } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

@@ -5,10 +5,10 @@
  * client's mistake, so the server's `onerror` is not called; a reader that fails otherwise still is.
  */
 import { afterEach, expect, test } from 'vitest';
-import { McpClient } from '../../src/client/index.js';
-import { ErrorCode, McpError } from '../../src/core/errors.js';
-import { McpServer, resourceNotFound, type HandlerFailure } from '../../src/server/index.js';
-import { createMemoryPair } from '../../src/transports/memory/index.js';
+import { McpClient } from 'keel-mcp/client';
+import { ErrorCode, McpError } from 'keel-mcp/core';
+import { McpServer, resourceNotFound, type HandlerFailure } from 'keel-mcp/server';
+import { createMemoryPair } from 'keel-mcp/memory';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 useProcessGuard();

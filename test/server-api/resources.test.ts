@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { ErrorCode } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { ErrorCode } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

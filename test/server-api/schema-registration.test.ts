@@ -3,9 +3,9 @@
  * (naming the tool and the problem), not on every call.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
+import type { JsonObject } from 'keel-mcp/core';
 import { assertValidJsonSchema } from '../../src/core/schema/index.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

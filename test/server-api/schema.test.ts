@@ -2,12 +2,8 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import {
-  compileJsonSchema,
-  compileSchema,
-  registerJsonSchemaConverter,
-  schemaDialect,
-} from '../../src/core/schema/index.js';
+import { registerJsonSchemaConverter } from 'keel-mcp/server';
+import { compileJsonSchema, compileSchema, schemaDialect } from '../../src/core/schema/index.js';
 
 describe('raw JSON Schema validation (@cfworker/json-schema)', () => {
   test('the dialect follows $schema, 2020-12 by default', () => {

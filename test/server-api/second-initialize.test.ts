@@ -6,8 +6,7 @@
  * test/stdio/second-initialize.test.ts.
  */
 import { afterEach, expect, test } from 'vitest';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { ServerSession } from '../../src/server/server-session.js';
+import { McpServer, type ServerSession } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { expectCleanWire, rawPair, type RawPeer } from '../lifecycle/support/raw-peer.js';
 import type { RecordingTransport } from '../helpers/recording-transport.js';

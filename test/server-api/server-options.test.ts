@@ -4,8 +4,7 @@
  * McpServer's own options stay with McpServer.
  */
 import { expect, expectTypeOf, test } from 'vitest';
-import { McpServer, type McpServerOptions } from '../../src/server/mcp-server.js';
-import type { ServerOptions } from '../../src/server/server.js';
+import { McpServer, type McpServerOptions, type ServerOptions } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

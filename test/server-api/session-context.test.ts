@@ -4,10 +4,9 @@
  * request of the session), on every transport: memory, HTTP and stdio.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer } from '../../src/server/mcp-server.js';
-import type { HandlerSession } from '../../src/server/server-session.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer, type HandlerSession } from 'keel-mcp/server';
 import { RawServer, assertBuilt, useChildCleanup, endAndExpectCleanExit } from '../stdio/helpers.js';
 import { post } from '../http-server/support/harness.js';
 import { useProcessGuard } from '../helpers/guard.js';

@@ -6,8 +6,8 @@
  * session keeps its own state, made on first use.
  */
 import { afterEach, expect, test } from 'vitest';
-import { Client } from '../../src/client/client.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { Client } from 'keel-mcp/client';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { createRecordingPair } from '../helpers/recording-transport.js';
 import { connect, type Connected } from './harness.js';

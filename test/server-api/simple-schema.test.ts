@@ -14,7 +14,7 @@ import {
 } from '../../src/core/schema/index.js';
 import { META_SCHEMA_2020_12 } from '../../src/core/schema/meta-schema-2020-12.js';
 import { isSimpleSchema, surelyValid } from '../../src/core/schema/simple-schema.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer } from 'keel-mcp/server';
 
 // Counts the library validators built and their runs, to pin what the cheap path is for: none on
 // success (the meta-schema check at registration included).

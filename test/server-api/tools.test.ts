@@ -3,8 +3,8 @@ import { type } from 'arktype';
 import * as v from 'valibot';
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { ErrorCode, McpError } from '../../src/core/errors.js';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { ErrorCode, McpError } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connect, type Connected } from './harness.js';
 

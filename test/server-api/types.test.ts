@@ -4,7 +4,7 @@
 import { type } from 'arktype';
 import { describe, expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
-import { McpServer } from '../../src/server/mcp-server.js';
+import { McpServer } from 'keel-mcp/server';
 
 describe('types follow schemas', () => {
   test('tool args, structured returns, prompt args and elicitation content', () => {

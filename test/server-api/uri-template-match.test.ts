@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { UriTemplate } from '../../src/server/uri-template.js';
+import { UriTemplate } from 'keel-mcp/server';
 
 const match = (template: string, uri: string) => new UriTemplate(template).match(uri);
 

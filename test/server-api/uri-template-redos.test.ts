@@ -6,7 +6,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { maxMatchLength, parseTemplate } from '../../src/server/uri-template-parse.js';
-import { MAX_MATCH_URI_LENGTH, UriTemplate } from '../../src/server/uri-template.js';
+import { UriTemplate } from 'keel-mcp/server';
+import { MAX_MATCH_URI_LENGTH } from '../../src/server/uri-template.js';
 
 describe('adversarial URIs (review finding: ReDoS in the matcher)', () => {
   const nearMisses: Array<[string, string]> = [

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { UriTemplate } from '../../src/server/uri-template.js';
+import { UriTemplate } from 'keel-mcp/server';
 
 describe('UriTemplate (RFC 6570: url-template expands, Keel matches)', () => {
   test('matches and expands simple, reserved and query expressions', () => {

@@ -4,9 +4,9 @@
  * still reaches where it went before (the terminal, or `onStderr`).
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { Client, EraDetectionError, McpClient } from '../../src/client/index.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/hosts/stdio/index.js';
+import { Client, EraDetectionError, McpClient } from 'keel-mcp/client';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { StdioClientTransport, type StdioClientTransportOptions } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { CHILD_TEST_TIMEOUT_MS, WAIT_MS } from '../stdio/helpers.js';
 import { fileURLToPath } from 'node:url';

@@ -7,9 +7,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { Client, EraDetectionError, McpClient } from '../../src/client/index.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
+import { Client, EraDetectionError, McpClient } from 'keel-mcp/client';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { STDERR_TAIL_BYTES, StderrTail } from '../../src/transports/stdio/stderr-tail.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { CHILD_TEST_TIMEOUT_MS, WAIT_MS } from '../stdio/helpers.js';

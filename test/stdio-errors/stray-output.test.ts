@@ -6,10 +6,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { Client, McpClient, ProtocolViolationError } from '../../src/client/index.js';
+import { Client, McpClient, ProtocolViolationError } from 'keel-mcp/client';
 import { excerpt } from '../../src/client/invalid-messages.js';
-import type { Logger } from '../../src/core/engine/connection.js';
-import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
+import type { Logger } from 'keel-mcp/core';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { CHILD_TEST_TIMEOUT_MS, WAIT_MS } from '../stdio/helpers.js';
 

@@ -5,8 +5,8 @@
  */
 import { PassThrough, Writable } from 'node:stream';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
-import { Server } from '../../src/server/index.js';
-import { StdioClientTransport, StdioServerTransport } from '../../src/hosts/stdio/index.js';
+import { Server } from 'keel-mcp/server';
+import { StdioClientTransport, StdioServerTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,

@@ -3,9 +3,9 @@
  * close() escalation (scenario 18), concurrent dispatch (scenario 25), spawn failures, EPIPE.
  */
 import { beforeAll, vi, describe, expect, test } from 'vitest';
-import { Client } from '../../src/client/index.js';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/hosts/stdio/index.js';
+import { Client } from 'keel-mcp/client';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { StdioClientTransport, type StdioClientTransportOptions } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { assertBuilt, fixture, CHILD_TEST_TIMEOUT_MS, WAIT_MS } from './helpers.js';
 

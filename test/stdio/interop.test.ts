@@ -4,8 +4,8 @@
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, vi, expect, test } from 'vitest';
-import { Client } from '../../src/client/index.js';
-import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
+import { Client } from 'keel-mcp/client';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { assertBuilt, EXAMPLE_SERVER, fixture, CHILD_TEST_TIMEOUT_MS, WAIT_MS } from './helpers.js';
 

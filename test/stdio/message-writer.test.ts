@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
 import { MessageWriter } from '../../src/transports/stdio/message-writer.js';
 import { within } from '../helpers/guard.js';
 

@@ -17,7 +17,7 @@ import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextpro
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, expect, test, vi } from 'vitest';
-import { DEFAULT_PROGRESS_SPACING_MS } from '../../src/transports/stdio/progress-spacing.js';
+import { DEFAULT_PROGRESS_SPACING_MS } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { assertBuilt, CHILD_TEST_TIMEOUT_MS, fixture, WAIT_MS } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { ConnectionClosedError } from '../../src/core/errors.js';
-import { Server } from '../../src/server/index.js';
-import { serveStdio, StdioServerTransport } from '../../src/hosts/stdio/index.js';
+import { ConnectionClosedError } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
+import { serveStdio, StdioServerTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 const guard = useProcessGuard();

@@ -10,9 +10,9 @@
  * already have been read too.
  */
 import { beforeAll, describe, expect, test, vi } from 'vitest';
-import { Client } from '../../src/client/index.js';
-import { RequestAbortedError, RequestTimeoutError } from '../../src/core/errors.js';
-import { StdioClientTransport } from '../../src/hosts/stdio/index.js';
+import { Client } from 'keel-mcp/client';
+import { RequestAbortedError, RequestTimeoutError } from 'keel-mcp/core';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import {
   assertBuilt,

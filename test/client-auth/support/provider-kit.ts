@@ -1,10 +1,6 @@
 /** Shared set-up for tests that drive an OAuthClientProvider directly against the mock. */
 import { afterEach } from 'vitest';
-import {
-  headlessRedirect,
-  OAuthClientProvider,
-  type OAuthClientProviderOptions,
-} from '../../../src/client/auth/index.js';
+import { headlessRedirect, OAuthClientProvider, type OAuthClientProviderOptions } from 'keel-mcp/client';
 import { startMockOAuth, type MockOAuth, type MockOAuthConfig } from './mock-oauth.js';
 
 export const REDIRECT_URI = 'http://127.0.0.1:8976/callback';

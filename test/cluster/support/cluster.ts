@@ -3,11 +3,8 @@
  * MemoryRelayHub, one InMemorySessionStore, one low-level Server per handler. Each relay is
  * wrapped to record what it sends (and to catch a send after close).
  */
-import { StoreUnavailableError } from '../../../src/core/errors.js';
-import type { JsonObject } from '../../../src/core/jsonrpc.js';
-import { Server } from '../../../src/server/server.js';
-import type { ServerSession } from '../../../src/server/server-session.js';
-import type { Transport } from '../../../src/core/transport.js';
+import { StoreUnavailableError, type JsonObject, type Transport } from 'keel-mcp/core';
+import { Server, type ServerSession } from 'keel-mcp/server';
 import {
   createHttpHandler,
   InMemorySessionStore,
@@ -18,7 +15,7 @@ import {
   type Relay,
   type RelayListener,
   type SessionStore,
-} from '../../../src/hosts/http/index.js';
+} from 'keel-mcp/http';
 import { Probes } from '../../http-server/support/harness.js';
 
 export const PROTOCOL = '2025-11-25';

@@ -9,14 +9,15 @@ import {
   RequestAbortedError,
   RequestTimeoutError,
   type Transport,
-} from '../../../src/core/index.js';
-import type { ElicitRequestedSchema, SamplingMessage } from '../../../src/core/types/index.js';
+  type ElicitRequestedSchema,
+  type SamplingMessage,
+} from 'keel-mcp/core';
 import {
   McpClient,
   ProtocolViolationError,
   ToolOutputValidationError,
   type SamplingHandler,
-} from '../../../src/client/index.js';
+} from 'keel-mcp/client';
 
 /** Stand-ins for the user code the snippets call. */
 export const llm = async (messages: SamplingMessage[], _maxTokens: number, _signal: AbortSignal) =>

@@ -2,8 +2,8 @@
  * docs/server.md snippets: the handler context. See server-tools.ts for how the regions are used.
  */
 import { z } from 'zod';
-import { CancelledByPeerError, ContextClosedError, samplingText } from '../../../src/core/index.js';
-import type { McpServer, ToolContext } from '../../../src/server/index.js';
+import { CancelledByPeerError, ContextClosedError, samplingText } from 'keel-mcp/core';
+import type { McpServer, ToolContext } from 'keel-mcp/server';
 
 /** Stand-ins for the user code the snippets call. */
 export const importPhoto = async (_folder: string, _index: number, _signal: AbortSignal): Promise<void> => {};

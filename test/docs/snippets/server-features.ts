@@ -3,7 +3,7 @@
  * server-tools.ts for how the regions are used.
  */
 import { z } from 'zod';
-import { McpServer, resourceNotFound } from '../../../src/server/index.js';
+import { McpServer, resourceNotFound } from 'keel-mcp/server';
 
 /** Stand-ins for the user code the snippets call. */
 export const LOGO_BASE64 = 'iVBORw0KGgo=';

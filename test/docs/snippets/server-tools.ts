@@ -8,8 +8,8 @@ import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import { z } from 'zod';
-import { McpError, ErrorCode } from '../../../src/core/index.js';
-import { toolError, type McpServer } from '../../../src/server/index.js';
+import { McpError, ErrorCode } from 'keel-mcp/core';
+import { toolError, type McpServer } from 'keel-mcp/server';
 
 /** Stand-ins for the user code the snippets call. */
 export const findDocs = async (query: string): Promise<{ title: string; url: string }[]> => [

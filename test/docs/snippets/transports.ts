@@ -3,17 +3,17 @@
  * HTTP snippets are only typechecked (they bind process streams and ports); the memory one runs.
  */
 import { createServer } from 'node:http';
-import { McpClient } from '../../../src/client/index.js';
-import type { McpServer } from '../../../src/server/index.js';
-import { serveHttp, toNodeListener } from '../../../src/adapters/node/index.js';
+import { McpClient } from 'keel-mcp/client';
+import type { McpServer } from 'keel-mcp/server';
+import { serveHttp, toNodeListener } from 'keel-mcp/node';
 import {
   createHttpHandler,
   InMemoryEventStore,
   SessionExpiredError,
   StreamableHttpClientTransport,
-} from '../../../src/hosts/http/index.js';
-import { createMemoryPair } from '../../../src/transports/memory/index.js';
-import { serveStdio, StdioClientTransport } from '../../../src/hosts/stdio/index.js';
+} from 'keel-mcp/http';
+import { createMemoryPair } from 'keel-mcp/memory';
+import { serveStdio, StdioClientTransport } from 'keel-mcp/stdio';
 
 /** Stand-ins for the user code the snippets call. */
 export const getToken = (): string => 'token';

@@ -3,8 +3,8 @@
  * sessions) or stateless mode, plus what tests need to see on the wire without sleeping.
  */
 import type { IncomingMessage } from 'node:http';
-import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../../src/adapters/node/index.js';
-import type { Connectable } from '../../../src/server/server.js';
+import { serveHttp, type HttpServing, type ServeHttpOptions } from 'keel-mcp/node';
+import type { Connectable } from 'keel-mcp/server';
 import { within } from '../../helpers/guard.js';
 
 export type HttpMode = 'stateful' | 'stateless';

@@ -1,4 +1,4 @@
-import type { McpServer } from '../../../src/server/mcp-server.js';
+import type { McpServer } from 'keel-mcp/server';
 
 /** The output schema of `interop_weather`. */
 export const WEATHER_OUTPUT: Record<string, unknown>;

@@ -10,11 +10,11 @@
  * session log levels); the 2026-07-28 client has its own tests in test/client-modern.
  */
 import { existsSync } from 'node:fs';
-import { McpClient, type McpClientConnectOptions } from '../../../src/client/index.js';
-import { McpServer } from '../../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport } from '../../../src/transports/http/client/index.js';
-import { createMemoryPair } from '../../../src/transports/memory/index.js';
-import { StdioClientTransport } from '../../../src/hosts/stdio/index.js';
+import { McpClient, type McpClientConnectOptions } from 'keel-mcp/client';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport } from 'keel-mcp/http';
+import { createMemoryPair } from 'keel-mcp/memory';
+import { StdioClientTransport } from 'keel-mcp/stdio';
 import { createFixtureServer } from '../../../examples/fixture-server.js';
 import { within } from '../../helpers/guard.js';
 import { registerProbeTools } from '../fixtures/probe-tools.mjs';

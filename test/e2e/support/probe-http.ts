@@ -3,14 +3,14 @@
  * McpClient whose elicitation handler never answers by itself — it waits for its own abort — so
  * a call to `e2e_ask` stays blocked on elicitation until the test ends it some other way.
  */
-import { McpClient, type McpClientConnectOptions } from '../../../src/client/index.js';
-import type { SessionEndReason } from '../../../src/hosts/http/index.js';
-import type { ServeHttpOptions } from '../../../src/adapters/node/index.js';
-import { McpServer } from '../../../src/server/mcp-server.js';
+import { McpClient, type McpClientConnectOptions } from 'keel-mcp/client';
+import type { ServeHttpOptions } from 'keel-mcp/node';
+import { McpServer } from 'keel-mcp/server';
 import {
   StreamableHttpClientTransport,
   type StreamableHttpClientOptions,
-} from '../../../src/transports/http/client/index.js';
+  type SessionEndReason,
+} from 'keel-mcp/http';
 import { within } from '../../helpers/guard.js';
 import { registerProbeTools } from '../fixtures/probe-tools.mjs';
 import { hostHttp, type HttpHost } from './http-server.js';

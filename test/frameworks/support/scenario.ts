@@ -5,12 +5,10 @@
  * 2026-07-28 era. The test file states how its framework mounts the handler (`Mount`).
  */
 import { afterEach, expect, test } from 'vitest';
-import { McpClient, type McpClientOptions } from '../../../src/client/index.js';
-import { clearEraCache } from '../../../src/client/modern/era.js';
-import { CancelledByPeerError, RequestAbortedError } from '../../../src/core/errors.js';
-import { McpServer } from '../../../src/server/mcp-server.js';
-import { StreamableHttpClientTransport } from '../../../src/transports/http/client/index.js';
-import { createHttpHandler, type HttpHandler } from '../../../src/hosts/http/index.js';
+import { McpClient, type McpClientOptions, clearEraCache } from 'keel-mcp/client';
+import { CancelledByPeerError, RequestAbortedError } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { StreamableHttpClientTransport, createHttpHandler, type HttpHandler } from 'keel-mcp/http';
 import { within } from '../../helpers/guard.js';
 
 /** A framework app listening on 127.0.0.1:0 with `handler` mounted; `url` is the MCP endpoint. */

@@ -1,8 +1,5 @@
-import { Client, type ClientOptions } from '../../../src/client/client.js';
-import {
-  StreamableHttpClientTransport,
-  type StreamableHttpClientOptions,
-} from '../../../src/transports/http/client/index.js';
+import { Client, type ClientOptions } from 'keel-mcp/client';
+import { StreamableHttpClientTransport, type StreamableHttpClientOptions } from 'keel-mcp/http';
 import { within } from '../../helpers/guard.js';
 
 /** A low-level Client connected (handshake done) over a fresh Streamable HTTP client transport. */

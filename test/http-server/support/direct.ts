@@ -1,7 +1,7 @@
 /**
  * Calling the web handler directly with Request objects: no sockets, for table and routing tests.
  */
-import type { HttpHandler } from '../../../src/hosts/http/index.js';
+import type { HttpHandler } from 'keel-mcp/http';
 import { initializeRequest, JSON_AND_SSE } from './harness.js';
 
 export const ENDPOINT = 'http://127.0.0.1/mcp';

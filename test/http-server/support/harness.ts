@@ -3,9 +3,9 @@
  * test tools, plus raw-fetch helpers: no client SDK between the test and the wire.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { serveHttp, type HttpServing, type ServeHttpOptions } from '../../../src/adapters/node/index.js';
-import type { JsonObject } from '../../../src/core/jsonrpc.js';
-import { Server } from '../../../src/server/server.js';
+import { serveHttp, type HttpServing, type ServeHttpOptions } from 'keel-mcp/node';
+import type { JsonObject } from 'keel-mcp/core';
+import { Server } from 'keel-mcp/server';
 
 export const PROTOCOL = '2025-11-25';
 

@@ -12,7 +12,7 @@
  * Unlike python, this model keeps reading a stream after the answer to its end, so a test can
  * also check that nothing follows the answer.
  */
-import type { JsonObject } from '../../../src/core/jsonrpc.js';
+import type { JsonObject } from 'keel-mcp/core';
 import { post, SseReader } from './harness.js';
 
 /** python-sdk 1.29's `MAX_RECONNECTION_ATTEMPTS`. */

@@ -6,10 +6,9 @@
  * to a transport, and every handler event, goes into one ordered log.
  */
 import fc from 'fast-check';
-import type { JsonObject, JsonRpcMessage } from '../../../src/core/jsonrpc.js';
-import type { Transport } from '../../../src/core/transport.js';
-import { McpServer } from '../../../src/server/mcp-server.js';
-import { createHttpHandler, type HttpHandler } from '../../../src/hosts/http/index.js';
+import type { JsonObject, JsonRpcMessage, Transport } from 'keel-mcp/core';
+import { McpServer } from 'keel-mcp/server';
+import { createHttpHandler, type HttpHandler } from 'keel-mcp/http';
 import { meta, MODERN } from '../../modern/harness.js';
 import { deferred, settle, type Deferred } from './raw-peer.js';
 

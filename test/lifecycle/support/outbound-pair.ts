@@ -2,8 +2,8 @@
  * A started Connection over a linked pair of recording memory transports, with a raw peer on the
  * other end, and a way to watch a request settle without awaiting it (tests with faked timers).
  */
-import { Connection } from '../../../src/core/engine/index.js';
-import { MemoryTransport } from '../../../src/transports/memory/index.js';
+import { Connection } from 'keel-mcp/core';
+import { MemoryTransport } from 'keel-mcp/memory';
 import { RecordingTransport } from '../../helpers/recording-transport.js';
 import { RawPeer } from './raw-peer.js';
 

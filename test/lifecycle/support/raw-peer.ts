@@ -3,7 +3,7 @@
  * (so wrapper cleanup cannot mask an engine bug), plus the wire checks every lifecycle test makes.
  */
 import { expect } from 'vitest';
-import type { JsonObject, JsonRpcMessage, RequestId } from '../../../src/core/jsonrpc.js';
+import type { JsonObject, JsonRpcMessage, RequestId } from 'keel-mcp/core';
 import { createRecordingPair, type RecordingTransport } from '../../helpers/recording-transport.js';
 import { within } from '../../helpers/guard.js';
 

@@ -5,10 +5,16 @@
  * engines run, so a step list is a deterministic interleaving and shrinks to a readable repro.
  */
 import fc from 'fast-check';
-import { Connection, type RequestContext } from '../../../src/core/engine/index.js';
-import { CancelledByPeerError, McpError } from '../../../src/core/errors.js';
+import {
+  Connection,
+  type RequestContext,
+  CancelledByPeerError,
+  McpError,
+  type JsonObject,
+  type JsonRpcMessage,
+  type RequestId,
+} from 'keel-mcp/core';
 import { Inbox } from '../../../src/core/inbox.js';
-import type { JsonObject, JsonRpcMessage, RequestId } from '../../../src/core/jsonrpc.js';
 import { createRecordingPair, type RecordingTransport } from '../../helpers/recording-transport.js';
 import { aborted, deferred, settle } from './raw-peer.js';
 

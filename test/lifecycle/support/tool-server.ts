@@ -1,10 +1,8 @@
 /**
  * A low-level server whose `tools/call` handlers are scripted per test, served over a raw pair.
  */
-import type { RequestContext } from '../../../src/core/engine/index.js';
-import type { JsonObject } from '../../../src/core/jsonrpc.js';
-import type { Logger } from '../../../src/core/engine/index.js';
-import { Server, type ServerSession } from '../../../src/server/index.js';
+import type { RequestContext, JsonObject, Logger } from 'keel-mcp/core';
+import { Server, type ServerSession } from 'keel-mcp/server';
 import { rawPair, type RawPeer } from './raw-peer.js';
 import type { RecordingTransport } from '../../helpers/recording-transport.js';
 

@@ -2,10 +2,8 @@
  * An McpServer with the hold tools, wrapped so a test sees every message the server's engine hands
  * to a transport (one transport per modern HTTP request), and every hold event, with bounded waits.
  */
-import type { JsonObject, JsonRpcMessage } from '../../../src/core/jsonrpc.js';
-import type { Transport } from '../../../src/core/transport.js';
-import { McpServer } from '../../../src/server/mcp-server.js';
-import type { Connectable } from '../../../src/server/server.js';
+import type { JsonObject, JsonRpcMessage, Transport } from 'keel-mcp/core';
+import { McpServer, type Connectable } from 'keel-mcp/server';
 import { within } from '../../helpers/guard.js';
 import { registerHoldTools, type HoldEvent } from '../fixtures/hold-tools.mjs';
 
