@@ -170,14 +170,26 @@ class HttpHandlerCore {
    * Answer one exchange. Never rejects: a failure is a 500. `route`: a request for a session
    * another process owns is relayed there (false for exchanges relayed to this process).
    */
-  async serve(exchange: HttpExchange, extra: HttpRequestExtra | undefined, route = true): Promise<HttpReply> {
+  serve(exchange: HttpExchange, extra: HttpRequestExtra | undefined, route = true): Promise<HttpReply> {
     // Read before `extra` is copied: a Workers ExecutionContext's method is on its prototype.
     const detach = backgroundOf(extra);
+    // Without `waitUntil` (Node, Bun, Deno) nothing follows the answer: no async frame of its own
+    // per request (`answer` never rejects).
+    if (detach === undefined) return this.answer(exchange, extra, route, undefined);
+    return this.answerThenDetach(exchange, extra, route, detach);
+  }
+
+  private async answerThenDetach(
+    exchange: HttpExchange,
+    extra: HttpRequestExtra | undefined,
+    route: boolean,
+    detach: Detach,
+  ): Promise<HttpReply> {
     try {
       return await this.answer(exchange, extra, route, detach);
     } finally {
       // Shared session records are written in the background (create, touch, end of a session).
-      if (detach && this.manager.records) detach(this.manager.records.settled());
+      if (this.manager.records) detach(this.manager.records.settled());
     }
   }
 
