@@ -427,7 +427,9 @@ export class Connection {
       this.state = 'closing';
       const inflight = this.abortHandlers();
       this.failPending();
-      await this.answerUnanswered(inflight, fromEof);
+      // Mostly nothing is left (a stateless HTTP exchange closes after its answer, every time):
+      // no async step of its own then.
+      if (inflight.length > 0) await this.answerUnanswered(inflight, fromEof);
       this.state = 'closed';
       this.writer.stopped = true;
       try {
@@ -486,7 +488,6 @@ export class Connection {
    * teardown has crashed real clients). The transport knows best why it closed; then the option.
    */
   private async answerUnanswered(inflight: InflightRequest[], fromEof: boolean): Promise<void> {
-    if (inflight.length === 0) return;
     try {
       const answer = this.transport.answerOnClose ?? this.options.answerOnClose ?? !fromEof;
       if (answer) await answerClosed(inflight, this.writer, this.options.closeWriteTimeoutMs ?? 1_000);

@@ -16,8 +16,14 @@ const INFO = Symbol('keel.http.messageInfo');
  * infoOf(message) === info; // true
  */
 export function tagMessage(message: object, info: MessageInfo): void {
-  Object.defineProperty(message, INFO, { value: info, configurable: true });
+  // One descriptor for every message (not an object per request); emptied again at once, so it
+  // never keeps the last request's facts alive.
+  DESCRIPTOR.value = info;
+  Object.defineProperty(message, INFO, DESCRIPTOR);
+  DESCRIPTOR.value = undefined;
 }
+
+const DESCRIPTOR: PropertyDescriptor = { value: undefined, configurable: true };
 
 /**
  * The facts attached to `message`, if any.

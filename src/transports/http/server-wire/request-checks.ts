@@ -4,7 +4,7 @@
  */
 import { ErrorCode } from '../../../core/errors.js';
 import { isSupportedVersion } from '../../../core/protocol-version.js';
-import type { HttpExchange, HttpReply } from './exchange.js';
+import type { BodyFault, HttpExchange, HttpReply } from './exchange.js';
 import { badRequest, httpError, messageError } from './responses.js';
 
 /** What an `Accept` header allows. `*Listed` = named explicitly (what strict mode asks for). */
@@ -92,17 +92,13 @@ export function tooLargeReply(limit: number): HttpReply {
  * const bytes = await readBodyBytes(exchange, 4 * 1024 * 1024);
  * if (!(bytes instanceof Uint8Array)) return bytes;
  */
-export async function readBodyBytes(exchange: HttpExchange, limit: number): Promise<Uint8Array | HttpReply> {
-  const declared = exchange.header('content-length');
-  if (declared !== null && Number(declared) > limit) {
-    exchange.discardBody();
-    return tooLargeReply(limit);
-  }
-  const bytes = await exchange.readBody(limit);
-  if (bytes === 'too-large') return tooLargeReply(limit);
-  if (bytes === 'unreadable')
-    return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
-  return bytes;
+export function readBodyBytes(exchange: HttpExchange, limit: number): Promise<Uint8Array | HttpReply> {
+  // One promise step, not async functions: every POST comes through here, and each async frame
+  // (its generator object, the promise of each `await`) is garbage per request. The callers
+  // await it in async functions, so an exchange that throws still ends as their rejection.
+  const refused = declaredTooLarge(exchange, limit);
+  if (refused) return Promise.resolve(refused);
+  return exchange.readBody(limit).then((bytes) => bytesOrReply(bytes, limit));
 }
 
 /**
@@ -113,8 +109,29 @@ export async function readBodyBytes(exchange: HttpExchange, limit: number): Prom
  * const text = await readBody(exchange, 4 * 1024 * 1024);
  * if (typeof text !== 'string') return text;
  */
-export async function readBody(exchange: HttpExchange, limit: number): Promise<string | HttpReply> {
-  const bytes = await readBodyBytes(exchange, limit);
+export function readBody(exchange: HttpExchange, limit: number): Promise<string | HttpReply> {
+  const refused = declaredTooLarge(exchange, limit);
+  if (refused) return Promise.resolve(refused);
+  return exchange.readBody(limit).then((bytes) => textOrReply(bytes, limit));
+}
+
+/** The 413 for a declared `Content-Length` over `limit` (the body is then discarded unread). */
+function declaredTooLarge(exchange: HttpExchange, limit: number): HttpReply | undefined {
+  const declared = exchange.header('content-length');
+  if (declared === null || !(Number(declared) > limit)) return undefined;
+  exchange.discardBody();
+  return tooLargeReply(limit);
+}
+
+function bytesOrReply(bytes: Uint8Array | BodyFault, limit: number): Uint8Array | HttpReply {
+  if (bytes === 'too-large') return tooLargeReply(limit);
+  if (bytes === 'unreadable')
+    return httpError(400, ErrorCode.InvalidRequest, 'Could not read the request body');
+  return bytes;
+}
+
+function textOrReply(read: Uint8Array | BodyFault, limit: number): string | HttpReply {
+  const bytes = bytesOrReply(read, limit);
   if (!(bytes instanceof Uint8Array)) return bytes;
   try {
     return decoder.decode(bytes);
