@@ -140,7 +140,12 @@ export class InMemoryTaskStore implements TaskStore {
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
     let start = 0;
     if (cursor !== undefined) {
-      const after = decodeCursor(cursor);
+      let after: string;
+      try {
+        after = decodeCursor(cursor);
+      } catch (error) {
+        return Promise.reject(error as RangeError);
+      }
       const index = mine.findIndex((record) => record.id === after);
       if (index < 0) return Promise.reject(new RangeError('Unknown or expired cursor'));
       start = index + 1;
