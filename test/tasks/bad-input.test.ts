@@ -56,11 +56,11 @@ test('malformed params are -32602: a missing or non-string taskId, inputResponse
   const created = await callTask(raw, 'park');
   for (const params of [{}, { taskId: 7 }, { taskId: '' }])
     await expect(tasks(raw, 'tasks/get', params)).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
-  await expect(tasks(raw, 'tasks/update', { taskId: created.taskId as string })).rejects.toMatchObject({
+  await expect(tasks(raw, 'tasks/update', { taskId: created.taskId })).rejects.toMatchObject({
     code: ErrorCode.InvalidParams,
   });
   await expect(
-    tasks(raw, 'tasks/update', { taskId: created.taskId as string, inputResponses: [] }),
+    tasks(raw, 'tasks/update', { taskId: created.taskId, inputResponses: [] }),
   ).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
 });
 
@@ -70,11 +70,11 @@ test("another principal's task is not found, and cannot be cancelled", async () 
   const created = await callTask(raw, 'park');
   auth = { subject: 'mallory', scopes: [] };
   for (const method of ['tasks/get', 'tasks/cancel'])
-    await expect(tasks(raw, method, { taskId: created.taskId as string })).rejects.toMatchObject({
+    await expect(tasks(raw, method, { taskId: created.taskId })).rejects.toMatchObject({
       code: ErrorCode.InvalidParams,
     });
   auth = { subject: 'alice', scopes: [] };
-  const mine = await tasks(raw, 'tasks/get', { taskId: created.taskId as string });
+  const mine = await tasks(raw, 'tasks/get', { taskId: created.taskId });
   expect(mine.status).not.toBe('cancelled');
 });
 

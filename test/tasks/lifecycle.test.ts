@@ -56,9 +56,9 @@ test('tasks/cancel aborts the handler (its finally runs) and the task ends cance
   const raw = open(server);
   const created = await callTask(raw, 'block');
   await until(() => events.includes('started'), 'handler started');
-  await tasks(raw, 'tasks/cancel', { taskId: created.taskId as string });
+  await tasks(raw, 'tasks/cancel', { taskId: created.taskId });
   // Stored before the ack: the next read is cancelled.
-  expect((await tasks(raw, 'tasks/get', { taskId: created.taskId as string })).status).toBe('cancelled');
+  expect((await tasks(raw, 'tasks/get', { taskId: created.taskId })).status).toBe('cancelled');
   await until(() => events.length === 2, 'finally ran');
   expect(events).toEqual(['started', 'finally:TaskCancelledError']);
 });

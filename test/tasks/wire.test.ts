@@ -155,7 +155,7 @@ test('tasks/* without the extension are -32021 before any lookup; tasks/result a
       raw.modern(method, { taskId: created.taskId as string, inputResponses: {} }),
     ).rejects.toMatchObject({ code: ErrorCode.MissingRequiredClientCapability });
   for (const method of ['tasks/result', 'tasks/list'])
-    await expect(tasks(raw, method, { taskId: created.taskId as string })).rejects.toMatchObject({
+    await expect(tasks(raw, method, { taskId: created.taskId })).rejects.toMatchObject({
       code: ErrorCode.MethodNotFound,
     });
 });
@@ -164,10 +164,10 @@ test('tasks/cancel acks with an empty result, also for a terminal task', async (
   setup();
   const created = await callTask(raw, 'maybe');
   await waitForTask(raw, created.taskId as string, terminal);
-  const ack = await tasks(raw, 'tasks/cancel', { taskId: created.taskId as string });
+  const ack = await tasks(raw, 'tasks/cancel', { taskId: created.taskId });
   expect(ack).toMatchObject({ resultType: 'complete' });
   expect(Object.keys(ack).sort()).toEqual(['_meta', 'resultType']);
-  const still = await tasks(raw, 'tasks/get', { taskId: created.taskId as string });
+  const still = await tasks(raw, 'tasks/get', { taskId: created.taskId });
   expect(still.status).toBe('completed');
 });
 

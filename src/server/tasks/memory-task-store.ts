@@ -140,12 +140,8 @@ export class InMemoryTaskStore implements TaskStore {
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
     let start = 0;
     if (cursor !== undefined) {
-      let after: string;
-      try {
-        after = decodeCursor(cursor);
-      } catch (error) {
-        return Promise.reject(error as RangeError);
-      }
+      const after = decodeCursor(cursor);
+      if (after === undefined) return Promise.reject(new RangeError('Malformed cursor'));
       const index = mine.findIndex((record) => record.id === after);
       if (index < 0) return Promise.reject(new RangeError('Unknown or expired cursor'));
       start = index + 1;
@@ -220,9 +216,8 @@ function encodeCursor(id: string): string {
   return toBase64Url(utf8(`v1:${id}`));
 }
 
-function decodeCursor(cursor: string): string {
+function decodeCursor(cursor: string): string | undefined {
   const bytes = fromBase64Url(cursor);
   const text = bytes === undefined ? '' : fromUtf8(bytes);
-  if (!text.startsWith('v1:')) throw new RangeError('Malformed cursor');
-  return text.slice(3);
+  return text.startsWith('v1:') ? text.slice(3) : undefined;
 }
