@@ -188,3 +188,48 @@ test('a server without task tools: no extension advertised, tasks/get is -32601'
     code: ErrorCode.MethodNotFound,
   });
 });
+
+test('MRTR composition: a beforeTask question is an input_required round of the call; the retry becomes the task', async () => {
+  setup();
+  let runs = 0;
+  server.tool(
+    'named',
+    { description: 'asks first', execution: { taskSupport: 'required' } },
+    async (_a, ctx) => {
+      runs += 1;
+      const answer = await ctx.elicit(
+        {
+          message: 'Name?',
+          schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
+        { inputKey: 'name', beforeTask: true },
+      );
+      return `Hello, ${String(answer.content?.name)}!`;
+    },
+  );
+  const round = await callTask(raw, 'named');
+  expect(round).toMatchObject({
+    resultType: 'input_required',
+    inputRequests: { name: { method: 'elicitation/create' } },
+  });
+  expect(round).not.toHaveProperty('taskId');
+  const created = await raw.modern(
+    'tools/call',
+    {
+      name: 'named',
+      arguments: {},
+      inputResponses: { name: { action: 'accept', content: { name: 'Alice' } } },
+      requestState: round.requestState as string,
+    },
+    { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [EXT]: {} } } },
+  );
+  expect(created).toMatchObject({ resultType: 'task' });
+  expect(created).not.toHaveProperty('requestState');
+  expect(created).not.toHaveProperty('inputRequests');
+  const done = await waitForTask(raw, created.taskId as string, terminal);
+  expect(done).toMatchObject({
+    status: 'completed',
+    result: { content: [{ type: 'text', text: 'Hello, Alice!' }] },
+  });
+  expect(runs).toBe(2);
+});
