@@ -145,3 +145,22 @@ test('server close aborts running tasks, leaves them failed, and leaves no timer
   });
   await raw.close();
 });
+
+test('a running task renews its lease; once it ends, the lease stops (no timer left)', async () => {
+  const events: string[] = [];
+  const store = new InMemoryTaskStore();
+  const { server, release } = blockingServer(events, { tasks: { store, leaseMs: 30 } });
+  cleanups.push(() => store.close());
+  const raw = open(server);
+  const created = await callTask(raw, 'block');
+  const id = created.taskId as string;
+  const first = (await store.get(id))!.leaseUntil!;
+  // Renewed at a third of leaseMs: wait (bounded) for a later leaseUntil than the first.
+  for (let i = 0; i < 200 && (await store.get(id))!.leaseUntil! <= first; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  expect((await store.get(id))!.leaseUntil!).toBeGreaterThan(first);
+  expect((await tasks(raw, 'tasks/get', { taskId: id })).status).toBe('working');
+  release();
+  await waitForTask(raw, id, terminal);
+  // The guard fails this test if the lease interval outlived the task.
+});
