@@ -126,7 +126,13 @@ export class TaskManager {
     const channel = new TaskChannel(
       {
         publish: async (open) => {
-          await this.store.update(id, { status: 'input_required', inputRequests: open });
+          // An answer stored since the channel last looked must not bring its question back.
+          const answered = (await this.store.get(id))?.inputResponses ?? {};
+          const still = Object.fromEntries(
+            Object.entries(open).filter(([key]) => !Object.hasOwn(answered, key)),
+          );
+          if (Object.keys(still).length > 0)
+            await this.store.update(id, { status: 'input_required', inputRequests: still });
         },
         fail: (error) => void this.finish(id, { error: error.toJSON() }),
       },
