@@ -14,7 +14,8 @@ import { backplaneFromEnv } from './redis-backplane.js';
 const port = Number(process.env.PORT ?? 3000);
 const report = (message: string): void => console.error(`[fixture-http] ${message}`);
 const { backplane, close: closeRedis } = await backplaneFromEnv('fixture', report);
-const serving = await serveHttp(createFixtureServer(), {
+const fixture = createFixtureServer();
+const serving = await serveHttp(fixture, {
   backplane,
   port,
   host: '127.0.0.1',
@@ -32,8 +33,8 @@ console.log(serving.url);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     // Bounded: sessions get 2 s to end, then the Redis client (if any) closes.
-    void serving
-      .close({ deadlineMs: 2_000 })
+    // Tasks outlive connections: closing the server itself stops them (they end `failed`).
+    void Promise.all([serving.close({ deadlineMs: 2_000 }), fixture.close()])
       .catch((error: unknown) => report(`close: ${String(error)}`))
       .finally(() => void closeRedis().catch((error: unknown) => report(`redis close: ${String(error)}`)));
   });

@@ -10,6 +10,7 @@ import { registerInputRequiredTools } from './fixture/input-required-tools.js';
 import { registerInteractiveTools } from './fixture/interactive-tools.js';
 import { registerPrompts } from './fixture/prompts.js';
 import { registerResources } from './fixture/resources.js';
+import { registerTaskTools } from './fixture/task-tools.js';
 
 /**
  * A fresh fixture server (one per process or per test).
@@ -29,5 +30,6 @@ export function createFixtureServer(): McpServer {
   registerPrompts(server);
   registerInputRequiredTools(server);
   registerDiagnosticTools(server);
+  registerTaskTools(server);
   return server;
 }

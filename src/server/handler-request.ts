@@ -21,6 +21,7 @@ import type { ModernProtocolVersion } from '../core/types/modern.js';
 import type { HandlerSession } from './handler-session.js';
 import type { InputChannel } from './input-channel.js';
 import type { ModernChannelFactory } from './modern/channel-types.js';
+import type { TaskWire } from './tasks/task-wire.js';
 
 /**
  * What a request's era may need of the server to run a handler: the factory of 2026-07-28
@@ -79,6 +80,11 @@ export interface HandlerRequest {
    * or undefined to keep the result.
    */
   wireErrorFor(error: unknown): McpError | undefined;
+  /**
+   * @internal How tasks look in this era for this request: whether a tool call becomes one, who
+   * owns it, its wire shapes and the `tasks/*` methods (tasks/task-wire.ts).
+   */
+  readonly tasks: TaskWire;
   /** @internal Why a back-channel call cannot reach the client at all, if that is the case. */
   readonly noBackChannelReason: string | undefined;
   /**

@@ -28,6 +28,17 @@ export {
 export type { ListKind } from './list-changed.js';
 export { MAX_FANOUT_MESSAGE_BYTES, type FanoutLink, type FanoutMembership } from './fanout.js';
 export type { BackChannelOptions } from './input-channel.js';
+export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './tasks/memory-task-store.js';
+export type { TaskOptions } from './tasks/task-options.js';
+export type {
+  NewTask,
+  TaskCreateResult,
+  TaskInputRequest,
+  TaskPatch,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+} from './tasks/task-store.js';
 export type {
   ElicitFormRequest,
   ElicitOutcome,

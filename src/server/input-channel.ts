@@ -42,4 +42,11 @@ export type BackChannelOptions = Pick<RequestOptions, 'signal' | 'timeoutMs' | '
    * Ignored in the legacy era.
    */
   inputKey?: string;
+  /**
+   * For a `tools/call` that becomes a task (2026-07-28 tasks extension): ask on the call itself,
+   * as an `input_required` round, before the task is created, instead of in the task's
+   * `input_required` state. Only questions asked before the handler first waits on something
+   * else count; later ones are the task's. Ignored when the call is no task, and in the legacy era.
+   */
+  beforeTask?: boolean;
 };

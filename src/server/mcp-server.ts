@@ -41,6 +41,8 @@ import { notifyResourceUpdated, subscribe, unsubscribe } from './subscriptions.j
 import { ToolContext } from './tool-context.js';
 import { ToolRegistry } from './tool-registry.js';
 import type { RegisteredTool, ToolConfig, ToolHandler } from './tool-types.js';
+import { TaskManager } from './tasks/task-manager.js';
+import { resolveTaskLimits, type TaskOptions } from './tasks/task-options.js';
 
 /**
  * The options of {@link McpServer}: those of the low-level {@link Server} (`instructions`,
@@ -82,6 +84,11 @@ export interface McpServerOptions extends Omit<ServerOptions, 'capabilities' | '
    * caught the `InputRequiredSignal`); the value was discarded. Default: one `console.warn` line.
    */
   onSwallowedRound?: (error: SwallowedInputRoundError) => void;
+  /**
+   * Tools that run as tasks (`execution: { taskSupport }`): the store (default in memory) and the
+   * bounds (TTL, poll interval, tasks per owner and in all, result size, lease). See docs/tasks.md.
+   */
+  tasks?: TaskOptions;
 }
 
 /**
@@ -98,6 +105,7 @@ function serverOptionsOf(options: McpServerOptions): ServerOptions {
     requestState: _requestState,
     maxInputRounds: _maxInputRounds,
     onSwallowedRound: _onSwallowedRound,
+    tasks: _tasks,
     ...shared
   } = options;
   return shared;
@@ -136,6 +144,7 @@ export class McpServer implements Connectable {
    * rounds, see {@link inputRoundsFactory}); replaceable for tests.
    */
   modernChannel: ModernChannelFactory;
+  private tasks: TaskManager | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -152,6 +161,8 @@ export class McpServer implements Connectable {
       maxRounds,
       onSwallowedRound: options.onSwallowedRound,
     });
+    // Checked now (a bad bound fails at construction); the manager itself is made on first use.
+    if (options.tasks !== undefined) resolveTaskLimits(options.tasks);
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.defaultLogLevel = options.defaultLogLevel ?? 'debug';
     if (!isLoggingLevel(this.defaultLogLevel))
@@ -184,6 +195,16 @@ export class McpServer implements Connectable {
 
   set onerror(hook: ServerErrorHandler | undefined) {
     this.server.onerror = hook;
+  }
+
+  /**
+   * @internal The server's tasks, made when the first one starts (a server without task tools
+   * never has a store or a timer).
+   */
+  get taskManager(): TaskManager {
+    return (this.tasks ??= new TaskManager(this.options.tasks, (error) =>
+      this.server.reportFailure(error, { method: 'tasks', requestId: undefined, sessionId: '' }),
+    ));
   }
 
   /** @internal Report a failure of user code (a context service). */
@@ -352,7 +373,9 @@ export class McpServer implements Connectable {
    * `subscriptions/listen` result goes out after the notifications already queued.
    */
   close(): Promise<void> {
-    return this.server.close();
+    // Tasks outlive connections, not the server: running ones end `failed` ("shut down").
+    const tasks = this.tasks;
+    return Promise.all([tasks?.close(), this.server.close()]).then(() => undefined);
   }
 
   /**
@@ -377,6 +400,7 @@ export class McpServer implements Connectable {
     if (this.resources.size > 0) d.resources = { subscribe: true, listChanged: listChanged('resources') };
     if (this.prompts.size > 0) d.prompts = { listChanged: listChanged('prompts') };
     if (this.prompts.hasCompleters() || this.resources.hasCompleters()) d.completions = {};
+    if (this.tools.offersTasks()) this.server.tasksOffered = true;
     this.server.registerCapabilities({ ...d });
   }
 
@@ -411,5 +435,17 @@ export class McpServer implements Connectable {
       complete(params, this.prompts, this.resources, ctx),
     );
     on('logging/setLevel', 'logging', (params, _ctx, session) => setLogLevel(params, session));
+    // The era's task wire serves these (2026-07-28: get, update, cancel); -32601 without task tools.
+    const task = (
+      params: JsonObject,
+      ctx: RequestContext,
+      _session: ServerSession,
+      request: HandlerRequest,
+    ) => {
+      if (!this.server.tasksOffered) throw methodNotFound(ctx.method);
+      return request.tasks.serve(ctx.method, params, ctx, this.taskManager);
+    };
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result', 'tasks/list'])
+      this.server.setRequestHandler(method, markSelfReporting(task));
   }
 }

@@ -86,6 +86,8 @@ export interface SessionServer {
   /** What `initialize` and `server/discover` declare (`registerCapabilities` replaces the object). */
   readonly capabilities: JsonObject;
   readonly instructions: string | undefined;
+  /** Whether a tool may run as a task (each era advertises it its way). */
+  readonly tasksOffered: boolean;
   /** Live sessions; a session leaves it when its connection closes. */
   readonly sessions: Set<ServerSession>;
   /** Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */

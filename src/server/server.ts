@@ -114,6 +114,11 @@ export class Server implements Connectable {
    * {@link ServerErrorHandler}). Settable at any time; `undefined` silences it.
    */
   onerror: ServerErrorHandler | undefined;
+  /**
+   * @internal True once a tool may run as a task: each era advertises it its way (2026-07-28:
+   * `capabilities.extensions["io.modelcontextprotocol/tasks"]` in `server/discover`).
+   */
+  tasksOffered = false;
   /** @internal Caching hints of modern results. */
   readonly cacheHints: CacheHints;
   /** @internal Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */

@@ -16,7 +16,6 @@
  * {@link HandlerRequest}: the context never asks which era it is in.
  */
 import type { AuthInfo } from '../core/auth.js';
-import type { RequestContext } from '../core/engine/request-context.js';
 import { ContextClosedError, McpError, MissingClientCapabilityError } from '../core/errors.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
 import type { MessageInfo } from '../core/transport.js';
@@ -44,6 +43,9 @@ import { logParams } from './logging.js';
 import { InputRequiredSignal } from './modern/mrtr-errors.js';
 import { isResourceNotFound } from './resource-not-found.js';
 import type { ServerSession } from './server-session.js';
+import type { TaskManager } from './tasks/task-manager.js';
+import type { ContextRequest } from './tasks/task-request-context.js';
+import type { TaskWire } from './tasks/task-wire.js';
 
 /** What the context needs from the McpServer. */
 export interface ContextServices {
@@ -51,6 +53,8 @@ export interface ContextServices {
   notifyResourceUpdated(uri: string): Promise<void>;
   /** Hand a failure of user code to the server's `onerror`. */
   reportFailure(error: unknown, failure: HandlerFailure): void;
+  /** The server's tasks (made on first use). */
+  readonly taskManager?: TaskManager;
 }
 
 /**
@@ -66,7 +70,7 @@ export interface ContextServices {
  */
 export class ToolContext {
   constructor(
-    private readonly request: RequestContext,
+    private readonly request: ContextRequest,
     private readonly serverSession: ServerSession,
     private readonly services: ContextServices,
     /** The request as its era presents it (client facts, log rules, wire errors). */
@@ -276,6 +280,36 @@ export class ToolContext {
    */
   wireErrorFor(error: unknown): McpError | undefined {
     return this.handlerRequest.wireErrorFor(error);
+  }
+
+  /** @internal The era's task wire for this request (tasks/task-wire.ts). */
+  get taskWire(): TaskWire {
+    return this.handlerRequest.tasks;
+  }
+
+  /** @internal The server's tasks, if it runs any. */
+  get taskManager(): TaskManager | undefined {
+    return this.services.taskManager;
+  }
+
+  /** @internal The request under this context (a task keeps its facts). */
+  get requestContext(): ContextRequest {
+    return this.request;
+  }
+
+  /** @internal The request as its era presents it. */
+  get handlerRequestView(): HandlerRequest {
+    return this.handlerRequest;
+  }
+
+  /** @internal The request's own back-channel, if it is not the legacy nested request. */
+  get backChannel(): InputChannel | undefined {
+    return this.inputChannel;
+  }
+
+  /** @internal This context for a task's run: the task's request, back-channel and view of the request. */
+  forTask(request: ContextRequest, channel: InputChannel, handlerRequest: HandlerRequest): ToolContext {
+    return new ToolContext(request, this.serverSession, this.services, handlerRequest, channel);
   }
 
   /**

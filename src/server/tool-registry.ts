@@ -12,6 +12,7 @@ import { paginate } from './pagination.js';
 import { Registry } from './registry.js';
 import { runTool } from './tool-call.js';
 import type { ToolContext } from './tool-context.js';
+import { startToolTask } from './tasks/tool-task.js';
 import type { RegisteredTool, ToolConfig, ToolEntry, ToolHandler, ToolUpdate } from './tool-types.js';
 
 // The spec's recommendation for tools without parameters.
@@ -123,6 +124,21 @@ export class ToolRegistry {
     // 2026-07-28 over HTTP: Mcp-Param-* must mirror the annotated arguments (the era checks).
     const refused = ctx.checkToolHeaders(entry.definition.inputSchema, args as JsonObject);
     if (refused) throw refused;
+    const support = entry.definition.execution?.taskSupport;
+    if (support !== undefined && support !== 'forbidden') {
+      // The request's era decides whether this call becomes a task (or refuses it: -32021).
+      const tasks = ctx.taskManager;
+      if (tasks !== undefined && ctx.taskWire.mode(support, name) === 'task')
+        return startToolTask(ctx, tasks, (taskCtx) => runTool(name, entry, args as JsonObject, taskCtx));
+    }
     return runTool(name, entry, args as JsonObject, ctx);
+  }
+
+  /** True when an enabled tool may run as a task (`execution.taskSupport` optional or required). */
+  offersTasks(): boolean {
+    return this.registry.enabled().some((entry) => {
+      const support = entry.definition.execution?.taskSupport;
+      return support === 'optional' || support === 'required';
+    });
   }
 }

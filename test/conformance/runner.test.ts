@@ -192,7 +192,7 @@ describe('judging a run', () => {
 
 describe('command line', () => {
   it('defaults to every judged lane, and accepts repeated or comma-separated lanes', () => {
-    const judged = ['server', 'client', 'next', 'modern-server', 'modern-client', 'smoke'];
+    const judged = ['server', 'client', 'next', 'modern-server', 'modern-client', 'tasks', 'smoke'];
     expect(options.parseOptions([]).lanes).toEqual(judged);
     expect(options.parseOptions(['--lane', 'all']).lanes).toEqual(judged);
     expect(options.parseOptions(['--lane', 'smoke,server']).lanes).toEqual(['server', 'smoke']);

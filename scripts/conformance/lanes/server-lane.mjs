@@ -20,7 +20,7 @@ const LOG_TAIL_LINES = 60;
  */
 export async function runServerLane(
   ctx,
-  { name, suite, suiteArgs, specVersion, repeat = 1, expected = new Set(), reportOnly = false },
+  { name, suite, suiteArgs, specVersion, each, repeat = 1, expected = new Set(), reportOnly = false },
 ) {
   const { options } = ctx;
   const started = Date.now();
@@ -37,18 +37,36 @@ export async function runServerLane(
   const summaries = [];
   let ok = true;
   try {
+    // `each`: one suite run per scenario whose name starts with `each.prefix` (scenarios the
+    // suite only runs when named, e.g. extension scenarios outside the spec timeline).
+    const listed = options.scenario ? undefined : await listScenarios(ctx, suite, 'server', specVersion);
     const scenarios = options.scenario
       ? [options.scenario]
-      : await listScenarios(ctx, suite, 'server', specVersion);
-    const selection = options.scenario ? ['--scenario', options.scenario] : suiteArgs;
+      : each
+        ? listed.filter((scenario) => scenario.startsWith(each.prefix))
+        : listed;
+    if (scenarios.length === 0) throw new Error(`no scenario selected (prefix ${each?.prefix})`);
+    const selections = options.scenario
+      ? [['--scenario', options.scenario, ...(each?.args ?? [])]]
+      : each
+        ? scenarios.map((scenario) => ['--scenario', scenario, ...each.args])
+        : [suiteArgs];
+    const selection =
+      each && !options.scenario ? [`${each.prefix}* (${scenarios.length})`, ...each.args] : selections[0];
     for (let run = 1; run <= repeat; run += 1) {
       const label = repeat > 1 ? `${name} run ${run}/${repeat}` : name;
       const tag = `${ctx.stamp}-${name}-run${run}`;
       const outputDir = join(ctx.resultsDir, tag);
-      const result = await runSuite(ctx, suite, ['server', '--url', url, ...selection], {
-        outputDir,
-        logFile: join(ctx.logDir, `${tag}-suite.log`),
-      });
+      let result;
+      for (const [index, args] of selections.entries()) {
+        const part = selections.length > 1 ? `-${index + 1}` : '';
+        const one = await runSuite(ctx, suite, ['server', '--url', url, ...args], {
+          outputDir,
+          logFile: join(ctx.logDir, `${tag}${part}-suite.log`),
+        });
+        // The first failing exit is the run's (a later success must not hide it).
+        if (result === undefined || (result.exit === 0 && one.exit !== 0)) result = one;
+      }
       if (!server.handle.running) {
         ctx.print(`[${name}] the fixture server exited during the run (see its log below)`);
         ok = false;

@@ -1,7 +1,7 @@
 // Command-line options of the conformance runner.
 import { parseArgs } from 'node:util';
 
-export const LANES = ['server', 'client', 'next', 'modern-server', 'modern-client', 'smoke'];
+export const LANES = ['server', 'client', 'next', 'modern-server', 'modern-client', 'tasks', 'smoke'];
 
 /**
  * Lanes whose suite Keel does not pass yet: they print and record their counts but never fail the
@@ -11,7 +11,7 @@ export const LANES = ['server', 'client', 'next', 'modern-server', 'modern-clien
 export const REPORT_ONLY_LANES = [];
 
 /** Lanes that run a suite against a server (the rest run it against a client, or are smoke tests). */
-const SCENARIO_LANES = ['server', 'client', 'next', 'modern-server', 'modern-client'];
+const SCENARIO_LANES = ['server', 'client', 'next', 'modern-server', 'modern-client', 'tasks'];
 
 export const USAGE = `Usage: npm run conformance -- [options]
        node scripts/conformance/run.mjs [options]
@@ -27,12 +27,14 @@ Lanes (--lane, repeatable or comma-separated; default: all):
   modern-client
            0.2.0-alpha.12 "client --suite all --spec-version 2026-07-28" against the fixture client,
            with the 2026-07-28 expected-failures list
+  tasks    0.2.0-alpha.12 "server --scenario <tasks-*> --force" for each tasks-extension scenario
+           (SEP-2663, 2026-07-28) against the HTTP fixture
   smoke    official SDK client + inspector-cli call test_simple_text over stdio and HTTP
-  all      the six above, in that order
+  all      the seven above, in that order
 
 Options:
   --lane <lane>               see above
-  --repeat <n>                run the server and modern-server lanes n times in a row, each against
+  --repeat <n>                run the server, modern-server and tasks lanes n times in a row, each against
                               one server process (default 1)
   --scenario <name>           run one scenario in one server/client/next/modern-* lane (for details)
   --allow-warnings            do not fail a scenario for WARNING checks (default: warnings fail)

@@ -14,6 +14,7 @@ import type { LoggingLevel } from '../../core/types/logging.js';
 import type { ChannelServices, HandlerBody, HandlerRequest } from '../handler-request.js';
 import { shouldLog } from '../logging.js';
 import type { ServerSession } from '../server-session.js';
+import { NO_TASK_WIRE, type TaskWire } from '../tasks/task-wire.js';
 
 /**
  * A legacy session's requests, as their handlers see them (made once per session, on its first
@@ -26,6 +27,8 @@ import type { ServerSession } from '../server-session.js';
 export class LegacyRequest implements HandlerRequest {
   readonly era = 'legacy' as const;
   readonly elicitationComplete = true;
+  /** Tasks in the 2025-11-25 format are not served yet: every call runs directly. */
+  readonly tasks: TaskWire = NO_TASK_WIRE;
 
   private constructor(private readonly serverSession: ServerSession) {}
 

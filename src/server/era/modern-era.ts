@@ -15,6 +15,7 @@ import type { ProtocolEra, ServerSession, SessionServer } from '../server-sessio
 import { discover } from '../modern/discover.js';
 import { readModernRequest, type ModernRequest } from '../modern/modern-request.js';
 import { serveListen } from '../modern/subscriptions/serve-listen.js';
+import { RESULT_TYPE_TASK } from '../modern/tasks-wire.js';
 
 /**
  * Methods 2026-07-28 removed: a modern request for one is answered `-32601`, as for any method the
@@ -26,6 +27,9 @@ const REMOVED = new Set([
   'logging/setLevel',
   'resources/subscribe',
   'resources/unsubscribe',
+  // The tasks extension dropped these two of the 2025-11-25 format.
+  'tasks/result',
+  'tasks/list',
 ]);
 
 /**
@@ -78,8 +82,9 @@ export function modernResult(
       shaped.cacheScope = hint.cacheScope;
     }
   } else {
-    // Interim results are never cacheable (caching.mdx), whatever a handler put there.
-    delete shaped.ttlMs;
+    // Interim results are never cacheable (caching.mdx), whatever a handler put there; a task's
+    // `ttlMs` is its retention, not a caching hint.
+    if (resultType !== RESULT_TYPE_TASK) delete shaped.ttlMs;
     delete shaped.cacheScope;
   }
   return shaped;

@@ -13,6 +13,8 @@ import { isLoggingLevel, loggingLevelRank, type LoggingLevel } from '../../core/
 import type { ChannelServices, HandlerBody, HandlerRequest } from '../handler-request.js';
 import type { HandlerSession } from '../handler-session.js';
 import { checkParamHeaders, paramHeadersFor } from './param-headers.js';
+import type { TaskWire } from '../tasks/task-wire.js';
+import { modernTaskWire } from './tasks-wire.js';
 import {
   isModernVersion,
   MetaKey,
@@ -37,6 +39,7 @@ export class ModernRequest implements HandlerRequest {
   /** @internal */
   readonly noBackChannelReason = undefined;
   private view: HandlerSession | undefined;
+  private taskWire: TaskWire | undefined;
 
   /** @internal Made by {@link readModernRequest}. */
   constructor(
@@ -67,6 +70,11 @@ export class ModernRequest implements HandlerRequest {
       },
     };
     return this.view;
+  }
+
+  /** @internal The tasks extension as this request negotiated it (modern/tasks-wire.ts). */
+  get tasks(): TaskWire {
+    return (this.taskWire ??= modernTaskWire(this.clientCapabilities));
   }
 
   /** @internal Only requests that set a level get log messages (the spec: MUST NOT otherwise). */

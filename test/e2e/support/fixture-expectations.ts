@@ -37,6 +37,14 @@ export const FIXTURE_TOOLS = [
   // 2026-07-28 subscriptions/listen mutation hooks (examples/fixture/diagnostic-tools.ts)
   'test_trigger_tool_change',
   'test_trigger_prompt_change',
+  // The tasks extension (SEP-2663) scenarios (examples/fixture/task-tools.ts)
+  'greet',
+  'slow_compute',
+  'failing_job',
+  'protocol_error_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
 ] as const;
 
 export const FIXTURE_RESOURCES = ['test://static-text', 'test://static-binary', 'test://watched-resource'];

@@ -50,10 +50,14 @@ export function isModernClient(exchange: HttpExchange): boolean {
 }
 
 /** The body field `Mcp-Name` mirrors, per method. */
-const NAME_FIELD: Readonly<Record<string, 'name' | 'uri'>> = Object.freeze({
+const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = Object.freeze({
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // The tasks extension (SEP-2663): the task's id.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 });
 
 function mismatch(request: JsonRpcRequest, message: string): HttpReply {

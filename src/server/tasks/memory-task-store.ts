@@ -1,0 +1,223 @@
+/**
+ * The one-process {@link TaskStore}: records in a Map, each operation atomic because it runs to
+ * its end without awaiting. Expired records are dropped when read and by one unref'd sweep
+ * interval that runs only while the store holds records (no timer per record).
+ */
+import type { JsonObject } from '../../core/jsonrpc.js';
+import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from '../modern/state-encoding.js';
+import type {
+  NewTask,
+  TaskCreateResult,
+  TaskPatch,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+} from './task-store.js';
+
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * True for `completed`, `failed` and `cancelled`: the record never changes again.
+ *
+ * @example
+ * isTerminal('working'); // false
+ */
+export function isTerminal(status: TaskStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+/**
+ * True when `record` is past its retention: `ttlMs` after `createdAt`, except that a record not
+ * terminal is kept while its lease holds (running work is never dropped under its runner).
+ *
+ * @example
+ * expired(record, Date.now());
+ */
+export function expired(record: TaskRecord, now: number): boolean {
+  if (now < record.createdAt + record.ttlMs) return false;
+  return isTerminal(record.status) || record.leaseUntil === undefined || record.leaseUntil <= now;
+}
+
+/**
+ * Options of {@link InMemoryTaskStore}.
+ *
+ * @example
+ * new InMemoryTaskStore({ sweepMs: 10_000 });
+ */
+export interface InMemoryTaskStoreOptions {
+  /** How often expired records are dropped (they are also dropped when read). Default 60,000. */
+  sweepMs?: number;
+  /** The clock (tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Task records of one process. The default store of `McpServer` (`tasks.store`).
+ *
+ * @example
+ * const server = new McpServer(info, { tasks: { store: new InMemoryTaskStore() } });
+ */
+export class InMemoryTaskStore implements TaskStore {
+  private readonly records = new Map<string, TaskRecord>();
+  private readonly listeners = new Set<(id: string) => void>();
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private readonly sweepMs: number;
+  private readonly now: () => number;
+
+  constructor(options: InMemoryTaskStoreOptions = {}) {
+    this.sweepMs = options.sweepMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  create(task: NewTask, limits: { maxPerOwner: number; maxTotal: number }): Promise<TaskCreateResult> {
+    this.sweep();
+    if (this.records.size >= limits.maxTotal) return Promise.resolve('total-limit');
+    let owned = 0;
+    for (const record of this.records.values()) if (record.owner === task.owner) owned += 1;
+    if (owned >= limits.maxPerOwner) return Promise.resolve('owner-limit');
+    const at = this.now();
+    const record: TaskRecord = { ...task, createdAt: at, lastUpdatedAt: at };
+    this.records.set(task.id, record);
+    this.armSweeper();
+    this.changed(task.id);
+    return Promise.resolve(record);
+  }
+
+  get(id: string): Promise<TaskRecord | undefined> {
+    return Promise.resolve(this.live(id));
+  }
+
+  update(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
+    const record = this.live(id);
+    if (record === undefined || isTerminal(record.status)) return Promise.resolve(record);
+    const next: { [key: string]: unknown } = { ...record };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) delete next[key];
+      else next[key] = value;
+    }
+    next.lastUpdatedAt = this.now();
+    const stored = next as unknown as TaskRecord;
+    this.records.set(id, stored);
+    this.changed(id);
+    return Promise.resolve(stored);
+  }
+
+  answer(id: string, responses: Readonly<Record<string, JsonObject>>): Promise<TaskRecord | undefined> {
+    const record = this.live(id);
+    if (record === undefined || isTerminal(record.status)) return Promise.resolve(record);
+    const open = { ...record.inputRequests };
+    const answers = { ...record.inputResponses };
+    let moved = false;
+    for (const [key, value] of Object.entries(responses)) {
+      if (!Object.hasOwn(open, key)) continue;
+      delete open[key];
+      answers[key] = value;
+      moved = true;
+    }
+    if (!moved) return Promise.resolve(record);
+    const left = Object.keys(open).length > 0;
+    const stored: TaskRecord = {
+      ...record,
+      status: left ? record.status : 'working',
+      inputRequests: open,
+      inputResponses: answers,
+      lastUpdatedAt: this.now(),
+    };
+    if (!left) delete (stored as { inputRequests?: unknown }).inputRequests;
+    this.records.set(id, stored);
+    this.changed(id);
+    return Promise.resolve(stored);
+  }
+
+  list(
+    owner: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
+    this.sweep();
+    const mine = [...this.records.values()]
+      .filter((record) => record.owner === owner)
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+    let start = 0;
+    if (cursor !== undefined) {
+      const after = decodeCursor(cursor);
+      if (after === undefined) return Promise.reject(new RangeError('Malformed cursor'));
+      const index = mine.findIndex((record) => record.id === after);
+      if (index < 0) return Promise.reject(new RangeError('Unknown or expired cursor'));
+      start = index + 1;
+    }
+    const tasks = mine.slice(start, start + limit);
+    const last = tasks.at(-1);
+    return Promise.resolve(
+      start + limit < mine.length && last !== undefined
+        ? { tasks, nextCursor: encodeCursor(last.id) }
+        : { tasks },
+    );
+  }
+
+  delete(id: string): Promise<boolean> {
+    const had = this.records.delete(id);
+    if (had) this.changed(id);
+    if (this.records.size === 0) this.disarmSweeper();
+    return Promise.resolve(had);
+  }
+
+  watch(listener: (id: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  close(): Promise<void> {
+    this.disarmSweeper();
+    this.listeners.clear();
+    return Promise.resolve();
+  }
+
+  /** The record unless it expired (then it is dropped now). */
+  private live(id: string): TaskRecord | undefined {
+    const record = this.records.get(id);
+    if (record === undefined || !expired(record, this.now())) return record;
+    this.records.delete(id);
+    return undefined;
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [id, record] of this.records) if (expired(record, now)) this.records.delete(id);
+    if (this.records.size === 0) this.disarmSweeper();
+  }
+
+  private armSweeper(): void {
+    if (this.sweeper !== undefined) return;
+    this.sweeper = setInterval(() => this.sweep(), this.sweepMs);
+    // Records are data, not work: they never keep the process alive.
+    this.sweeper.unref?.();
+  }
+
+  private disarmSweeper(): void {
+    if (this.sweeper !== undefined) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
+  /** Listeners run at once, so the runner sees an answer before the `answer` call returns. */
+  private changed(id: string): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(id);
+      } catch {
+        // A listener's failure is its own; the store's operation succeeded.
+      }
+    }
+  }
+}
+
+// Opaque to clients: the id of the last task of a page, base64url-wrapped with a version tag.
+function encodeCursor(id: string): string {
+  return toBase64Url(utf8(`v1:${id}`));
+}
+
+function decodeCursor(cursor: string): string | undefined {
+  const bytes = fromBase64Url(cursor);
+  const text = bytes === undefined ? '' : fromUtf8(bytes);
+  return text.startsWith('v1:') ? text.slice(3) : undefined;
+}

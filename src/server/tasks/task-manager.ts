@@ -1,0 +1,303 @@
+/**
+ * The tasks of one McpServer: creates records, runs their work on this process, renews the lease
+ * of each running task, stores exactly one outcome, and reads, answers and cancels tasks for
+ * their owner. Era-neutral: the era's `TaskWire` shapes what goes on the wire.
+ */
+import { ErrorCode, McpError } from '../../core/errors.js';
+import type { JsonObject } from '../../core/jsonrpc.js';
+import type { InputChannel } from '../input-channel.js';
+import { InMemoryTaskStore, isTerminal } from './memory-task-store.js';
+import { TaskChannel } from './task-channel.js';
+import { withLeaseRule } from './task-lease.js';
+import {
+  resolveTaskLimits,
+  taskNotFound,
+  tooManyTasks,
+  type TaskLimits,
+  type TaskOptions,
+} from './task-options.js';
+import type { TaskPatch, TaskRecord, TaskStore } from './task-store.js';
+
+/** The reason a task's signal aborts with on `tasks/cancel`. */
+export class TaskCancelledError extends Error {
+  override name = 'TaskCancelledError';
+}
+
+/** The reason a task's signal aborts with when the server closes. */
+export class TaskShutdownError extends Error {
+  override name = 'TaskShutdownError';
+}
+
+const SHUTDOWN_MESSAGE = 'The server shut down before the task finished';
+
+/**
+ * What a task's work gets: its channel and signal.
+ *
+ * @example
+ * tasks.launch(record, undefined, ({ channel, signal }) => work(channel, signal));
+ */
+export interface TaskRun {
+  readonly id: string;
+  readonly signal: AbortSignal;
+  readonly channel: TaskChannel;
+  /** Show `message` as the task's `statusMessage`. */
+  progress(message: string): void;
+}
+
+interface Running {
+  readonly controller: AbortController;
+  readonly channel: TaskChannel;
+  lease: ReturnType<typeof setInterval> | undefined;
+}
+
+/** 128 random bits, base64url: the id is also the capability to reach the task. */
+function newTaskId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
+ * The task manager of one server.
+ *
+ * @example
+ * const tasks = new TaskManager({ maxPerOwner: 10 });
+ * const record = await tasks.create('anonymous', 'tools/call', 'modern');
+ */
+export class TaskManager {
+  readonly limits: TaskLimits;
+  readonly store: TaskStore;
+  private readonly ownsStore: boolean;
+  private readonly running = new Map<string, Running>();
+  private unwatch: (() => void) | undefined;
+  private closed = false;
+  private readonly runner = newTaskId();
+
+  constructor(
+    options: TaskOptions = {},
+    /** Told of failures no client can see (a store that fails while storing an outcome). */
+    private readonly report: (error: unknown) => void = () => undefined,
+  ) {
+    this.limits = resolveTaskLimits(options);
+    this.ownsStore = options.store === undefined;
+    this.store = options.store ?? new InMemoryTaskStore();
+  }
+
+  /** Create a `working` record for `owner` (`-32010` past a bound); it resolves before it returns. */
+  async create(owner: string, method: string, format: TaskRecord['format']): Promise<TaskRecord> {
+    if (this.closed) throw new McpError(ErrorCode.InternalError, 'The server is closing');
+    const { maxPerOwner, maxTotal, defaultTtlMs, pollIntervalMs, leaseMs } = this.limits;
+    const made = await this.store.create(
+      {
+        id: newTaskId(),
+        owner,
+        method,
+        format,
+        status: 'working',
+        ttlMs: defaultTtlMs,
+        pollIntervalMs,
+        runner: this.runner,
+        leaseUntil: Date.now() + leaseMs,
+      },
+      { maxPerOwner, maxTotal },
+    );
+    if (made === 'owner-limit') throw tooManyTasks('maxPerOwner', maxPerOwner);
+    if (made === 'total-limit') throw tooManyTasks('maxTotal', maxTotal);
+    return made;
+  }
+
+  /**
+   * Run `work` for `record` on this process: the lease is renewed while it runs and its outcome is
+   * stored once (a result, or `failed` for an McpError or anything else thrown). `prelude` is the
+   * request's channel for `beforeTask` questions until {@link TaskChannel.endPrelude}.
+   */
+  launch(
+    record: TaskRecord,
+    prelude: InputChannel | undefined,
+    work: (run: TaskRun) => JsonObject | Promise<JsonObject>,
+  ): TaskRun {
+    const id = record.id;
+    const controller = new AbortController();
+    const channel = new TaskChannel(
+      {
+        publish: async (open) => {
+          // An answer stored since the channel last looked must not bring its question back.
+          const answered = (await this.store.get(id))?.inputResponses ?? {};
+          const still = Object.fromEntries(
+            Object.entries(open).filter(([key]) => !Object.hasOwn(answered, key)),
+          );
+          if (Object.keys(still).length > 0)
+            await this.store.update(id, { status: 'input_required', inputRequests: still });
+        },
+        fail: (error) => void this.finish(id, { error: error.toJSON() }),
+      },
+      controller.signal,
+      prelude,
+    );
+    const entry: Running = { controller, channel, lease: undefined };
+    this.running.set(id, entry);
+    this.watchStore();
+    const { leaseMs } = this.limits;
+    entry.lease = setInterval(
+      () => {
+        void this.store.update(id, { leaseUntil: Date.now() + leaseMs }).catch(this.report);
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    // The lease is bookkeeping: it must never keep a process alive.
+    entry.lease.unref?.();
+    const run: TaskRun = {
+      id,
+      signal: controller.signal,
+      channel,
+      progress: (message) => void this.store.update(id, { statusMessage: message }).catch(this.report),
+    };
+    void Promise.resolve()
+      .then(() => work(run))
+      .then(
+        (result) => this.finish(id, { result }),
+        (error: unknown) => this.finish(id, { error: toTaskError(error) }),
+      );
+    return run;
+  }
+
+  /** The owner's task (`-32602` when there is none, it expired, or it is someone else's). */
+  async get(id: string, owner: string): Promise<TaskRecord> {
+    const record = await this.store.get(id);
+    if (record === undefined || record.owner !== owner) throw taskNotFound(id);
+    const { view, patch } = withLeaseRule(record, Date.now());
+    if (patch !== undefined) await this.store.update(id, patch);
+    return view;
+  }
+
+  /** Record answers to open questions (others are ignored); applied before this resolves. */
+  async answer(
+    id: string,
+    owner: string,
+    responses: Readonly<Record<string, JsonObject>>,
+  ): Promise<TaskRecord> {
+    await this.get(id, owner);
+    const record = await this.store.answer(id, responses);
+    if (record === undefined) throw taskNotFound(id);
+    return record;
+  }
+
+  /**
+   * Cancel the owner's task: `cancelled` is stored first (a terminal task stays as it is), then
+   * the work's signal aborts so its `finally` blocks run. Resolves with the record after.
+   */
+  async cancel(id: string, owner: string): Promise<TaskRecord> {
+    const before = await this.get(id, owner);
+    if (isTerminal(before.status)) return before;
+    const after = await this.store.update(id, {
+      status: 'cancelled',
+      statusMessage: 'Cancelled by the client',
+      inputRequests: undefined,
+    });
+    this.stop(id, new TaskCancelledError('The task was cancelled'));
+    return after ?? before;
+  }
+
+  /**
+   * Stop every task running here: each is stored `failed` ("the server shut down") and its work
+   * aborted; timers and the store's listener go. A store the manager made itself is closed.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const ids = [...this.running.keys()];
+    await Promise.all(
+      ids.map((id) =>
+        this.store
+          .update(id, {
+            status: 'failed',
+            statusMessage: SHUTDOWN_MESSAGE,
+            error: { code: ErrorCode.InternalError, message: SHUTDOWN_MESSAGE },
+            inputRequests: undefined,
+          })
+          .catch(this.report),
+      ),
+    );
+    for (const id of ids) this.stop(id, new TaskShutdownError(SHUTDOWN_MESSAGE));
+    this.unwatch?.();
+    this.unwatch = undefined;
+    if (this.ownsStore) await this.store.close();
+  }
+
+  /** Drop a task no client was told about (its work stops with `reason`). */
+  async discard(id: string, reason: unknown): Promise<void> {
+    this.stop(id, reason instanceof Error ? reason : new TaskCancelledError('The task was dropped'));
+    await this.store.delete(id).catch(this.report);
+  }
+
+  /** How many tasks run on this process now. */
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  /** Store the outcome once (the store keeps a terminal record as it is) and release the run. */
+  private async finish(
+    id: string,
+    outcome: { result: JsonObject } | { error: { code: number; message: string; data?: unknown } },
+  ): Promise<void> {
+    if (!this.running.has(id)) return;
+    let patch: TaskPatch;
+    if ('result' in outcome) {
+      const bytes = byteLength(JSON.stringify(outcome.result));
+      const cap = this.limits.maxResultBytes;
+      patch =
+        bytes > cap
+          ? failedPatch({
+              code: ErrorCode.InternalError,
+              message: `The task's result is ${bytes} bytes, over the server's cap (tasks.maxResultBytes = ${cap})`,
+            })
+          : { status: 'completed', result: outcome.result, inputRequests: undefined };
+    } else patch = failedPatch(outcome.error);
+    // Released first: the work is over whatever the store says.
+    this.stop(id, undefined);
+    await this.store.update(id, patch).catch(this.report);
+  }
+
+  private stop(id: string, reason: Error | undefined): void {
+    const entry = this.running.get(id);
+    if (entry === undefined) return;
+    this.running.delete(id);
+    if (entry.lease !== undefined) clearInterval(entry.lease);
+    if (reason !== undefined) entry.controller.abort(reason);
+    if (this.running.size === 0) {
+      this.unwatch?.();
+      this.unwatch = undefined;
+    }
+  }
+
+  /** Answers may arrive through any process: the store tells us, and the channel resolves. */
+  private watchStore(): void {
+    if (this.unwatch !== undefined) return;
+    this.unwatch = this.store.watch((id) => {
+      const entry = this.running.get(id);
+      if (entry === undefined) return;
+      void this.store.get(id).then((record) => {
+        if (record === undefined) return;
+        entry.channel.sawRecord(record);
+        // Cancelled elsewhere (another process): stop the work here too.
+        if (record.status === 'cancelled') this.stop(id, new TaskCancelledError('The task was cancelled'));
+      }, this.report);
+    });
+  }
+}
+
+function failedPatch(error: { code: number; message: string; data?: unknown }): TaskPatch {
+  return { status: 'failed', statusMessage: error.message, error, inputRequests: undefined };
+}
+
+/** The `error` of a failed task: an McpError as it is, anything else as `-32603` with its message. */
+function toTaskError(error: unknown): { code: number; message: string; data?: unknown } {
+  if (error instanceof McpError) return error.toJSON();
+  const message = error instanceof Error && error.message !== '' ? error.message : 'The task failed';
+  return { code: ErrorCode.InternalError, message };
+}

@@ -1,0 +1,65 @@
+/**
+ * What differs per protocol era for tasks, behind one interface: whether a `tools/call` becomes a
+ * task, who owns it, how a task looks on the wire and which `tasks/*` methods exist. Each era's
+ * `HandlerRequest` carries one (`request.tasks`); the task manager and the registries never ask
+ * which era they serve. 2026-07-28 (the tasks extension): modern/tasks-wire.ts. 2025-11-25: none
+ * yet ({@link NO_TASK_WIRE}).
+ */
+import type { RequestContext } from '../../core/engine/request-context.js';
+import type { JsonObject } from '../../core/jsonrpc.js';
+import type { ToolExecution } from '../../core/types/tools.js';
+import { methodNotFound } from '../method-not-found.js';
+import type { TaskManager } from './task-manager.js';
+import type { TaskRecord } from './task-store.js';
+
+/**
+ * A tool's `execution.taskSupport` (absent = `forbidden`).
+ *
+ * @example
+ * const support: TaskSupport = 'optional';
+ */
+export type TaskSupport = NonNullable<ToolExecution['taskSupport']>;
+
+/**
+ * One era's task wire, for one request.
+ *
+ * @example
+ * if (request.tasks.mode('optional', 'slow') === 'task') return startToolTask(...);
+ */
+export interface TaskWire {
+  /** The record's `format`. */
+  readonly format: TaskRecord['format'];
+  /**
+   * How a call of a tool with `support` runs for this request: `task`, or `direct` (the usual
+   * answer). Throws the era's refusal when the tool needs a task the request cannot take.
+   */
+  mode(support: TaskSupport, tool: string): 'task' | 'direct';
+  /** Who owns a task this request starts or reads (principal, session, or `anonymous`). */
+  owner(ctx: Pick<RequestContext, 'info' | 'sessionId'>): string;
+  /** The answer to the request that started `record`. */
+  created(record: TaskRecord): JsonObject;
+  /** Serve a `tasks/*` request; `-32601` for a method the era does not have. */
+  serve(
+    method: string,
+    params: JsonObject,
+    ctx: Pick<RequestContext, 'info' | 'sessionId'>,
+    tasks: TaskManager,
+  ): Promise<JsonObject>;
+}
+
+/**
+ * An era without tasks (the legacy era until its 2025-11-25 format lands): every call is direct,
+ * `tasks/*` do not exist.
+ *
+ * @example
+ * NO_TASK_WIRE.mode('required', 'render'); // 'direct'
+ */
+export const NO_TASK_WIRE: TaskWire = Object.freeze({
+  format: 'legacy' as const,
+  mode: () => 'direct' as const,
+  owner: () => 'anonymous',
+  created: (): JsonObject => {
+    throw methodNotFound('tasks');
+  },
+  serve: (method: string): Promise<JsonObject> => Promise.reject(methodNotFound(method)),
+});
