@@ -4,8 +4,8 @@
  * answer of the wrong shape.
  */
 import { afterEach, expect, test } from 'vitest';
-import { ErrorCode } from '../../src/core/errors.js';
-import type { McpServer, McpServerOptions } from '../../src/server/mcp-server.js';
+import { ErrorCode } from 'keel-mcp/core';
+import type { McpServer, McpServerOptions } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { callTask, connectRaw, newServer, tasks, terminal, waitForTask, type Raw } from './support.js';
 

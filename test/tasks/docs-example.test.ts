@@ -3,7 +3,7 @@
  * its question shows as `input_required`, the answer resumes it, the result is stored.
  */
 import { afterEach, expect, test } from 'vitest';
-import type { McpServer } from '../../src/server/mcp-server.js';
+import type { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { tasksServer } from '../docs/snippets/server-tasks.js';
 import { callTask, connectRaw, tasks, terminal, waitForTask, type Raw } from './support.js';

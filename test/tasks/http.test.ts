@@ -4,10 +4,9 @@
  * one request is read and cancelled by later ones (no session ties them).
  */
 import { afterEach, expect, test } from 'vitest';
-import { serveHttp, type HttpServing } from '../../src/adapters/node/index.js';
-import { ErrorCode } from '../../src/core/errors.js';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import type { McpServer } from '../../src/server/mcp-server.js';
+import { serveHttp, type HttpServing } from 'keel-mcp/node';
+import { ErrorCode, type JsonObject } from 'keel-mcp/core';
+import type { McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { post } from '../http-server/support/harness.js';
 import { EXT, newServer } from './support.js';

@@ -6,9 +6,8 @@
  */
 import fc from 'fast-check';
 import { afterEach, expect, test } from 'vitest';
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import type { McpServer } from '../../src/server/mcp-server.js';
-import { InMemoryTaskStore } from '../../src/server/tasks/memory-task-store.js';
+import type { JsonObject } from 'keel-mcp/core';
+import { InMemoryTaskStore, type McpServer } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTask, connectRaw, newServer, tasks, terminal, waitForTask, type Raw } from './support.js';
 

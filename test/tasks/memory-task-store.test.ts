@@ -5,9 +5,8 @@
  * and no timer outlives `close` (or an empty store).
  */
 import { expect, test } from 'vitest';
-import { InMemoryTaskStore } from '../../src/server/tasks/memory-task-store.js';
+import { InMemoryTaskStore, type NewTask } from 'keel-mcp/server';
 import { withLeaseRule } from '../../src/server/tasks/task-lease.js';
-import type { NewTask } from '../../src/server/tasks/task-store.js';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -2,8 +2,8 @@
  * A McpServer with task tools, reached by raw 2026-07-28 requests over the memory transport
  * (test/modern/harness.ts): the tests write the `_meta` and the tasks extension themselves.
  */
-import type { JsonObject } from '../../src/core/jsonrpc.js';
-import { McpServer, type McpServerOptions } from '../../src/server/mcp-server.js';
+import type { JsonObject } from 'keel-mcp/core';
+import { McpServer, type McpServerOptions } from 'keel-mcp/server';
 import { connectRaw, type Raw } from '../modern/harness.js';
 
 export const EXT = 'io.modelcontextprotocol/tasks';

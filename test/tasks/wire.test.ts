@@ -3,10 +3,8 @@
  * flat CreateTaskResult, DetailedTask by status, the empty acks, the gating and removed methods.
  */
 import { afterEach, expect, test } from 'vitest';
-import { ErrorCode } from '../../src/core/errors.js';
-import type { McpServer } from '../../src/server/mcp-server.js';
-import { toolError } from '../../src/server/tool-call.js';
-import { McpError } from '../../src/core/errors.js';
+import { ErrorCode, McpError } from 'keel-mcp/core';
+import { toolError, type McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { callTask, connectRaw, EXT, newServer, tasks, terminal, waitForTask, type Raw } from './support.js';
 

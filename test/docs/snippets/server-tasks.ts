@@ -4,7 +4,7 @@
  * test/tasks/docs-example.test.ts runs the function.
  */
 import { z } from 'zod';
-import { McpServer } from '../../../src/server/index.js';
+import { McpServer } from 'keel-mcp/server';
 
 /** Stand-in for the user's slow work. */
 export const renderVideo = async (scene: string, signal: AbortSignal): Promise<string> => {
