@@ -82,12 +82,10 @@ export type NewTask = Omit<TaskRecord, 'createdAt' | 'lastUpdatedAt'>;
  * @example
  * await store.update(id, { status: 'completed', result, inputRequests: undefined });
  */
-export type TaskPatch = Partial<
-  Pick<
-    TaskRecord,
-    'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'runner' | 'leaseUntil'
-  >
->;
+export type TaskPatch = {
+  [K in 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'runner' | 'leaseUntil']?:
+    TaskRecord[K] | undefined;
+};
 
 /**
  * What `create` decided: the record, or which bound refused it.
