@@ -24,13 +24,15 @@ describe.skipIf(!redisAvailable())('RedisTaskStore', () => {
   describeTaskStoreContract('RedisTaskStore', async () => {
     run += 1;
     const namespace = `tasks-${run}`;
-    const clients: ReturnType<typeof createClient>[] = [];
-    const open = async () => {
-      const client = createClient({
+    const connect = () =>
+      createClient({
         url: redis.url,
         disableOfflineQueue: true,
         commandOptions: { timeout: 0 },
       });
+    const clients: ReturnType<typeof connect>[] = [];
+    const open = async () => {
+      const client = connect();
       client.on('error', () => undefined);
       await client.connect();
       clients.push(client);
