@@ -12,3 +12,5 @@ export type { RedisEventStoreClient, RedisEventStoreOptions } from './event-stor
 export type { RedisScriptClient } from './script.js';
 export { RedisSessionStore } from './session-store.js';
 export type { RedisSessionClient, RedisSessionStoreOptions } from './session-store.js';
+export { RedisTaskStore } from './task-store.js';
+export type { RedisTaskClient, RedisTaskStoreOptions } from './task-store.js';

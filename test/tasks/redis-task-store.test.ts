@@ -1,0 +1,64 @@
+/** RedisTaskStore against the TaskStore contract, on a throwaway redis-server (issue 25). */
+import { createClient } from '@redis/client';
+import { afterAll, beforeAll } from 'vitest';
+import { RedisTaskStore } from '../../src/adapters/redis/index.js';
+import { useProcessGuard } from '../helpers/guard.js';
+import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
+import { describeTaskStoreContract } from './store-contract.js';
+import { describe } from 'vitest';
+
+useProcessGuard();
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!redisAvailable())('RedisTaskStore', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+  let run = 0;
+
+  describeTaskStoreContract('RedisTaskStore', async () => {
+    run += 1;
+    const namespace = `tasks-${run}`;
+    const connect = () =>
+      createClient({
+        url: redis.url,
+        disableOfflineQueue: true,
+        commandOptions: { timeout: 0 },
+      });
+    const clients: ReturnType<typeof connect>[] = [];
+    const open = async () => {
+      const client = connect();
+      client.on('error', () => undefined);
+      await client.connect();
+      clients.push(client);
+      return new RedisTaskStore({ client, namespace });
+    };
+    const store = await open();
+    return {
+      store,
+      advance: sleep,
+      peer: open,
+      keys: async () => {
+        const client = clients[0]!;
+        const found: string[] = [];
+        for await (const batch of client.scanIterator({ MATCH: `keel:${namespace}:*` }))
+          found.push(...(Array.isArray(batch) ? batch : [batch]));
+        return found;
+      },
+      close: async () => {
+        await store.close();
+        const client = clients[0]!;
+        for await (const batch of client.scanIterator({ MATCH: `keel:${namespace}:*` })) {
+          const keys = Array.isArray(batch) ? batch : [batch];
+          if (keys.length > 0) await client.del(keys);
+        }
+        for (const c of clients) c.destroy();
+      },
+    };
+  });
+});
