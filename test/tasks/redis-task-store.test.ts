@@ -1,7 +1,7 @@
 /** RedisTaskStore against the TaskStore contract, on a throwaway redis-server (issue 25). */
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll } from 'vitest';
-import { RedisTaskStore } from '../../src/adapters/redis/index.js';
+import { RedisTaskStore } from 'keel-mcp/redis';
 import { useProcessGuard } from '../helpers/guard.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { describeTaskStoreContract } from './store-contract.js';

@@ -15,7 +15,7 @@
  * for the leak check after expiry. `close()` releases the fixture.
  */
 import { describe, expect, it } from 'vitest';
-import type { NewTask, TaskRecord, TaskStore } from '../../src/server/tasks/task-store.js';
+import type { NewTask, TaskRecord, TaskStore } from 'keel-mcp/server';
 import { within } from '../helpers/guard.js';
 
 export interface TaskStoreFixture {

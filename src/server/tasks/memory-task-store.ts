@@ -49,7 +49,14 @@ export interface InMemoryTaskStoreOptions {
   sweepMs?: number;
   /** The clock (tests). Default `Date.now`. */
   now?: () => number;
+  /**
+   * Largest record kept, in bytes of its JSON (results and questions included); a bigger one is
+   * refused with a `RangeError` naming the task, as by the Redis store. Default 2 MiB.
+   */
+  maxRecordBytes?: number;
 }
+
+const UTF8 = new TextEncoder();
 
 /**
  * Task records of one process. The default store of `McpServer` (`tasks.store`).
@@ -63,10 +70,12 @@ export class InMemoryTaskStore implements TaskStore {
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly sweepMs: number;
   private readonly now: () => number;
+  private readonly maxBytes: number;
 
   constructor(options: InMemoryTaskStoreOptions = {}) {
     this.sweepMs = options.sweepMs ?? 60_000;
     this.now = options.now ?? Date.now;
+    this.maxBytes = options.maxRecordBytes ?? 2 * 1024 * 1024;
   }
 
   create(task: NewTask, limits: { maxPerOwner: number; maxTotal: number }): Promise<TaskCreateResult> {
@@ -77,6 +86,8 @@ export class InMemoryTaskStore implements TaskStore {
     if (owned >= limits.maxPerOwner) return Promise.resolve('owner-limit');
     const at = this.now();
     const record: TaskRecord = { ...task, createdAt: at, lastUpdatedAt: at };
+    const refused = this.oversize(record);
+    if (refused) return Promise.reject(refused);
     this.records.set(task.id, record);
     this.armSweeper();
     this.changed(task.id);
@@ -97,6 +108,8 @@ export class InMemoryTaskStore implements TaskStore {
     }
     next.lastUpdatedAt = this.now();
     const stored = next as unknown as TaskRecord;
+    const refused = this.oversize(stored);
+    if (refused) return Promise.reject(refused);
     this.records.set(id, stored);
     this.changed(id);
     return Promise.resolve(stored);
@@ -124,6 +137,8 @@ export class InMemoryTaskStore implements TaskStore {
       lastUpdatedAt: this.now(),
     };
     if (!left) delete (stored as { inputRequests?: unknown }).inputRequests;
+    const refused = this.oversize(stored);
+    if (refused) return Promise.reject(refused);
     this.records.set(id, stored);
     this.changed(id);
     return Promise.resolve(stored);
@@ -171,6 +186,15 @@ export class InMemoryTaskStore implements TaskStore {
     this.disarmSweeper();
     this.listeners.clear();
     return Promise.resolve();
+  }
+
+  /** The error for a record over the byte cap (the record is then not stored). */
+  private oversize(record: TaskRecord): RangeError | undefined {
+    const bytes = UTF8.encode(JSON.stringify(record)).length;
+    if (bytes <= this.maxBytes) return undefined;
+    return new RangeError(
+      `Task ${record.id}: the record is ${bytes} bytes, over the store's cap of ${this.maxBytes} (maxRecordBytes)`,
+    );
   }
 
   /** The record unless it expired (then it is dropped now). */
