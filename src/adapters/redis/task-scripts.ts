@@ -44,6 +44,16 @@ local function write(key, before, after)
   if #set > 0 then redis.call('HSET', key, unpack(set)) end
 end
 local function reply(key) return redis.call('HGETALL', key) end
+-- Write a record, set its expiry, keep both indexes and tell the other processes.
+local function store(key, before, f, ownerIndex, allIndex, channel, now)
+  write(key, before, f)
+  local e = expiryOf(f)
+  redis.call('PEXPIREAT', key, e)
+  index(ownerIndex, f.id, e, now)
+  index(allIndex, f.id, e, now)
+  redis.call('PUBLISH', channel, f.id)
+  return reply(key)
+end
 `;
 
 /**
@@ -65,13 +75,7 @@ for i = 8, #ARGV, 2 do f[ARGV[i]] = ARGV[i + 1] end
 f.createdAt = ARGV[1]
 f.lastUpdatedAt = ARGV[1]
 if sizeOf(f) > tonumber(ARGV[2]) then return 'too-large' end
-write(key, {}, f)
-local e = expiryOf(f)
-redis.call('PEXPIREAT', key, e)
-index(ownerIndex, f.id, e, now)
-index(allIndex, f.id, e, now)
-redis.call('PUBLISH', ARGV[5], f.id)
-return reply(key)
+return store(key, {}, f, ownerIndex, allIndex, ARGV[5], now)
 `;
 
 /**
@@ -97,13 +101,7 @@ for i = 6, #ARGV, 3 do
 end
 f.lastUpdatedAt = ARGV[1]
 if sizeOf(f) > tonumber(ARGV[2]) then return 'too-large' end
-write(key, before, f)
-local e = expiryOf(f)
-redis.call('PEXPIREAT', key, e)
-index(ARGV[3] .. f.owner .. '}', f.id, e, now)
-index(ARGV[4], f.id, e, now)
-redis.call('PUBLISH', ARGV[5], f.id)
-return reply(key)
+return store(key, before, f, ARGV[3] .. f.owner .. '}', ARGV[4], ARGV[5], now)
 `;
 
 /**
