@@ -21,20 +21,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { baselineSetup, prepareBaseline, removeBaseline } from '../../bench/lib/baseline.mjs';
 import { writeReport } from '../../bench/lib/report.mjs';
 import { benchSetups } from '../../bench/lib/setups.mjs';
+import { TEST_RUN_INFO } from './run-info.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-const info = {
-  model: 'test CPU',
-  memTotal: 1024 ** 3,
-  cores: 2,
-  node: 'v20',
-  reps: 2,
-  scale: 1,
-  durationS: 60,
-  date: '2026-01-01T00:00:00.000Z',
-  loads: [],
-};
+const info = TEST_RUN_INFO;
 
 /** The row of the markdown table line starting with `| first`, as trimmed cells. */
 function rowOf(markdown: string, first: string): string[] | undefined {

@@ -14,6 +14,7 @@ import { HttpServerProcess } from '../../bench/lib/http-server-process.mjs';
 import { writeReport } from '../../bench/lib/report.mjs';
 import { benchSetups } from '../../bench/lib/setups.mjs';
 import { useProcessGuard, within } from '../helpers/guard.js';
+import { TEST_RUN_INFO } from './run-info.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 // The Node setups with sessions (Bun and Deno need their runtime; runtime-setups.test.ts covers them).
@@ -51,17 +52,7 @@ describe('bench: one session, 64 calls in flight', () => {
     dir = mkdtempSync(join(tmpdir(), 'keel-bench-one-session-'));
     const out = join(dir, 'report.md');
     await writeReport(out, {
-      info: {
-        model: 'test CPU',
-        memTotal: 1024 ** 3,
-        cores: 2,
-        node: 'v20',
-        reps: 2,
-        scale: 1,
-        durationS: 60,
-        date: '2026-01-01T00:00:00.000Z',
-        loads: [],
-      },
+      info: TEST_RUN_INFO,
       servers,
       entries,
       results: { 'http.one64.cpu': { keel: [36, 30], keelZod: [44, 44], bare: [24, 25] } },

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeReport } from '../../bench/lib/report.mjs';
 import { benchSetups } from '../../bench/lib/setups.mjs';
+import { TEST_RUN_INFO } from './run-info.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -79,17 +80,7 @@ describe('bench setups and report', () => {
       bare: [30, 22],
     };
     await writeReport(out, {
-      info: {
-        model: 'test CPU',
-        memTotal: 1024 ** 3,
-        cores: 2,
-        node: 'v20',
-        reps: 2,
-        scale: 1,
-        durationS: 60,
-        date: '2026-01-01T00:00:00.000Z',
-        loads: [],
-      },
+      info: TEST_RUN_INFO,
       servers,
       entries,
       // Over stdio only the default SDK setups exist: the comparison falls back to them.
@@ -155,17 +146,7 @@ describe('bench setups and report', () => {
     dir = mkdtempSync(join(tmpdir(), 'keel-bench-report-'));
     const out = join(dir, 'report.md');
     await writeReport(out, {
-      info: {
-        model: 'test CPU',
-        memTotal: 1024 ** 3,
-        cores: 2,
-        node: 'v20',
-        reps: 2,
-        scale: 1,
-        durationS: 60,
-        date: '2026-01-01T00:00:00.000Z',
-        loads: [],
-      },
+      info: TEST_RUN_INFO,
       servers,
       entries,
       results: {
@@ -246,17 +227,7 @@ describe('bench setups and report', () => {
     const label = (key: string): string => servers.find((s) => s.key === key)!.label;
     const reason = 'could not install @deno/linux-x64-glibc@2.9.6 (npm exited with 1); npm said:';
     await writeReport(out, {
-      info: {
-        model: 'test CPU',
-        memTotal: 1024 ** 3,
-        cores: 2,
-        node: 'v20',
-        reps: 2,
-        scale: 1,
-        durationS: 60,
-        date: '2026-01-01T00:00:00.000Z',
-        loads: [],
-      },
+      info: TEST_RUN_INFO,
       servers,
       entries,
       results: {
@@ -322,17 +293,7 @@ describe('bench setups and report', () => {
     const out = join(dir, 'report.md');
     const label = (key: string): string => servers.find((s) => s.key === key)!.label;
     await writeReport(out, {
-      info: {
-        model: 'test CPU',
-        memTotal: 1024 ** 3,
-        cores: 2,
-        node: 'v20',
-        reps: 2,
-        scale: 1,
-        durationS: 60,
-        date: '2026-01-01T00:00:00.000Z',
-        loads: [],
-      },
+      info: TEST_RUN_INFO,
       servers,
       entries,
       // Deno ÷ Keel: 66/30 = 2.2 and 66/33 = 2.0, median 2.10×.
