@@ -37,11 +37,20 @@ export interface ChannelServices {
 /**
  * A handler body run by {@link HandlerRequest.run}: `channel` is the back-channel a 2026-07-28
  * request's context must use (undefined in the legacy era: the context sends nested requests).
+ * The rest are the arguments {@link HandlerRequest.run} got, handed back so that a body can be
+ * made once per method rather than as a closure per call (the legacy hot path allocates nothing
+ * for it). `S` is the session type of the caller (this file cannot import `ServerSession`).
  *
  * @example
- * const body: HandlerBody = (channel) => ({ content: [], structuredContent: { rounds: channel ? 1 : 0 } });
+ * const body: HandlerBody<unknown> = (channel) => ({ content: [], structuredContent: { rounds: channel ? 1 : 0 } });
  */
-export type HandlerBody = (channel: InputChannel | undefined) => JsonObject | Promise<JsonObject>;
+export type HandlerBody<S> = (
+  channel: InputChannel | undefined,
+  params: JsonObject,
+  ctx: RequestContext,
+  session: S,
+  request: HandlerRequest,
+) => JsonObject | Promise<JsonObject>;
 
 /**
  * The fourth argument of every low-level request handler: the request's client facts, as its era
@@ -101,10 +110,11 @@ export interface HandlerRequest {
    * when the body is); 2026-07-28, under input rounds, so the answer may be an `input_required`
    * round the channel decided.
    */
-  run(
+  run<S>(
     ctx: RequestContext,
     params: JsonObject,
     services: ChannelServices,
-    body: HandlerBody,
+    session: S,
+    body: HandlerBody<S>,
   ): JsonObject | Promise<JsonObject>;
 }

@@ -29,7 +29,7 @@ import type {
   TemplateOptions,
   TemplateReader,
 } from './resource-types.js';
-import type { HandlerRequest } from './handler-request.js';
+import type { HandlerBody, HandlerRequest } from './handler-request.js';
 import { inputRoundsFactory, type ModernChannelFactory } from './modern/back-channel.js';
 import { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-rounds.js';
 import type { SwallowedInputRoundError } from './modern/mrtr-errors.js';
@@ -406,6 +406,9 @@ export class McpServer implements Connectable {
 
   private installHandlers(): void {
     const on = (method: string, capability: keyof ServerCapabilities, run: Method): void => {
+      // Made once per method: a call allocates no closure for it (see HandlerBody).
+      const body: HandlerBody<ServerSession> = (channel, params, ctx, session, request) =>
+        run(params, new ToolContext(ctx, session, this, request, channel), session);
       const handler = (
         params: JsonObject,
         ctx: RequestContext,
@@ -414,9 +417,7 @@ export class McpServer implements Connectable {
       ) => {
         if (this.server.capabilities[capability] === undefined) throw methodNotFound(method);
         // The request's era runs the body with its back-channel (a nested request, or input rounds).
-        return request.run(ctx, params, this, (channel) =>
-          run(params, new ToolContext(ctx, session, this, request, channel), session),
-        );
+        return request.run(ctx, params, this, session, body);
       };
       this.server.setRequestHandler(method, markSelfReporting(handler));
     };

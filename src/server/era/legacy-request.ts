@@ -25,12 +25,22 @@ import { NO_TASK_WIRE, type TaskWire } from '../tasks/task-wire.js';
  * request.protocolVersion; // what initialize negotiated
  */
 export class LegacyRequest implements HandlerRequest {
-  readonly era = 'legacy' as const;
-  readonly elicitationComplete = true;
-  /** Tasks in the 2025-11-25 format are not served yet: every call runs directly. */
-  readonly tasks: TaskWire = NO_TASK_WIRE;
-
+  // Getters, not fields: the one field keeps the object small where it is made per request
+  // (stateless HTTP: one session per request).
   private constructor(private readonly serverSession: ServerSession) {}
+
+  get era(): 'legacy' {
+    return 'legacy';
+  }
+
+  get elicitationComplete(): boolean {
+    return true;
+  }
+
+  /** Tasks in the 2025-11-25 format are not served yet: every call runs directly. */
+  get tasks(): TaskWire {
+    return NO_TASK_WIRE;
+  }
 
   /** The session's one object (see {@link ServerSession.legacyRequest}). */
   static of(session: ServerSession): LegacyRequest {
@@ -74,12 +84,13 @@ export class LegacyRequest implements HandlerRequest {
     return undefined;
   }
 
-  run(
-    _ctx: RequestContext,
-    _params: JsonObject,
+  run<S>(
+    ctx: RequestContext,
+    params: JsonObject,
     _services: ChannelServices,
-    body: HandlerBody,
+    session: S,
+    body: HandlerBody<S>,
   ): JsonObject | Promise<JsonObject> {
-    return body(undefined);
+    return body(undefined, params, ctx, session, this);
   }
 }

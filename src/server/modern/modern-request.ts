@@ -107,14 +107,15 @@ export class ModernRequest implements HandlerRequest {
    * round as soon as the body asked for input it does not have (its signal then aborts and what
    * it does afterwards is discarded; see back-channel.ts for why it is not waited for).
    */
-  async run(
+  async run<S>(
     ctx: RequestContext,
     params: JsonObject,
     services: ChannelServices,
-    body: HandlerBody,
+    session: S,
+    body: HandlerBody<S>,
   ): Promise<JsonObject> {
     const channel = await services.modernChannel(ctx, params);
-    const outcome = await channel.run(() => body(channel));
+    const outcome = await channel.run(() => body(channel, params, ctx, session, this));
     return outcome.type === 'complete' ? outcome.value : outcome.result;
   }
 }
