@@ -160,7 +160,7 @@ export const PHASES = [
       'One round trip is two requests plus a store record: `tools/call echo_task` declaring the tasks extension, answered with a created task (`resultType: "task"`: the record is written to the task store, the tool runs and its result is stored), then `tasks/get` (`Mcp-Name`: the task id), answered with the completed task and its result read back from the store. ' +
       '"÷ plain `echo` call" is the server CPU per round trip over the same setup\'s CPU per plain `echo` call at concurrency 64 (the 2026-07-28 `echo` table), paired per repetition. ' +
       'A task still `working` is polled again at once (at most 16 polls, no wait); `echo_task` ends within its call, so 1.00 poll per round trip means every first `tasks/get` found the result. ' +
-      'The bench servers keep task records 2 s and raise the per-owner and total bounds (`BENCH_TASK_OPTIONS`, bench/servers/keel-tools.ts): the client is one anonymous owner, which the defaults (100 records kept 1 h) would refuse after 100 tasks.',
+      "The bench servers keep task records 2 s and raise the per-owner and total bounds (`BENCH_TASK_OPTIONS`, bench/servers/keel-tools.ts): the client is one anonymous owner, which the defaults (100 records kept 1 h) would refuse after 100 tasks. The store then holds about 2 s of round trips (thousands of records, as a busy server holds up to `maxTotal`), and this figure grows with that number: Keel's in-memory store reads every record it holds when it creates one (expiry sweep, per-owner count).",
     columns: [
       ['round trips/s', 'modern.task64.rate', fmt.rate],
       ['p50, ms', 'modern.task64.p50', fmt.ms],
