@@ -121,6 +121,13 @@ describe('bench: 2026-07-28 rows', () => {
     },
   );
 
+  it('issue 25: the bench server takes past 100 tasks from its one anonymous client (BENCH_TASK_OPTIONS)', async () => {
+    // The default bounds (100 records per owner, kept 1 h) would refuse the 101st with -32010.
+    const client = await start(modernSetups.find((setup) => setup.key === 'keel')!.modern!);
+    for (let i = 0; i < 120; i++) await within(client.taskRoundTrip());
+    expect(client.polls).toBeGreaterThanOrEqual(120);
+  });
+
   it('issue 25: a tasks/get whose Mcp-Name is not the task id is refused, and the round trip fails on it', async () => {
     const client = await start(modernSetups.find((setup) => setup.key === 'keel')!.modern!);
     const taskId = checkTaskCreated(
