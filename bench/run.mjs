@@ -150,7 +150,7 @@ try {
   await interleaved(
     'modern',
     (server) => server.modern,
-    (server) => modernPhase(server.modern),
+    (server) => modernPhase(server.modern, { tasks: server.tasks === true }),
   );
   await interleaved(
     'sessions',

@@ -15,12 +15,13 @@ function status(values, limit) {
 
 /**
  * Rows of the before/after target table: `[target, limit, before, now, now ÷ before, status]`.
- * Targets set against another Keel setup (zod, web) have no baseline counterpart and are left out.
+ * Targets set against another Keel setup (zod, web) have no baseline counterpart and are left out,
+ * as are reference entries on a setup's own figures (`per`).
  */
 export function beforeAfterRows(results) {
   const rows = [];
   for (const target of TARGETS) {
-    if (target.against) continue;
+    if (target.against || target.per) continue;
     const of = (key) => results[target.metric]?.[key];
     // A target neither build was measured for in this run (a partial run) is left out.
     if (!of(BASELINE_KEY)?.length && !of('keel')?.length) continue;

@@ -11,6 +11,7 @@ export const fmt = {
   kb: (v) => (v / 1024).toFixed(2),
   mb: (v) => (v / 1024 / 1024).toFixed(1),
   ratio: (v) => `${v.toFixed(2)}×`,
+  count: (v) => v.toFixed(2),
 };
 
 /** `median (min–max)` of a list, or `—`. */
@@ -39,7 +40,9 @@ export function ratios(metric, a, b) {
 /**
  * The results, one table per measurement: a row per setup that ran it, a column per figure.
  * `[label, metric, format, ratio]`: with `ratio` true the figure is followed by a "÷ bare"
- * column (the setup's figure over the bare limit's, paired per repetition).
+ * column (the setup's figure over the bare limit's, paired per repetition); with `ratio` =
+ * `{ over, label }` by a column `label`: the figure over the same setup's `over` figure, paired
+ * per repetition (`—` where the setup has either figure missing).
  */
 export const PHASES = [
   {
@@ -150,6 +153,28 @@ export const PHASES = [
     ],
   },
   {
+    title:
+      'HTTP, 2026-07-28 — task round trip (`echo_task`: create + `tasks/get` with the result), concurrency 64',
+    note:
+      "Issue 25's cost of a task. Measured for the setups that serve tasks (Keel's, whose servers have the task tool `echo_task`; the official SDKs and the bare script have none, and a baseline build may predate tasks), so there is no ÷ bare. " +
+      'One round trip is two requests plus a store record: `tools/call echo_task` declaring the tasks extension, answered with a created task (`resultType: "task"`: the record is written to the task store, the tool runs and its result is stored), then `tasks/get` (`Mcp-Name`: the task id), answered with the completed task and its result read back from the store. ' +
+      '"÷ plain `echo` call" is the server CPU per round trip over the same setup\'s CPU per plain `echo` call at concurrency 64 (the 2026-07-28 `echo` table), paired per repetition. ' +
+      'A task still `working` is polled again at once (at most 16 polls, no wait); `echo_task` ends within its call, so 1.00 poll per round trip means every first `tasks/get` found the result. ' +
+      "The bench servers keep task records 2 s and raise the per-owner and total bounds (`BENCH_TASK_OPTIONS`, bench/servers/keel-tools.ts): the client is one anonymous owner, which the defaults (100 records kept 1 h) would refuse after 100 tasks. The store then holds about 2 s of round trips (thousands of records, as a busy server holds up to `maxTotal`), and this figure grows with that number: Keel's in-memory store reads every record it holds when it creates one (expiry sweep, per-owner count).",
+    columns: [
+      ['round trips/s', 'modern.task64.rate', fmt.rate],
+      ['p50, ms', 'modern.task64.p50', fmt.ms],
+      ['p99, ms', 'modern.task64.p99', fmt.ms],
+      [
+        'server CPU per round trip (both POSTs), µs',
+        'modern.task64.cpu',
+        fmt.us,
+        { over: 'modern.c64.cpu', label: '÷ plain `echo` call' },
+      ],
+      ['polls per round trip', 'modern.task64.polls', fmt.count],
+    ],
+  },
+  {
     title: 'HTTP with sessions — memory',
     columns: [
       ['RSS per idle initialized session (10,000 sessions, after full GC), KB', 'sessions.bytes', fmt.kb],
@@ -188,6 +213,7 @@ export const CPU_ROWS = [
   ['HTTP stateless c=64', 'stateless.c64.cpu'],
   ['HTTP 2026-07-28 c=64', 'modern.c64.cpu'],
   ['HTTP 2026-07-28 input_required round trip c=64', 'modern.mrtr64.cpu'],
+  ['HTTP 2026-07-28 task round trip c=64', 'modern.task64.cpu'],
   ['spawn → initialize', 'spawn.ms'],
   ['peak RSS stdio', 'stdio.hwm'],
 ];
@@ -196,7 +222,8 @@ export const CPU_ROWS = [
  * The targets, each on Keel's default setup (raw JSON Schema tools, `node:http` fast path) against
  * the bare limit. `also`: the Keel variants shown under the same limit for reference (no status).
  * A target with `against` is set instead on each of its `setups` against that setup (paired per
- * repetition), each with its own status.
+ * repetition), each with its own status. An entry with `per` has no limit: a reference row per
+ * setup of `setups` with the setup's `metric` over its own `per` figure, paired per repetition.
  */
 export const TARGETS = [
   // Issue 14's targets. The limits are ratios to the bare scripts of the same repetition, which
@@ -255,6 +282,14 @@ export const TARGETS = [
     limit: 1.4,
     profile: 'HTTP, 2026-07-28',
     also: ['keelZod', 'keelBun', 'keelDeno'],
+  },
+  {
+    // Issue 25: what a tool call costs as a task, against the plain call it wraps. No limit: a
+    // round trip is two requests plus a store record (see the task table's note).
+    name: 'HTTP 2026-07-28 task round trip (`echo_task`: create + `tasks/get`) ÷ a plain `echo` call, c=64: server CPU',
+    metric: 'modern.task64.cpu',
+    per: 'modern.c64.cpu',
+    setups: ['keel', 'keelZod'],
   },
   {
     // The same tools with zod input schemas instead of raw JSON Schema: the schema library must

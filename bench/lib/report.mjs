@@ -140,6 +140,35 @@ function againstTargetRows(target, results, byKey) {
   return { rows, misses };
 }
 
+/**
+ * Rows of a reference entry with `per` (no limit): for each of `target.setups` that has both
+ * figures, its `metric` over its own `per` figure, paired per repetition; the first row names the
+ * entry. When no setup has both, one row says so.
+ */
+function perSetupRows(target, results, byKey) {
+  const rows = [];
+  for (const key of target.setups) {
+    const r = ratios(target.metric, results[target.metric]?.[key], results[target.per]?.[key]);
+    if (r.length === 0) continue;
+    rows.push([
+      rows.length === 0 ? target.name : '↳ same, reference',
+      byKey.get(key)?.label ?? key,
+      'none',
+      cell(r, fmt.ratio),
+      'reference',
+    ]);
+  }
+  if (rows.length === 0)
+    rows.push([
+      target.name,
+      target.setups.map((key) => byKey.get(key)?.label ?? key).join(', '),
+      'none',
+      '—',
+      'not measured',
+    ]);
+  return rows;
+}
+
 /** One table per measurement: a row per setup that has a figure in it. */
 function resultTables(servers, results) {
   const parts = [];
@@ -147,16 +176,18 @@ function resultTables(servers, results) {
     const ran = servers.filter((s) => phase.columns.some(([, metric]) => results[metric]?.[s.key]?.length));
     if (ran.length === 0) continue;
     const header = ['setup'];
-    for (const [label, , , ratio] of phase.columns) header.push(label, ...(ratio ? ['÷ bare'] : []));
+    for (const [label, , , ratio] of phase.columns)
+      header.push(label, ...(ratio === true ? ['÷ bare'] : ratio ? [ratio.label] : []));
     const rows = ran.map((server) => {
       const row = [server.key === 'keel' ? `**${server.label}**` : server.label];
       for (const [, metric, format, ratio] of phase.columns) {
         const values = results[metric]?.[server.key];
         row.push(cell(values, format));
-        if (ratio)
+        if (ratio === true)
           row.push(
             server.key === 'bare' ? '1×' : cell(ratios(metric, values, results[metric]?.bare), fmt.ratio),
           );
+        else if (ratio) row.push(cell(ratios(metric, values, results[ratio.over]?.[server.key]), fmt.ratio));
       }
       return row;
     });
@@ -226,11 +257,16 @@ export async function writeReport(
       'against the bare limit. Ratios are Keel ÷ bare, paired per repetition (same round of the same run), ' +
       'median (min–max). Rows marked "reference" show a Keel variant under the same limit; they have no target of their own. ' +
       "The web Request/Response targets and the zod targets are set instead on a Keel variant against Keel's default setup " +
-      '(that setup ÷ Keel, paired the same way), each with its own status. Memory targets are absolute.\n',
+      '(that setup ÷ Keel, paired the same way), each with its own status. Memory targets are absolute. ' +
+      "The task round trip row has no limit: each Keel setup's task round trip over its own plain `echo` call, paired the same way.\n",
   );
   const targetRows = [];
   const misses = [];
   for (const target of TARGETS) {
+    if (target.per) {
+      targetRows.push(...perSetupRows(target, results, byKey));
+      continue;
+    }
     if (target.against) {
       const own = againstTargetRows(target, results, byKey);
       targetRows.push(...own.rows);
@@ -353,7 +389,7 @@ export async function writeReport(
   out.push('## Method\n');
   out.push(
     [
-      '- Every server runs the same two tools: `echo {text}` returns a text content equal to `text`; `wait_sampling {prompt}` sends `sampling/createMessage` related to the call and returns the sampled text. The load generator checks every answer (right id, right text; the sampled text is derived from the prompt).',
+      "- Every server runs the same two tools: `echo {text}` returns a text content equal to `text`; `wait_sampling {prompt}` sends `sampling/createMessage` related to the call and returns the sampled text. The load generator checks every answer (right id, right text; the sampled text is derived from the prompt). Keel's servers also have `echo_task` (`echo` with `execution: { taskSupport: 'optional' }`), so every Keel row is measured on a server with a task tool registered; it is called only in the task round trip window.",
       "- Keel: `McpServer` with raw JSON Schema input schemas (Keel takes JSON Schema as a first-class input; every call's arguments are still validated against it, by `@cfworker/json-schema`; no zod is loaded), `serveStdio` / `serveHttp` with default options (sessions on, the default bounded event store, DNS-rebinding checks), started exactly as the package scripts `bench:stdio`, `bench:http`, `bench:http-stateless` (`node <file>`). Keel's stdio transport hands the messages sent in one tick to the pipe in one write. Over HTTP Keel answers a call with one JSON body, and with an SSE stream when the call sends a request of its own (`wait_sampling`).",
       '- Keel, zod tools: the same tools with zod 4 input schemas (`bench:stdio-zod`, `bench:http-zod`, `bench:http-stateless-zod`): the schema library the official servers use, converted to JSON Schema once at registration, every call validated by zod.',
       "- Keel via web Request/Response (`bench:http-web`): the default Keel server's `createHttpHandler`, called as a plain `(Request) => Promise<Response>` function, on a `node:http` server through Keel's generic fetch bridge (`toNodeListener` with a function it does not recognise as Keel's, i.e. `src/adapters/node/fetch-bridge.ts`): every request becomes a web `Request` with a streamed body and every answer a `Response` copied back. That is the path of web-standard hosts (Bun, Deno, Workers, Hono); on Node the conversion is part of the cost, where Bun and Deno build these objects natively.",
@@ -363,7 +399,7 @@ export async function writeReport(
       '- Windows are sized by call count with a time cap; a warm-up precedes them. Server CPU per call = growth of utime+stime in `/proc/<pid>/stat` over the window ÷ calls answered. Memory per session = growth of VmRSS (`/proc/<pid>/status`) after 10,000 more initialized idle sessions ÷ 10,000 (100 warm-up sessions first); each reading follows a full GC forced from outside the server (SIGUSR1 opens the inspector — the servers run with `NODE_OPTIONS=--inspect-port=0` in this phase only, which opens nothing by itself — and `HeapProfiler.collectGarbage` is sent), so every server is treated the same and none carries a hook; the heap growth comes from `Runtime.getHeapUsage`. The figure without forced GC also holds the growth of the V8 young generation to its 16 MB maximum under the handshakes: a fixed ~23 MB, ~2.3 KB of the per-session figure at 10,000 sessions, whatever the server keeps per session. Peak RSS = VmHWM of the stdio server after its windows. Spawn time = from `spawn()` to the initialize answer, `initialize` written at once.',
       "- Keel on Bun / Deno (`bench/servers/keel-http-{bun,deno}.mjs`): the same built server and handler as the Node setups, served by `Bun.serve` / `Deno.serve` through the runtime matrix's serving code (`scripts/runtimes/server/serve-{bun,deno}.mjs`; Deno with the matrix's permissions: loopback sockets and reading the repository), in the mode each phase needs (default handler; `sessions: false` for stateless). The runtime binary is spawned directly, so its pid is the server's: server CPU per call is read from its `/proc/<pid>/stat` like the Node servers' (all threads: Bun's and Deno's I/O and GC threads count, as Node's do). The runtimes are the matrix's pinned npm packages, installed into `.runtimes/` by `scripts/runtimes/lib/install.mjs` at the start of the run; if that fails the setup is left out and the Setups list says why.",
       "- `wait_sampling` is measured over stdio and HTTP with sessions only: a stateless legacy server has no session through which the client's POSTed answer could reach the waiting call.",
-      "- 2026-07-28 rows (`bench/lib/modern-phase.mjs`): no handshake and no session; every POST carries the protocol version and client capabilities in `params._meta` and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers. `wait_sampling` answers `input_required` asking for one `sampling/createMessage`; the client retries the same call (new id) with the sampled answer under the server's key and the `requestState` it got, and the second answer must be the complete result: one round trip = two POSTs. Keel runs its default `serveHttp` server (`bench:http`; 2026-07-28 requests take the per-request path whatever the session setting) and the same unchanged `wait_sampling` handler (`ctx.createMessage` becomes the round, with a signed `requestState`). SDK v2: `createMcpHandler` (a fresh `McpServer` per request) through `toNodeHandler`, behind the same Host/Origin guards; its `wait_sampling` is written as its documentation shows (`inputRequired(...)`, then `inputResponse(...)` on the retry) and keeps no `requestState`. Bare (`bench/bare/http-modern.mjs`): hand-built answers, no validation, but it signs and checks a `requestState` (HMAC-SHA-256, `node:crypto`), the least a server must do with state the client hands back.",
+      "- 2026-07-28 rows (`bench/lib/modern-phase.mjs`): no handshake and no session; every POST carries the protocol version and client capabilities in `params._meta` and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers. `wait_sampling` answers `input_required` asking for one `sampling/createMessage`; the client retries the same call (new id) with the sampled answer under the server's key and the `requestState` it got, and the second answer must be the complete result: one round trip = two POSTs. Keel runs its default `serveHttp` server (`bench:http`; 2026-07-28 requests take the per-request path whatever the session setting) and the same unchanged `wait_sampling` handler (`ctx.createMessage` becomes the round, with a signed `requestState`). SDK v2: `createMcpHandler` (a fresh `McpServer` per request) through `toNodeHandler`, behind the same Host/Origin guards; its `wait_sampling` is written as its documentation shows (`inputRequired(...)`, then `inputResponse(...)` on the retry) and keeps no `requestState`. Bare (`bench/bare/http-modern.mjs`): hand-built answers, no validation, but it signs and checks a `requestState` (HMAC-SHA-256, `node:crypto`), the least a server must do with state the client hands back. Task round trips (Keel's setups only, `tasks: true` in `bench/lib/setups.mjs`): `tools/call echo_task` declaring `io.modelcontextprotocol/tasks` in the request's `_meta` client capabilities must answer a created task (`resultType: \"task\"`, a task id), then `tasks/get` (headers `Mcp-Method: tasks/get`, `Mcp-Name: <task id>`) is sent at once and again while the task is `working` (at most 16 polls, no wait) until it is `completed` with the call's text; the polls are counted.",
       '- Noise: client and server share the 2 cores. Sequential stdio figures swing between repetitions with how the scheduler places the two processes (a wake-up on the same core is cheaper); the per-repetition ratios are steadier than the absolute figures. Other work on the machine shows in the load averages above.',
       '- No figure here is asserted in a test.',
     ].join('\n'),

@@ -10,6 +10,8 @@ export interface BenchSetup {
   modern?: string;
   memory?: boolean;
   sampling?: boolean;
+  /** Its 2026-07-28 server has the task tool `echo_task`: the task round trip is measured. */
+  tasks?: boolean;
   /** Served by this runtime (installed by scripts/runtimes) instead of this Node. */
   runtime?: 'bun' | 'deno';
 }

@@ -45,8 +45,11 @@ function nativeSetup(bench, runtime) {
  * what it runs), optional `stdio` / `http` / `stateless` / `modern` (2026-07-28 requests over HTTP)
  * files, `memory` (run in the idle-session
  * memory phase) and `sampling` (false: HTTP answers are plain JSON, so `wait_sampling` cannot be
- * served on the call's own stream and is not measured), `runtime` (`bun` / `deno`: the files are
- * served by that runtime, see runtime-setups.mjs). `entries`: import-cost probes.
+ * served on the call's own stream and is not measured), `tasks` (true: its 2026-07-28 server has
+ * the task tool `echo_task`, and the modern phase measures the task round trip; not the SDKs nor
+ * bare, which have no such tool, nor the baseline build, which may predate tasks), `runtime`
+ * (`bun` / `deno`: the files are served by that runtime, see runtime-setups.mjs). `entries`:
+ * import-cost probes.
  */
 export function benchSetups(root) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -58,12 +61,13 @@ export function benchSetups(root) {
     {
       key: 'keel',
       label: `Keel ${pkg.version}`,
-      what: 'raw JSON Schema tool inputs; `serveStdio` / `serveHttp` (the `node:http` fast path); HTTP answers are JSON unless a call must stream',
+      what: 'raw JSON Schema tool inputs; `serveStdio` / `serveHttp` (the `node:http` fast path); HTTP answers are JSON unless a call must stream; besides `echo` and `wait_sampling` the server has the task tool `echo_task` (`taskSupport: optional`), as every Keel bench server does, so the plain-call rows are measured with a task tool registered',
       stdio: script('bench:stdio'),
       http: script('bench:http'),
       stateless: script('bench:http-stateless'),
       modern: script('bench:http'),
       memory: true,
+      tasks: true,
     },
     {
       key: 'keelZod',
@@ -73,6 +77,7 @@ export function benchSetups(root) {
       http: script('bench:http-zod'),
       stateless: script('bench:http-stateless-zod'),
       modern: script('bench:http-zod'),
+      tasks: true,
     },
     {
       key: 'keelWeb',

@@ -13,3 +13,9 @@ export function checkInputRequired(
   id: number,
   prompt: string,
 ): { key: string; requestState?: string };
+export const TASKS_EXTENSION: string;
+export function modernTaskCall(id: number, text: string): string;
+export function taskGetHeaders(taskId: string): Record<string, string>;
+export function modernTaskGet(id: number, taskId: string): string;
+export function checkTaskCreated(message: unknown, id: number): string;
+export function checkTaskPoll(message: unknown, id: number, taskId: string, text: string): boolean;

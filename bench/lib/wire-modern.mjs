@@ -60,3 +60,66 @@ export function checkInputRequired(message, id, prompt) {
   }
   return { key, requestState: result.requestState };
 }
+
+// Tasks (the `io.modelcontextprotocol/tasks` extension): declared per request in the client
+// capabilities; a `tools/call` of a tool that supports tasks then answers with a task
+// (`resultType: "task"`), read with `tasks/get` (`Mcp-Name` carries the task id).
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+const TASK_META = `"_meta":{"io.modelcontextprotocol/protocolVersion":"${MODERN_VERSION}","io.modelcontextprotocol/clientCapabilities":{"sampling":{},"extensions":{"${TASKS_EXTENSION}":{}}},"io.modelcontextprotocol/clientInfo":{"name":"keel-bench","version":"1.0.0"}}`;
+
+/** `tools/call echo_task`, modern, declaring the tasks extension: the server answers a task. */
+export function modernTaskCall(id, text) {
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo_task","arguments":{"text":${JSON.stringify(text)}},${TASK_META}}}`;
+}
+
+/** The headers of a modern `tasks/get` of `taskId`. */
+export function taskGetHeaders(taskId) {
+  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tasks/get', 'mcp-name': taskId };
+}
+
+/** `tasks/get`, modern, declaring the tasks extension (without it the server answers -32021). */
+export function modernTaskGet(id, taskId) {
+  return `{"jsonrpc":"2.0","id":${id},"method":"tasks/get","params":{"taskId":${JSON.stringify(taskId)},${TASK_META}}}`;
+}
+
+/** Throws unless `message` answers `id` with a created task (`resultType: "task"`); returns its id. */
+export function checkTaskCreated(message, id) {
+  const result = message.result;
+  if (
+    message.id !== id ||
+    result?.resultType !== 'task' ||
+    typeof result.taskId !== 'string' ||
+    result.taskId === '' ||
+    (result.status !== 'working' && result.status !== 'completed')
+  ) {
+    throw new Error(`expected a created task for id ${id}: ${JSON.stringify(message).slice(0, 300)}`);
+  }
+  return result.taskId;
+}
+
+/**
+ * Checks a `tasks/get` answer for `id` about `taskId`: `false` while the task is `working` (poll
+ * again), `true` once it is `completed` with the text result `text`; throws on anything else
+ * (another task, another status, another result).
+ */
+export function checkTaskPoll(message, id, taskId, text) {
+  const task = message.result;
+  if (message.id !== id || task?.taskId !== taskId || task.resultType !== 'complete') {
+    throw new Error(`expected task ${taskId} for id ${id}: ${JSON.stringify(message).slice(0, 300)}`);
+  }
+  if (task.status === 'working') return false;
+  const content = task.result?.content;
+  if (
+    task.status !== 'completed' ||
+    !Array.isArray(content) ||
+    content.length !== 1 ||
+    content[0]?.type !== 'text' ||
+    content[0].text !== text
+  ) {
+    throw new Error(
+      `expected task ${taskId} completed with "${text}": ${JSON.stringify(message).slice(0, 300)}`,
+    );
+  }
+  return true;
+}

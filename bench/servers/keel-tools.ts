@@ -1,5 +1,8 @@
 /**
- * The benchmark's two tools on Keel's high-level `McpServer`, written the way a user would.
+ * The benchmark's tools on Keel's high-level `McpServer`, written the way a user would: `echo`,
+ * `wait_sampling`, and `echo_task` — `echo` that may run as a task (issue 25), registered on every
+ * Keel bench server, so that the plain-call rows are measured on a server that also has a task
+ * tool, as a real one would.
  *
  * Input schemas are raw JSON Schema, which Keel takes as a first-class input (advertised as given,
  * every call's arguments validated against it). No schema library is loaded: zod alone costs
@@ -8,7 +11,7 @@
  * the like-for-like rows.
  */
 import { McpServer } from 'keel-mcp/server';
-import type { SchemaInput } from 'keel-mcp/server';
+import type { SchemaInput, TaskOptions } from 'keel-mcp/server';
 
 const echoInput = {
   type: 'object',
@@ -22,7 +25,24 @@ const samplingInput = {
 };
 
 /**
- * Registers `echo` and `wait_sampling` with the given input schemas (any schema Keel accepts).
+ * Task bounds of the bench servers. The load generator is one unauthenticated client, so every
+ * task's owner is `anonymous`, and it creates thousands of tasks a second; a task store counts
+ * every record not yet expired against `maxPerOwner` (100 by default, with records kept 1 h), so
+ * the defaults would refuse the 101st task (`-32010`). Records are kept 2 s here, long past the
+ * `tasks/get` that reads the result (a round trip takes milliseconds), and the count bounds are
+ * raised past what 2 s of load can hold. The store, result cap, poll hint and lease are Keel's
+ * defaults.
+ */
+export const BENCH_TASK_OPTIONS: TaskOptions = {
+  defaultTtlMs: 2_000,
+  maxPerOwner: 1_000_000,
+  maxTotal: 1_000_000,
+};
+
+/**
+ * Registers `echo`, `wait_sampling` and `echo_task` (`echo` with `taskSupport: 'optional'`: a
+ * task when the request declares the tasks extension, a plain call otherwise) with the given input
+ * schemas (any schema Keel accepts).
  *
  * @example
  * registerBenchTools(new McpServer({ name: 'x', version: '1' }), z.object({ text: z.string() }), z.object({ prompt: z.string() }));
@@ -45,6 +65,15 @@ export function registerBenchTools(server: McpServer, echo: SchemaInput, samplin
       return content?.type === 'text' ? content.text : '';
     },
   );
+  server.tool(
+    'echo_task',
+    {
+      description: 'Returns its input text; runs as a task when the client takes tasks',
+      input: echo,
+      execution: { taskSupport: 'optional' },
+    },
+    (args) => String((args as { text: unknown }).text),
+  );
   return server;
 }
 
@@ -54,7 +83,7 @@ export function registerBenchTools(server: McpServer, echo: SchemaInput, samplin
  */
 export function createBenchServer(): McpServer {
   return registerBenchTools(
-    new McpServer({ name: 'bench-keel', version: '1.0.0' }),
+    new McpServer({ name: 'bench-keel', version: '1.0.0' }, { tasks: BENCH_TASK_OPTIONS }),
     echoInput,
     samplingInput,
   );

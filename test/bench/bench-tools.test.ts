@@ -1,6 +1,7 @@
 /**
  * The tools Keel's bench servers serve behave as the benchmark's load generator expects: `echo`
- * returns its text, `wait_sampling` returns what the client sampled, and arguments are still
+ * returns its text, `wait_sampling` returns what the client sampled, `echo_task` is `echo` that
+ * may run as a task (a plain call for a client that does not take tasks), and arguments are still
  * validated (the benchmark must not measure a server that skips validation) — by Keel's JSON
  * Schema checker for the default server, by zod itself for the zod one.
  */
@@ -82,6 +83,17 @@ describe.each([
       expect(result).toEqual({ content: [{ type: 'text', text: 'sampled: prompt 7' }] });
     });
 
+    it('echo_task is echo that may run as a task: a plain call here (2025-11-25 without a task request)', async () => {
+      const client = await connected();
+      const result = await within(
+        client.request('tools/call', { name: 'echo_task', arguments: { text: 'as a call' } }),
+      );
+      expect(result).toEqual({ content: [{ type: 'text', text: 'as a call' }] });
+      const { tools } = (await within(client.request('tools/list', {}))) as { tools: JsonObject[] };
+      expect(tools.find((tool) => tool.name === 'echo_task')?.execution).toEqual({ taskSupport: 'optional' });
+      expect(tools.find((tool) => tool.name === 'echo')?.execution).toBeUndefined();
+    });
+
     it('keeps validating arguments', async () => {
       const client = await connected();
       const result = await within(client.request('tools/call', { name: 'echo', arguments: { text: 5 } }));
@@ -99,6 +111,7 @@ describe.each([
       expect(tools.map((tool) => [tool.name, tool.inputSchema])).toEqual([
         ['echo', advertised[0]],
         ['wait_sampling', advertised[1]],
+        ['echo_task', advertised[0]],
       ]);
     });
   },

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { baselineSetup } from '../../bench/lib/baseline.mjs';
 import { writeReport } from '../../bench/lib/report.mjs';
 import { benchSetups } from '../../bench/lib/setups.mjs';
 import { TEST_RUN_INFO } from './run-info.js';
@@ -220,6 +221,118 @@ describe('bench setups and report', () => {
       '',
     ]);
   });
+  it("issue 25: shows the task round trip table with each setup's CPU ÷ its own plain echo call, paired per repetition, and a reference row", async () => {
+    const { servers, entries } = benchSetups(root);
+    const before = baselineSetup({ ref: 'abc1234', short: 'abc1234' });
+    const at = servers.findIndex((s) => s.key === 'keel') + 1;
+    const all = [...servers.slice(0, at), before, ...servers.slice(at)];
+    dir = mkdtempSync(join(tmpdir(), 'keel-bench-report-'));
+    const out = join(dir, 'report.md');
+    await writeReport(out, {
+      info: {
+        ...TEST_RUN_INFO,
+        baseline: { ref: 'abc1234', sha: 'abc1234'.padEnd(40, '0'), short: 'abc1234' },
+      },
+      servers: all,
+      entries,
+      results: {
+        // The baseline build ran the plain echo but has no task figure (it may predate tasks).
+        'modern.c64.cpu': { keel: [30, 40], keelBefore: [28, 28], keelZod: [40], bare: [20, 20] },
+        'modern.task64.cpu': { keel: [90, 100], keelZod: [120, 100] },
+        'modern.task64.rate': { keel: [2000, 2200], keelZod: [1500, 1500] },
+        'modern.task64.polls': { keel: [1, 1], keelZod: [1, 1.5] },
+      },
+      errors: [],
+      modules: {},
+      profiles: [],
+    });
+    const markdown = readFileSync(out, 'utf8');
+    const label = (key: string): string => all.find((s) => s.key === key)!.label;
+    expect(markdown).not.toContain('NaN');
+
+    const rows = tableAfter(
+      markdown,
+      'HTTP, 2026-07-28 — task round trip (`echo_task`: create + `tasks/get` with the result), concurrency 64',
+    );
+    // Round trips/s, p50, p99, CPU, CPU ÷ the same setup's plain echo (90/30, 100/40), polls.
+    // keelZod has a plain-echo figure for the first repetition only: one pair (120/40).
+    expect(rows).toEqual([
+      [
+        `**${label('keel')}**`,
+        '2,100 (2,000–2,200)',
+        '—',
+        '—',
+        '95.0 (90.0–100)',
+        '2.75× (2.50×–3.00×)',
+        '1.00',
+      ],
+      [label('keelZod'), '1,500', '—', '—', '110 (100–120)', '3.00×', '1.25 (1.00–1.50)'],
+    ]);
+    const cells = (line: string): string[] => line.split('|').map((c) => c.trim());
+    const lines = markdown.split('\n');
+    const first = lines.findIndex((l) => l.startsWith('| HTTP 2026-07-28 task round trip'));
+    expect(cells(lines[first]!)).toEqual([
+      '',
+      'HTTP 2026-07-28 task round trip (`echo_task`: create + `tasks/get`) ÷ a plain `echo` call, c=64: server CPU',
+      label('keel'),
+      'none',
+      '2.75× (2.50×–3.00×)',
+      'reference',
+      '',
+    ]);
+    expect(cells(lines[first + 1]!)).toEqual([
+      '',
+      '↳ same, reference',
+      label('keelZod'),
+      'none',
+      '3.00×',
+      'reference',
+      '',
+    ]);
+
+    // Before/after: no target row for the task round trip; its server-CPU row has '—' throughout
+    // (neither the baseline nor bare has a task figure).
+    const section = markdown.slice(markdown.indexOf('## Before/after'), markdown.indexOf('## Results'));
+    expect(section).not.toContain('echo_task');
+    const everyRow = section.split('\n').find((l) => l.startsWith('| HTTP 2026-07-28 task round trip c=64 '));
+    expect(cells(everyRow!)).toEqual(['', 'HTTP 2026-07-28 task round trip c=64', '—', '—', '—', '']);
+    // And in the SDK comparison the SDKs have no task figure either.
+    const comparison = markdown.slice(markdown.indexOf('## Keel against the official SDKs'));
+    const sdkRow = comparison
+      .split('\n')
+      .find((l) => l.startsWith('| HTTP 2026-07-28 task round trip c=64 '));
+    expect(cells(sdkRow!)).toEqual(['', 'HTTP 2026-07-28 task round trip c=64', '—', '—', '—', '—', '']);
+  });
+
+  it('issue 25: a run without task figures has no task table and says the task reference row was not measured', async () => {
+    const { servers, entries } = benchSetups(root);
+    dir = mkdtempSync(join(tmpdir(), 'keel-bench-report-'));
+    const out = join(dir, 'report.md');
+    await writeReport(out, {
+      info: TEST_RUN_INFO,
+      servers,
+      entries,
+      results: { 'modern.c64.cpu': { keel: [30, 40], bare: [20, 20] } },
+      errors: [],
+      modules: {},
+      profiles: [],
+    });
+    const markdown = readFileSync(out, 'utf8');
+    const label = (key: string): string => servers.find((s) => s.key === key)!.label;
+    expect(markdown).not.toContain('NaN');
+    expect(markdown).not.toContain('— task round trip (`echo_task`');
+    const row = markdown.split('\n').find((l) => l.startsWith('| HTTP 2026-07-28 task round trip'));
+    expect(row!.split('|').map((c) => c.trim())).toEqual([
+      '',
+      'HTTP 2026-07-28 task round trip (`echo_task`: create + `tasks/get`) ÷ a plain `echo` call, c=64: server CPU',
+      `${label('keel')}, ${label('keelZod')}`,
+      'none',
+      '—',
+      'not measured',
+      '',
+    ]);
+  });
+
   it('sets the web-path target on Bun and Deno against the Node fast path (Node-web a reference), and says why a runtime is left out', async () => {
     const { servers, entries } = benchSetups(root);
     dir = mkdtempSync(join(tmpdir(), 'keel-bench-report-'));
@@ -305,7 +418,8 @@ describe('bench setups and report', () => {
     const markdown = readFileSync(out, 'utf8');
     const row = markdown
       .split('\n')
-      .filter((l) => l.includes(`| ${label('keelDeno')} `) && l.includes('≤ 2×'));
+      // By cell: the columns are padded to their widest cell, right-aligned.
+      .filter((l) => l.split('|').some((c) => c.trim() === label('keelDeno')) && l.includes('≤ 2×'));
     expect(row).toHaveLength(1);
     expect(row[0]!.split('|').map((c) => c.trim())).toEqual([
       '',
