@@ -20,7 +20,7 @@ import { modernTaskWire } from './modern-task-wire.js';
 import { parseTask, type TaskInfo } from './task-info.js';
 import type { TaskSupportCache } from './task-support.js';
 import type { TaskTracker } from './task-tracker.js';
-import type { ClientTaskWire, TaskChannel, TaskSnapshot } from './task-wire.js';
+import type { ClientTaskWire, TaskChannel, TaskSnapshot, TaskStart } from './task-wire.js';
 import { ToolTask } from './tool-task.js';
 
 /**
@@ -54,7 +54,7 @@ export interface ToolTaskOptions {
   /** Idle timeout of each request (the `tools/call`, each poll); the task itself has none. */
   timeoutMs?: number | undefined;
   /** Called with the task at the start and at every status change. */
-  onStatus?: (task: TaskInfo) => void | undefined;
+  onStatus?: ((task: TaskInfo) => void) | undefined;
   /** Check `structuredContent` against the cached `outputSchema` (default: the client's setting). */
   validateOutput?: boolean | undefined;
   /** `_meta` to send with the `tools/call`. */
@@ -112,7 +112,7 @@ function followSignal(task: ToolTask, signal: AbortSignal | undefined, host: Tas
   const onAbort = (): void => {
     task
       .abandon(new RequestAbortedError({ cause: signal.reason }))
-      .catch((error: unknown) => host.logger?.debug?.(`tasks/cancel ${task.taskId} failed`, error));
+      .catch((error: unknown) => host.logger?.debug(`tasks/cancel ${task.taskId} failed`, error));
   };
   if (signal.aborted) {
     onAbort();
@@ -121,6 +121,49 @@ function followSignal(task: ToolTask, signal: AbortSignal | undefined, host: Tas
   signal.addEventListener('abort', onAbort, { once: true });
   const off = (): void => signal.removeEventListener('abort', onAbort);
   task.result().then(off, off);
+}
+
+/**
+ * The creating `tools/call` is not aborted with the caller's signal: the server may have made the
+ * task already, and only its answer names it. An abort rejects at once; the task named by the
+ * answer, when it comes, is cancelled (`tasks/cancel`), so no task is left running unseen.
+ */
+function created(
+  wire: ClientTaskWire,
+  starting: Promise<TaskStart>,
+  signal: AbortSignal | undefined,
+  host: TaskHost,
+): Promise<TaskStart> {
+  if (signal === undefined) return starting;
+  const cancelLate = (started: TaskStart): void => {
+    if (!('task' in started)) return;
+    const taskId = started.task.task.taskId;
+    wire
+      .channel(taskId, () => undefined)
+      .cancel({})
+      .catch((error: unknown) => host.logger?.debug(`tasks/cancel ${taskId} failed`, error));
+  };
+  if (signal.aborted) {
+    starting.then(cancelLate, () => undefined);
+    return Promise.reject(new RequestAbortedError({ cause: signal.reason }));
+  }
+  return new Promise<TaskStart>((resolve, reject) => {
+    const onAbort = (): void => {
+      starting.then(cancelLate, () => undefined);
+      reject(new RequestAbortedError({ cause: signal.reason }));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    starting.then(
+      (started) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(started);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
 }
 
 /** A task the server never made (it answered at once): a handle that is already completed. */
@@ -156,9 +199,11 @@ export async function startToolTask<S extends JsonObject>(
 ): Promise<ToolTask<S>> {
   const wire = taskWireFor(host);
   wire.assertSupported(`tools/call ${name} as a task`);
-  const started = await wire.start(
-    { name, args, meta: options.meta, ttlMs: options.ttlMs },
-    { signal: options.signal, timeoutMs: options.timeoutMs },
+  const started = await created(
+    wire,
+    wire.start({ name, args, meta: options.meta, ttlMs: options.ttlMs }, { timeoutMs: options.timeoutMs }),
+    options.signal,
+    host,
   );
   const check = checker(host, name, options.validateOutput);
   if ('result' in started) {
@@ -277,7 +322,7 @@ export async function callToolAsTask(
   if (!Number.isFinite(total)) return task.result();
   const timer = setTimeout(() => {
     task.abandon(new RequestTimeoutError(total)).catch((error: unknown) => {
-      host.logger?.debug?.(`tasks/cancel ${task.taskId} failed`, error);
+      host.logger?.debug(`tasks/cancel ${task.taskId} failed`, error);
     });
   }, total);
   try {

@@ -72,7 +72,9 @@ class ModernChannel implements TaskChannel {
     return undefined;
   }
 
-  async input({ raw }: TaskSnapshot, options: RequestOptions): Promise<void> {
+  async input(snapshot: TaskSnapshot, options: RequestOptions): Promise<void> {
+    // A CreateTaskResult that is input_required already lists no questions: read the task.
+    const { raw } = snapshot.raw.inputRequests === undefined ? await this.get(options) : snapshot;
     const requests = raw.inputRequests;
     if (!isJsonObject(requests))
       throw new ProtocolViolationError(`tasks/get: task ${this.taskId} is input_required without inputRequests`);
@@ -90,22 +92,21 @@ class ModernChannel implements TaskChannel {
     await this.send('tasks/update', { inputResponses }, options);
   }
 
-  finish({ task, raw }: TaskSnapshot): Promise<JsonObject> {
-    if (task.status === 'cancelled') return Promise.reject(new TaskCancelledError(task.taskId));
+  async finish(snapshot: TaskSnapshot, options: RequestOptions): Promise<JsonObject> {
+    const { task } = snapshot;
+    if (task.status === 'cancelled') throw new TaskCancelledError(task.taskId);
+    // A CreateTaskResult that is already final carries no result or error: read the task.
+    const { raw } = snapshot.raw.result === undefined && snapshot.raw.error === undefined ? await this.get(options) : snapshot;
     if (task.status === 'failed') {
       const error = objectAt(raw, 'error');
       if (error === undefined || typeof error.code !== 'number' || typeof error.message !== 'string')
-        return Promise.reject(
-          new ProtocolViolationError(`tasks/get: task ${task.taskId} failed without an error { code, message }`),
-        );
-      return Promise.reject(new McpError(error.code, error.message, error.data));
+        throw new ProtocolViolationError(`tasks/get: task ${task.taskId} failed without an error { code, message }`);
+      throw new McpError(error.code, error.message, error.data);
     }
     const result = objectAt(raw, 'result');
     if (result === undefined)
-      return Promise.reject(
-        new ProtocolViolationError(`tasks/get: task ${task.taskId} completed without a result`),
-      );
-    return Promise.resolve(result);
+      throw new ProtocolViolationError(`tasks/get: task ${task.taskId} completed without a result`);
+    return result;
   }
 }
 
