@@ -231,7 +231,10 @@ export class McpClient extends McpClientBase {
    * @example
    * const { tasks, nextCursor } = await client.listTasks();
    */
-  async listTasks(params: { cursor?: string | undefined } = {}, options?: CallOptions): Promise<TaskListPage> {
+  async listTasks(
+    params: { cursor?: string | undefined } = {},
+    options?: CallOptions,
+  ): Promise<TaskListPage> {
     return listTasksPage(this.toolCalls, params, options);
   }
 

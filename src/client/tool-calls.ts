@@ -119,13 +119,16 @@ function plainCall(
 function mustRunAsTask(host: ToolCallHost, name: string, error: unknown): boolean {
   if (!(error instanceof McpError)) return false;
   if (host.lowLevel.era === 'modern') {
-    if (error.code !== ErrorCode.MissingRequiredClientCapability || !modernRunsTasks(host.lowLevel)) return false;
+    if (error.code !== ErrorCode.MissingRequiredClientCapability || !modernRunsTasks(host.lowLevel))
+      return false;
     const data = isJsonObject(error.data) ? error.data : undefined;
     const required = data && isJsonObject(data.requiredCapabilities) ? data.requiredCapabilities : undefined;
     const extensions = required && isJsonObject(required.extensions) ? required.extensions : undefined;
     return extensions !== undefined && TASKS_EXTENSION in extensions;
   }
   return (
-    error.code === ErrorCode.MethodNotFound && legacyRunsToolTasks(host.lowLevel) && host.taskSupport.mayRequire(name)
+    error.code === ErrorCode.MethodNotFound &&
+    legacyRunsToolTasks(host.lowLevel) &&
+    host.taskSupport.mayRequire(name)
   );
 }

@@ -32,14 +32,10 @@ interface Sent {
 
 async function start(): Promise<{ client: McpClient; sent: Sent[] }> {
   server = new McpServer({ name: 'tasks-http', version: '1' }, { tasks: { pollIntervalMs: 50 } });
-  server.tool(
-    'ask',
-    { description: 'asks', execution: { taskSupport: 'required' } },
-    async (_a, ctx) => {
-      const answer = await ctx.elicit({ message: 'Name?', schema: z.object({ name: z.string() }) });
-      return `hello ${answer.action === 'accept' ? answer.content.name : '?'}`;
-    },
-  );
+  server.tool('ask', { description: 'asks', execution: { taskSupport: 'required' } }, async (_a, ctx) => {
+    const answer = await ctx.elicit({ message: 'Name?', schema: z.object({ name: z.string() }) });
+    return `hello ${answer.action === 'accept' ? answer.content.name : '?'}`;
+  });
   server.tool('hold', { description: 'waits', execution: { taskSupport: 'required' } }, async (_a, ctx) => {
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
     return 'never';
@@ -47,15 +43,26 @@ async function start(): Promise<{ client: McpClient; sent: Sent[] }> {
   serving = await serveHttp(server, { port: 0, host: '127.0.0.1', keepAliveMs: 0 });
   const sent: Sent[] = [];
   const recording: typeof fetch = async (input, init) => {
-    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string; params?: { taskId?: unknown } }) : undefined;
-    sent.push({ method: body?.method, taskId: body?.params?.taskId, mcpName: new Headers(init?.headers).get('mcp-name') });
+    const body =
+      typeof init?.body === 'string'
+        ? (JSON.parse(init.body) as { method?: string; params?: { taskId?: unknown } })
+        : undefined;
+    sent.push({
+      method: body?.method,
+      taskId: body?.params?.taskId,
+      mcpName: new Headers(init?.headers).get('mcp-name'),
+    });
     return fetch(input, init);
   };
   client = new McpClient(
     { name: 'tasks-http-client', version: '1' },
     { elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } },
   );
-  await within(client.connect(new StreamableHttpClientTransport(serving.url, { fetch: recording })), 10_000, 'connect');
+  await within(
+    client.connect(new StreamableHttpClientTransport(serving.url, { fetch: recording })),
+    10_000,
+    'connect',
+  );
   expect(client.era).toBe('modern');
   return { client, sent };
 }

@@ -42,19 +42,19 @@ function gate(): Gate & { start: () => void; abort: (reason: unknown) => void; r
 function tasksServer(blocker = gate()): McpServer {
   const server = new McpServer({ name: 'tasks', version: '1' }, { tasks: { pollIntervalMs: 50 } });
   track(() => server.close());
-  server.tool('quick', { description: 'optional', execution: { taskSupport: 'optional' } }, async (_a, ctx) => {
-    await ctx.progress(1, 2, 'half way');
-    return 'quick done';
-  });
-  server.tool('must', { description: 'required', execution: { taskSupport: 'required' } }, () => 'must done');
   server.tool(
-    'ask',
-    { description: 'asks', execution: { taskSupport: 'required' } },
+    'quick',
+    { description: 'optional', execution: { taskSupport: 'optional' } },
     async (_a, ctx) => {
-      const answer = await ctx.elicit({ message: 'Name?', schema: z.object({ name: z.string() }) });
-      return `hello ${answer.action === 'accept' ? answer.content.name : 'nobody'}`;
+      await ctx.progress(1, 2, 'half way');
+      return 'quick done';
     },
   );
+  server.tool('must', { description: 'required', execution: { taskSupport: 'required' } }, () => 'must done');
+  server.tool('ask', { description: 'asks', execution: { taskSupport: 'required' } }, async (_a, ctx) => {
+    const answer = await ctx.elicit({ message: 'Name?', schema: z.object({ name: z.string() }) });
+    return `hello ${answer.action === 'accept' ? answer.content.name : 'nobody'}`;
+  });
   server.tool('broken', { description: 'fails', execution: { taskSupport: 'required' } }, () => {
     throw new McpError(ErrorCode.InvalidParams, 'bad job');
   });
@@ -170,7 +170,13 @@ test('a plain callTool of a required tool runs it as a task (learnt from -32021 
   expect(calls.map(declaring)).toEqual([false, true, true]);
   // A tool that answers directly stays a plain call: no extension, no task.
   expect(text(await client.callTool('quick', {}))).toBe('quick done');
-  expect(declaring(requestsSent(wire).filter((r) => r.method === 'tools/call').at(-1)!)).toBe(false);
+  expect(
+    declaring(
+      requestsSent(wire)
+        .filter((r) => r.method === 'tools/call')
+        .at(-1)!,
+    ),
+  ).toBe(false);
 });
 
 test("callTool's signal cancels a task it started for a required tool", async () => {

@@ -5,8 +5,20 @@
  * taskId, an unknown status) are a clear ProtocolViolationError, never a hang.
  */
 import { afterEach, expect, test, vi } from 'vitest';
-import { McpClient, ProtocolViolationError, TasksNotSupportedError } from 'keel-mcp/client';
-import { Connection, ErrorCode, McpError, type JsonObject, type RequestHandler } from 'keel-mcp/core';
+import {
+  McpClient,
+  ProtocolViolationError,
+  TasksNotSupportedError,
+  type McpClientOptions,
+} from 'keel-mcp/client';
+import {
+  Connection,
+  ConnectionClosedError,
+  ErrorCode,
+  McpError,
+  type JsonObject,
+  type RequestHandler,
+} from 'keel-mcp/core';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { createRecordingPair } from '../helpers/recording-transport.js';
 
@@ -27,7 +39,11 @@ interface RawServer {
 }
 
 /** A bare server connection with `handlers`, and a connected McpClient of the given era. */
-async function rawServer(era: 'legacy' | 'modern', handlers: Record<string, RequestHandler>): Promise<RawServer> {
+async function rawServer(
+  era: 'legacy' | 'modern',
+  handlers: Record<string, RequestHandler>,
+  options: McpClientOptions = {},
+): Promise<RawServer> {
   const [clientSide, serverSide] = createRecordingPair();
   const server = new Connection(serverSide);
   const seen: string[] = [];
@@ -56,7 +72,7 @@ async function rawServer(era: 'legacy' | 'modern', handlers: Record<string, Requ
     return handler(params, ctx);
   };
   void server.start();
-  const client = new McpClient({ name: 'raw-test', version: '1' }, { era });
+  const client = new McpClient({ name: 'raw-test', version: '1' }, { ...options, era });
   cleanups.push(() => server.close());
   cleanups.push(() => client.close());
   await within(client.connect(clientSide), 5_000, 'connect');
@@ -149,7 +165,13 @@ test('a CreateTaskResult without taskId is a ProtocolViolationError (both eras, 
   await legacy.client.listTools();
   await expect(legacy.client.callTool('job', {})).rejects.toThrow(/has no taskId/);
   const modern = await rawServer('modern', {
-    'tools/call': () => ({ resultType: 'task', status: 'working', createdAt: NOW, lastUpdatedAt: NOW, ttlMs: null }),
+    'tools/call': () => ({
+      resultType: 'task',
+      status: 'working',
+      createdAt: NOW,
+      lastUpdatedAt: NOW,
+      ttlMs: null,
+    }),
   });
   await expect(modern.client.startToolTask('job', {})).rejects.toThrow(/has no taskId/);
 });
@@ -189,4 +211,87 @@ test('2025-11-25: a server without tasks.requests.tools.call is refused locally;
   await expect(bare.client.startToolTask('job', {})).rejects.toBeInstanceOf(TasksNotSupportedError);
   await expect(bare.client.listTasks()).rejects.toBeInstanceOf(TasksNotSupportedError);
   expect(bare.count('tools/call')).toBe(0);
+});
+
+test('2026-07-28: a question repeated by later polls is answered once (keys deduplicated)', async () => {
+  let polls = 0;
+  let asked = 0;
+  const raw = await rawServer(
+    'modern',
+    {
+      'tools/call': () => ({ resultType: 'task', ...modernTask('working') }),
+      'tasks/get': () => {
+        polls += 1;
+        // The server applies answers lazily: the question shows again after it was answered.
+        if (polls <= 3)
+          return {
+            resultType: 'complete',
+            ...modernTask('input_required'),
+            lastUpdatedAt: `t${polls}`,
+            inputRequests: {
+              q: {
+                method: 'elicitation/create',
+                params: { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: {} } },
+              },
+            },
+          };
+        return { resultType: 'complete', ...modernTask('completed'), result: { content: [] } };
+      },
+      'tasks/update': () => ({ resultType: 'complete' }),
+    },
+    {
+      elicitation: {
+        form: () => {
+          asked += 1;
+          return { action: 'accept', content: {} };
+        },
+      },
+    },
+  );
+  const task = await raw.client.startToolTask('job', {});
+  await within(task.result(), 5_000, 'result');
+  expect(asked).toBe(1);
+  expect(raw.count('tasks/update')).toBe(1);
+  expect(raw.count('tasks/get')).toBe(4);
+});
+
+test('closing the client while a poll waits a long interval settles at once and leaves no timer', async () => {
+  const raw = await rawServer('legacy', {
+    'tools/call': () => ({ task: legacyTask('working', { pollInterval: 60_000 }) }),
+  });
+  const task = await raw.client.startToolTask('job', {});
+  await raw.client.close();
+  await expect(within(task.result(), 1_000, 'result after close')).rejects.toThrow(ConnectionClosedError);
+});
+
+test("2025-11-25: input_required opens tasks/result; the task's elicitation is answered with its related-task _meta", async () => {
+  const RELATED = 'io.modelcontextprotocol/related-task';
+  let phase: 'asking' | 'done' = 'asking';
+  const answers: JsonObject[] = [];
+  let raw!: RawServer;
+  raw = await rawServer(
+    'legacy',
+    {
+      'tools/call': () => ({ task: legacyTask('input_required', { pollInterval: 50 }) }),
+      'tasks/get': () => legacyTask(phase === 'done' ? 'completed' : 'input_required'),
+      'tasks/result': async () => {
+        answers.push(
+          await raw.server.request('elicitation/create', {
+            mode: 'form',
+            message: 'Sure?',
+            requestedSchema: { type: 'object', properties: {} },
+            _meta: { [RELATED]: { taskId: 't1' } },
+          }),
+        );
+        phase = 'done';
+        return { content: [{ type: 'text', text: 'answered' }], _meta: { [RELATED]: { taskId: 't1' } } };
+      },
+    },
+    { elicitation: { form: () => ({ action: 'accept', content: {} }) } },
+  );
+  const task = await raw.client.startToolTask('job', {});
+  const result = await within(task.result(), 5_000, 'result');
+  expect(result.content).toEqual([{ type: 'text', text: 'answered' }]);
+  expect(raw.count('tasks/result')).toBe(1);
+  expect(answers).toEqual([{ action: 'accept', content: {}, _meta: { [RELATED]: { taskId: 't1' } } }]);
 });

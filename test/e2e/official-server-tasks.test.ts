@@ -23,7 +23,9 @@ afterEach(async () => {
 });
 
 async function httpChild(): Promise<string> {
-  const child: ChildProcess = spawn(process.execPath, [FIXTURE, 'http'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [FIXTURE, 'http'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -56,7 +58,10 @@ const OPTIONS: McpClientOptions = {
 };
 
 const TRANSPORTS: [string, () => Promise<Transport>][] = [
-  ['stdio', async () => new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'pipe' })],
+  [
+    'stdio',
+    async () => new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'pipe' }),
+  ],
   ['Streamable HTTP', async () => new StreamableHttpClientTransport(new URL(await httpChild()))],
 ];
 
@@ -81,7 +86,11 @@ describe.each(TRANSPORTS)('McpClient ⇄ official SDK 1.32 tasks server over %s'
     for await (const t of task.statuses()) statuses.push(t.status);
     expect(statuses.at(-1)).toBe('completed');
     expect(text(await within(task.result(), 10_000, 'slow result'))).toBe('slept 200');
-    expect(await client.getTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'completed', ttlMs: 60_000 });
+    expect(await client.getTask(task.taskId)).toMatchObject({
+      taskId: task.taskId,
+      status: 'completed',
+      ttlMs: 60_000,
+    });
     const listed = (await client.listTasks()).tasks.map((t) => t.taskId);
     expect(listed).toContain(task.taskId);
   });
@@ -98,7 +107,9 @@ describe.each(TRANSPORTS)('McpClient ⇄ official SDK 1.32 tasks server over %s'
     asked.length = 0;
     const client = await connect();
     await client.listTools(); // the SDK lists `confirm` as taskSupport: required
-    expect(text(await within(client.callTool('confirm', { file: 'b.txt' }), 10_000, 'callTool'))).toBe('deleted b.txt');
+    expect(text(await within(client.callTool('confirm', { file: 'b.txt' }), 10_000, 'callTool'))).toBe(
+      'deleted b.txt',
+    );
     expect(text(await client.callTool('echo', { text: 'plain' }))).toBe('plain');
   });
 

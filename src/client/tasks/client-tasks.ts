@@ -208,7 +208,13 @@ export async function startToolTask<S extends JsonObject>(
   const check = checker(host, name, options.validateOutput);
   if ('result' in started) {
     const now = new Date().toISOString();
-    const done: TaskInfo = { taskId: '', status: 'completed', createdAt: now, lastUpdatedAt: now, ttlMs: null };
+    const done: TaskInfo = {
+      taskId: '',
+      status: 'completed',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: null,
+    };
     const settled = { channel: settledChannel(started.result), bind: () => undefined };
     return handle<S>(host, { task: done, raw: {} }, settled, { ...options, check });
   }
@@ -252,7 +258,11 @@ export async function resumeTask<S extends JsonObject>(
  * @example
  * const task = await getTask(host, id, {});
  */
-export async function getTask(host: TaskHost, taskId: string, options: RequestOptions = {}): Promise<TaskInfo> {
+export async function getTask(
+  host: TaskHost,
+  taskId: string,
+  options: RequestOptions = {},
+): Promise<TaskInfo> {
   const wire = taskWireFor(host);
   wire.assertSupported(`tasks/get ${taskId}`);
   return (await wire.channel(taskId, () => undefined).get(options)).task;
@@ -264,7 +274,11 @@ export async function getTask(host: TaskHost, taskId: string, options: RequestOp
  * @example
  * await cancelTask(host, id, {});
  */
-export async function cancelTask(host: TaskHost, taskId: string, options: RequestOptions = {}): Promise<void> {
+export async function cancelTask(
+  host: TaskHost,
+  taskId: string,
+  options: RequestOptions = {},
+): Promise<void> {
   const wire = taskWireFor(host);
   wire.assertSupported(`tasks/cancel ${taskId}`);
   await wire.channel(taskId, () => undefined).cancel(options);
@@ -291,7 +305,8 @@ export async function listTasksPage(
     throw new TasksNotSupportedError('tasks/list: the server did not declare tasks.list in initialize');
   const request: JsonObject = params.cursor === undefined ? {} : { cursor: params.cursor };
   const raw = await host.lowLevel.request('tasks/list', request, options);
-  if (!Array.isArray(raw.tasks)) throw new TasksNotSupportedError('tasks/list: the answer has no tasks array');
+  if (!Array.isArray(raw.tasks))
+    throw new TasksNotSupportedError('tasks/list: the answer has no tasks array');
   const page: TaskListPage = { tasks: raw.tasks.map((task) => parseTask(task, 'legacy', 'tasks/list')) };
   if (typeof raw.nextCursor === 'string') page.nextCursor = raw.nextCursor;
   return page;
@@ -318,7 +333,10 @@ export async function callToolAsTask(
     meta,
     validateOutput: false,
   });
-  const total = options.maxTotalTimeoutMs ?? host.lowLevel.options.connection?.requestDefaults?.maxTotalTimeoutMs ?? 600_000;
+  const total =
+    options.maxTotalTimeoutMs ??
+    host.lowLevel.options.connection?.requestDefaults?.maxTotalTimeoutMs ??
+    600_000;
   if (!Number.isFinite(total)) return task.result();
   const timer = setTimeout(() => {
     task.abandon(new RequestTimeoutError(total)).catch((error: unknown) => {

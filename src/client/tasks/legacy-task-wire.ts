@@ -61,7 +61,8 @@ class LegacyChannel implements TaskChannel {
   async finish({ task }: TaskSnapshot, options: RequestOptions): Promise<JsonObject> {
     if (task.status === 'cancelled') throw new TaskCancelledError(task.taskId, cancelledText(task));
     // `failed`: a JSON-RPC error comes back as that error; a tool error (`isError`) as its result.
-    const result = await (this.payload ?? this.client.request('tasks/result', { taskId: task.taskId }, options));
+    const result = await (this.payload ??
+      this.client.request('tasks/result', { taskId: task.taskId }, options));
     if (!isJsonObject(result)) throw new ProtocolViolationError('tasks/result: the answer is not an object');
     return result;
   }
@@ -90,7 +91,8 @@ export function legacyTaskWire(client: Client): ClientTaskWire {
       );
     },
     async start(request: TaskStartRequest, options: RequestOptions): Promise<TaskStart> {
-      const task: JsonObject = request.ttlMs === undefined ? {} : { ttl: Math.max(0, Math.round(request.ttlMs)) };
+      const task: JsonObject =
+        request.ttlMs === undefined ? {} : { ttl: Math.max(0, Math.round(request.ttlMs)) };
       const params: JsonObject = { name: request.name, task };
       if (request.args !== undefined) params.arguments = request.args;
       if (request.meta !== undefined) params._meta = request.meta;

@@ -77,7 +77,9 @@ class ModernChannel implements TaskChannel {
     const { raw } = snapshot.raw.inputRequests === undefined ? await this.get(options) : snapshot;
     const requests = raw.inputRequests;
     if (!isJsonObject(requests))
-      throw new ProtocolViolationError(`tasks/get: task ${this.taskId} is input_required without inputRequests`);
+      throw new ProtocolViolationError(
+        `tasks/get: task ${this.taskId} is input_required without inputRequests`,
+      );
     const open: JsonObject = {};
     for (const [key, request] of Object.entries(requests)) if (!this.answered.has(key)) open[key] = request;
     if (Object.keys(open).length === 0) return;
@@ -96,11 +98,16 @@ class ModernChannel implements TaskChannel {
     const { task } = snapshot;
     if (task.status === 'cancelled') throw new TaskCancelledError(task.taskId);
     // A CreateTaskResult that is already final carries no result or error: read the task.
-    const { raw } = snapshot.raw.result === undefined && snapshot.raw.error === undefined ? await this.get(options) : snapshot;
+    const { raw } =
+      snapshot.raw.result === undefined && snapshot.raw.error === undefined
+        ? await this.get(options)
+        : snapshot;
     if (task.status === 'failed') {
       const error = objectAt(raw, 'error');
       if (error === undefined || typeof error.code !== 'number' || typeof error.message !== 'string')
-        throw new ProtocolViolationError(`tasks/get: task ${task.taskId} failed without an error { code, message }`);
+        throw new ProtocolViolationError(
+          `tasks/get: task ${task.taskId} failed without an error { code, message }`,
+        );
       throw new McpError(error.code, error.message, error.data);
     }
     const result = objectAt(raw, 'result');

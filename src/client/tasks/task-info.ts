@@ -15,7 +15,13 @@ import { ProtocolViolationError } from '../errors.js';
  */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
-const STATUSES: ReadonlySet<string> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+const STATUSES: ReadonlySet<string> = new Set([
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+]);
 
 /**
  * A task as last seen by the client.

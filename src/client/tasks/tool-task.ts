@@ -84,7 +84,9 @@ export class ToolTask<S extends JsonObject = JsonObject> {
    * {@link TaskCancelledError}. Resolves once the server acknowledged; a no-op after the end.
    */
   cancel(): Promise<void> {
-    return this.abandon(new TaskCancelledError(this.taskId, `Task ${this.taskId} was cancelled by the client`));
+    return this.abandon(
+      new TaskCancelledError(this.taskId, `Task ${this.taskId} was cancelled by the client`),
+    );
   }
 
   /**
