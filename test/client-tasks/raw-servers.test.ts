@@ -268,8 +268,7 @@ test("2025-11-25: input_required opens tasks/result; the task's elicitation is a
   const RELATED = 'io.modelcontextprotocol/related-task';
   let phase: 'asking' | 'done' = 'asking';
   const answers: JsonObject[] = [];
-  let raw!: RawServer;
-  raw = await rawServer(
+  const raw: RawServer = await rawServer(
     'legacy',
     {
       'tools/call': () => ({ task: legacyTask('input_required', { pollInterval: 50 }) }),

@@ -100,9 +100,9 @@ function handle<S extends JsonObject>(
     ended: (ended) => host.tracker.remove(ended),
     report: (message, error) => logger?.error(`task ${first.task.taskId}: ${message}`, error),
   });
-  bind(task as ToolTask);
-  host.tracker.add(task as ToolTask);
-  followSignal(task as ToolTask, options.signal, host);
+  bind(task);
+  host.tracker.add(task);
+  followSignal(task, options.signal, host);
   return task;
 }
 
@@ -153,16 +153,7 @@ function created(
       reject(new RequestAbortedError({ cause: signal.reason }));
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    starting.then(
-      (started) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(started);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
+    void starting.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
 
@@ -224,7 +215,7 @@ export async function startToolTask<S extends JsonObject>(
 /** A task's channel, and how to point the wire's wake-ups at the handle made after it. */
 interface BoundChannel {
   channel: TaskChannel;
-  bind(task: ToolTask): void;
+  bind: (task: ToolTask) => void;
 }
 
 /** The legacy wire wakes the handle when its `tasks/result` settles: route that to the handle. */

@@ -150,7 +150,7 @@ export class ToolTask<S extends JsonObject = JsonObject> {
       this.finished = true;
       this.stop.abort(new TaskCancelledError(this.taskId, 'The task handle ended'));
       this.feed.end();
-      this.setup.ended(this as ToolTask);
+      this.setup.ended(this);
     }
   }
 
