@@ -44,9 +44,9 @@ export class McpClientBase {
   protected readonly outputSchemas: OutputSchemaCache;
   /** 2026-07-28: per tool, the arguments mirrored as `Mcp-Param-*` headers (from tools/list). */
   protected readonly toolHeaders = new ToolHeaderMap();
-  /** The live task handles (status notifications, stopped on close). */
+  /** @internal The live task handles (status notifications, stopped on close). */
   protected readonly taskTracker = new TaskTracker();
-  /** Tools that run only as tasks (a plain callTool runs them as one). */
+  /** @internal Tools that run only as tasks (a plain callTool runs them as one). */
   protected readonly taskSupport = new TaskSupportCache();
   private sampling: SamplingOptions | undefined;
   private elicitation: ElicitationOptions | undefined;

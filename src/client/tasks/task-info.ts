@@ -31,8 +31,10 @@ const STATUSES: ReadonlySet<string> = new Set([
  * console.log(task.status, task.statusMessage ?? '');
  */
 export interface TaskInfo {
+  /** The id the server chose. */
   taskId: string;
   status: TaskStatus;
+  /** What the server says about the current status (a failure's reason, a progress message). */
   statusMessage?: string;
   /** ISO 8601. */
   createdAt: string;
@@ -84,11 +86,26 @@ export function parseTask(value: unknown, format: 'legacy' | 'modern', what: str
   return task;
 }
 
-/** Default wait between two polls when the server gave no interval (the spec's suggestion). */
+/**
+ * Default wait between two polls when the server gave no interval (the spec's suggestion).
+ *
+ * @example
+ * const wait = task.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+ */
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
-/** Shortest wait between two polls, whatever the server asks (a 0 would spin). */
+/**
+ * Shortest wait between two polls, whatever the server asks (a 0 would spin).
+ *
+ * @example
+ * Math.max(MIN_POLL_INTERVAL_MS, task.pollIntervalMs ?? 0); // what the client waits at least
+ */
 export const MIN_POLL_INTERVAL_MS = 50;
-/** Longest wait between two polls, whatever the server asks (status notifications wake earlier). */
+/**
+ * Longest wait between two polls, whatever the server asks (status notifications wake earlier).
+ *
+ * @example
+ * Math.min(MAX_POLL_INTERVAL_MS, task.pollIntervalMs ?? 0); // what the client waits at most
+ */
 export const MAX_POLL_INTERVAL_MS = 60_000;
 
 /**
