@@ -101,3 +101,31 @@ describe.each(['stdio', 'http'] as const)('%s, modern era', (where) => {
     expect(readFileSync(marker, 'utf8')).toBe('aborted: TaskCancelledError');
   });
 });
+
+describe('legacy era (2025-11-25): the official SDK 1.32 tasks server over stdio', () => {
+  const OFFICIAL = [
+    '--',
+    process.execPath,
+    join(ROOT, 'test', 'e2e', 'fixtures', 'official-tasks-server.mjs'),
+    'stdio',
+  ];
+
+  test('--task on an optional tool: the status lines, then the result', async () => {
+    const run = start(['call', 'slow', 'ms=100', '--task', ...OFFICIAL]);
+    const { code, stdout, stderr } = await run.done;
+    expect(code).toBe(0);
+    expect(stdout).toBe('slept 100\n');
+    expect(stderr).toMatch(/^task [0-9a-f]{32} working/m);
+    expect(stderr).toMatch(/^task [0-9a-f]{32} completed/m);
+  });
+
+  test('Ctrl+C cancels the task (tasks/cancel) and says so; exit 130', async () => {
+    const run = start(['call', 'block', ...OFFICIAL]);
+    await until(() => /^task \S+ working/m.test(run.stderr()), 'the task started');
+    run.interrupt();
+    const { code, stderr } = await run.done;
+    expect(code).toBe(130);
+    const id = /^task (\S+) working/m.exec(stderr)![1]!;
+    expect(stderr).toContain(`keel: cancelled task ${id}\n`);
+  });
+});

@@ -16,6 +16,7 @@ import {
   ConnectionClosedError,
   ErrorCode,
   McpError,
+  RequestTimeoutError,
   type JsonObject,
   type RequestHandler,
 } from 'keel-mcp/core';
@@ -293,4 +294,54 @@ test("2025-11-25: input_required opens tasks/result; the task's elicitation is a
   expect(result.content).toEqual([{ type: 'text', text: 'answered' }]);
   expect(raw.count('tasks/result')).toBe(1);
   expect(answers).toEqual([{ action: 'accept', content: {}, _meta: { [RELATED]: { taskId: 't1' } } }]);
+});
+
+test('2025-11-25: a failed task whose tasks/result is a JSON-RPC error rejects with that McpError', async () => {
+  const raw = await rawServer('legacy', {
+    'tools/call': () => ({ task: legacyTask('failed', { statusMessage: 'disk full' }) }),
+    'tasks/result': () => {
+      throw new McpError(ErrorCode.InternalError, 'disk full');
+    },
+  });
+  const task = await raw.client.startToolTask('job', {});
+  const error = await within(task.result(), 5_000, 'result').catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(McpError);
+  expect(error).toMatchObject({ code: ErrorCode.InternalError, message: 'disk full' });
+  expect(task.status).toBe('failed');
+});
+
+test('2025-11-25: a plain callTool refused with -32601 by a server that runs tool tasks is run as a task (learnt once)', async () => {
+  const raw = await rawServer('legacy', {
+    'tools/call': (params) => {
+      if (params.task === undefined)
+        throw new McpError(ErrorCode.MethodNotFound, 'render runs only as a task');
+      return { task: legacyTask('completed') };
+    },
+    'tasks/result': () => ({ content: [{ type: 'text', text: 'rendered' }] }),
+  });
+  expect((await raw.client.callTool('render', {})).content).toEqual([{ type: 'text', text: 'rendered' }]);
+  expect((await raw.client.callTool('render', {})).content).toEqual([{ type: 'text', text: 'rendered' }]);
+  // One refused plain call, then two task-augmented ones.
+  expect(raw.count('tools/call')).toBe(3);
+});
+
+test("callTool's maxTotalTimeoutMs cancels the task it runs for a required tool: RequestTimeoutError", async () => {
+  const raw = await rawServer('legacy', {
+    'tools/list': () => ({
+      tools: [{ name: 'job', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }],
+    }),
+    'tools/call': () => ({ task: legacyTask('working', { pollInterval: 400 }) }),
+    'tasks/get': () => legacyTask('working', { pollInterval: 400 }),
+    'tasks/cancel': () => legacyTask('cancelled'),
+  });
+  await raw.client.listTools();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const call = raw.client.callTool('job', {}, { maxTotalTimeoutMs: 1_000 }).catch((e: unknown) => e);
+  await vi.advanceTimersByTimeAsync(999);
+  expect(raw.count('tasks/cancel')).toBe(0);
+  await vi.advanceTimersByTimeAsync(1);
+  const error = await call;
+  expect(error).toBeInstanceOf(RequestTimeoutError);
+  expect(raw.count('tasks/cancel')).toBe(1);
+  expect(raw.count('tasks/get')).toBe(2);
 });
