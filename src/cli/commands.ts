@@ -1,7 +1,8 @@
 /**
  * What each command does once connected: list, call, read, prompt, ping.
  */
-import type { McpClient } from '../client/index.js';
+import type { McpClient, TaskInfo, TypedCallToolResult } from '../client/index.js';
+import type { JsonObject } from '../core/jsonrpc.js';
 import {
   formatPrompt,
   formatPromptResult,
@@ -19,6 +20,8 @@ import { CliFailure, EXIT, UsageError } from './usage.js';
 export interface OutputOptions {
   json?: boolean;
   args?: string;
+  /** `keel call --task`: run the call as a task (for a tool whose taskSupport is optional). */
+  task?: boolean;
 }
 
 /**
@@ -105,12 +108,57 @@ export async function callTool(
       `${name}: missing required argument${missing.length > 1 ? 's' : ''} ${names} (keel tools lists the arguments)`,
     );
   }
-  const result = await client.callTool(name, args, ctx.request);
+  const asTask = options.task === true || tool.execution?.taskSupport === 'required';
+  const result = asTask
+    ? await callAsTask(client, ctx, name, args)
+    : await client.callTool(name, args, ctx.request);
   const failed = result.isError === true;
   if (options.json) ctx.json(result);
   else if (failed) ctx.err(`keel: tool "${name}" failed:\n${formatToolResult(result)}`);
   else ctx.out(formatToolResult(result));
   return failed ? EXIT.failure : EXIT.ok;
+}
+
+/**
+ * A call run as a task: its status shown live on stderr; Ctrl+C (the request's signal) cancels
+ * the task on the server (`tasks/cancel`) and says so.
+ */
+async function callAsTask(
+  client: McpClient,
+  ctx: CommandContext,
+  name: string,
+  args: JsonObject,
+): Promise<TypedCallToolResult> {
+  const { signal, timeoutMs } = ctx.request;
+  const task = await client.startToolTask(name, args, {
+    signal,
+    timeoutMs,
+    onStatus: (t) => ctx.taskStatus(taskLine(t)),
+  });
+  try {
+    return await task.result();
+  } catch (error) {
+    if (signal.aborted && task.taskId !== '') {
+      // The abort already sent tasks/cancel: wait for its answer, then say what happened.
+      const acknowledged = await task.cancel().then(
+        () => true,
+        () => false,
+      );
+      ctx.err(
+        acknowledged
+          ? `keel: cancelled task ${task.taskId}`
+          : `keel: could not confirm the cancel of task ${task.taskId}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** `task <id> <status>[: <message>]`. */
+function taskLine(task: TaskInfo): string {
+  const id = task.taskId === '' ? '(answered at once)' : safeLine(task.taskId);
+  const message = task.statusMessage === undefined ? '' : `: ${safeLine(task.statusMessage)}`;
+  return `task ${id} ${task.status}${message}`;
 }
 
 /**

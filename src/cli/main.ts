@@ -108,6 +108,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       .option('--no-browser', 'print the OAuth login URL instead of opening a browser')
       .exitOverride();
     if (spec.operands === 'pairs') sub.option('--args <json>', 'all arguments as one JSON object');
+    if (spec.kind === 'call')
+      sub.option('--task', 'run the call as a task (status shown live; Ctrl+C cancels the task)');
     sub.action((operands: string[] | string | undefined, options: Options) => {
       const list = Array.isArray(operands) ? operands : operands === undefined ? [] : [operands];
       outcome = runCommand(spec.kind, spec.operands, list, command, options);

@@ -50,6 +50,22 @@ export class StatusLine {
     this.out.write(`\r\x1b[2K${this.bar}`);
   }
 
+  /**
+   * Show a task's status (`task <id> working: rendering`): one line redrawn in place on a
+   * terminal, a plain line per change otherwise.
+   */
+  task(text: string): void {
+    if (!this.enabled) return;
+    const line = safeText(text);
+    if (!this.out.isTTY) {
+      if (line !== this.lastPlain) this.out.write(`${line}\n`);
+      this.lastPlain = line;
+      return;
+    }
+    this.bar = fit(line, this.out.columns);
+    this.out.write(`\r\x1b[2K${this.bar}`);
+  }
+
   /** Print a whole line above the bar (the bar is redrawn after it). */
   print(line: string): void {
     if (this.bar !== undefined) this.out.write('\r\x1b[2K');

@@ -29,6 +29,8 @@ export interface CommandContext {
     onprogress: (p: Progress) => void;
   };
   describe: string;
+  /** A task's status on stderr (one updating line on a terminal, plain lines otherwise). */
+  taskStatus(text: string): void;
   /** stdout's width when it is a terminal (listings are cut to it), else undefined. */
   columns: number | undefined;
   /** Write to stdout (the result) / stderr (above the progress bar), control characters escaped. */
@@ -185,6 +187,10 @@ export async function withServer(
         },
       },
       describe,
+      taskStatus: (text) => {
+        notice.heard();
+        if (!options.quiet) status.task(text);
+      },
       columns: process.stdout.isTTY ? process.stdout.columns : undefined,
       out: (text) => {
         notice.stop();

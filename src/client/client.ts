@@ -109,6 +109,17 @@ export class Client {
   }
 
   /**
+   * The handler set for a server→client method (2026-07-28 tasks answer their `inputRequests`
+   * with it, as the legacy era answers the server's requests).
+   *
+   * @example
+   * const elicit = client.requestHandler('elicitation/create');
+   */
+  requestHandler(method: string): RequestHandler | undefined {
+    return this.handlers.get(method);
+  }
+
+  /**
    * Open the connection and run the handshake. On failure (including an unsupported version from
    * the server) the connection is closed and the error rethrown.
    */

@@ -164,3 +164,35 @@ export class EraDetectionError extends LocalError {
     super(message, options);
   }
 }
+
+/**
+ * A task ended `cancelled` (by {@link McpClient}'s `cancel()`, the caller's signal, or someone
+ * else's `tasks/cancel`): there is no result to give. `taskId` names the task.
+ *
+ * @example
+ * try { await task.result(); } catch (e) { if (e instanceof TaskCancelledError) console.error(`cancelled task ${e.taskId}`); }
+ */
+export class TaskCancelledError extends LocalError {
+  override name = 'TaskCancelledError';
+  constructor(
+    readonly taskId: string,
+    message = `Task ${taskId} was cancelled`,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The server cannot run this as a task: in 2025-11-25 it did not declare
+ * `tasks.requests.tools.call`; in 2026-07-28 it did not advertise the
+ * `io.modelcontextprotocol/tasks` extension. Raised locally, before anything is sent.
+ *
+ * @example
+ * catch (e) { if (e instanceof TasksNotSupportedError) return client.callTool(name, args); }
+ */
+export class TasksNotSupportedError extends LocalError {
+  override name = 'TasksNotSupportedError';
+  constructor(message: string) {
+    super(message);
+  }
+}

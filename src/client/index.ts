@@ -40,8 +40,19 @@ export {
   ProtocolViolationError,
   RemovedInModernEraError,
   SubscriptionOverflowError,
+  TaskCancelledError,
+  TasksNotSupportedError,
   ToolOutputValidationError,
 } from './errors.js';
+export { ToolTask } from './tasks/tool-task.js';
+export type { TaskFollowOptions, TaskListPage, ToolTaskOptions } from './tasks/client-tasks.js';
+export {
+  DEFAULT_POLL_INTERVAL_MS,
+  MAX_POLL_INTERVAL_MS,
+  MIN_POLL_INTERVAL_MS,
+  type TaskInfo,
+  type TaskStatus,
+} from './tasks/task-info.js';
 export { clearEraCache, MAX_CACHED_ERAS, type ClientEra, type EraOption } from './modern/era.js';
 export { DEFAULT_DISCOVER_TIMEOUT_MS } from './modern/detect-era.js';
 export { DEFAULT_MAX_INPUT_ROUNDS } from './modern/input-loop.js';

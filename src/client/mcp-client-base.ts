@@ -25,6 +25,9 @@ import {
   type SamplingOptions,
 } from './sampling.js';
 import { bindNotifications } from './notifications.js';
+import { withRelatedTask } from './tasks/related-task.js';
+import { TaskSupportCache } from './tasks/task-support.js';
+import { TaskTracker } from './tasks/task-tracker.js';
 
 export type { ConnectOptions, McpClientOptions } from './mcp-client-options.js';
 
@@ -41,6 +44,10 @@ export class McpClientBase {
   protected readonly outputSchemas: OutputSchemaCache;
   /** 2026-07-28: per tool, the arguments mirrored as `Mcp-Param-*` headers (from tools/list). */
   protected readonly toolHeaders = new ToolHeaderMap();
+  /** @internal The live task handles (status notifications, stopped on close). */
+  protected readonly taskTracker = new TaskTracker();
+  /** @internal Tools that run only as tasks (a plain callTool runs them as one). */
+  protected readonly taskSupport = new TaskSupportCache();
   private sampling: SamplingOptions | undefined;
   private elicitation: ElicitationOptions | undefined;
   private roots: RootsSource | undefined;
@@ -69,19 +76,22 @@ export class McpClientBase {
     if (options.roots)
       this.roots = typeof options.roots === 'function' ? options.roots : checkRoots(options.roots);
 
-    this.lowLevel.setRequestHandler('sampling/createMessage', (params, ctx) => {
+    this.lowLevel.setRequestHandler('sampling/createMessage', async (params, ctx) => {
       if (!this.sampling) throw methodNotFound('sampling/createMessage');
-      return samplingRequestHandler(this.sampling)(params, ctx);
+      return withRelatedTask(params, await samplingRequestHandler(this.sampling)(params, ctx));
     });
-    this.lowLevel.setRequestHandler('elicitation/create', (params, ctx) => {
+    this.lowLevel.setRequestHandler('elicitation/create', async (params, ctx) => {
       if (!this.elicitation) throw methodNotFound('elicitation/create');
-      return elicitationRequestHandler(this.elicitation)(params, ctx);
+      return withRelatedTask(params, await elicitationRequestHandler(this.elicitation)(params, ctx));
     });
     this.lowLevel.setRequestHandler('roots/list', (_params, ctx) => {
       if (!this.roots) throw methodNotFound('roots/list');
       return resolveRoots(this.roots, ctx);
     });
     bindNotifications(this.lowLevel, this.events, this.outputSchemas);
+    this.lowLevel.setNotificationHandler('notifications/tasks/status', (params) =>
+      this.taskTracker.notify(params),
+    );
     this.lowLevel.onprotocolerror = (error) => this.events.emit('protocolError', error);
     this.lowLevel.onsessionreset = (reset) => {
       // A new session may come with other tools: never validate against the old schemas.
@@ -143,7 +153,9 @@ export class McpClientBase {
     this.lowLevel.capabilities = this.declared;
     this.outputSchemas.clear();
     this.toolHeaders.clear();
+    this.taskSupport.clear();
     await this.lowLevel.connect(transport, options);
+    this.taskTracker.attach(this.lowLevel.connection);
     this.lowLevel.connection.onClose(() => this.events.emit('close', undefined));
   }
 

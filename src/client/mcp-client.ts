@@ -28,6 +28,18 @@ import type { CallToolOutputOptions, ValidatedCallToolResult } from './tool-outp
 import type { StandardSchema } from '../core/schema/standard-schema.js';
 import { listen, type ListenOptions, type Subscription } from './subscriptions.js';
 import type { SubscriptionFilter } from '../core/types/subscriptions.js';
+import {
+  cancelTask,
+  getTask,
+  listTasksPage,
+  resumeTask,
+  startToolTask,
+  type TaskFollowOptions,
+  type TaskListPage,
+  type ToolTaskOptions,
+} from './tasks/client-tasks.js';
+import type { TaskInfo } from './tasks/task-info.js';
+import type { ToolTask } from './tasks/tool-task.js';
 
 export type { CallOptions, CallToolOptions, TypedCallToolResult } from './call-options.js';
 export type { McpClientConnectOptions } from './mcp-client-options.js';
@@ -134,9 +146,106 @@ export class McpClient extends McpClientBase {
       outputSchemas: this.outputSchemas,
       logger: this.options.connection?.logger,
       validateOutput: this.options.validateToolOutput,
+      tracker: this.taskTracker,
+      taskSupport: this.taskSupport,
       refresh: ({ signal, timeoutMs }) =>
         collect(this.tools(pageOptions({ signal, timeoutMs }))).then(() => undefined),
     };
+  }
+
+  // ---- tasks
+
+  /**
+   * Start a tool call as a task and get its handle at once; the handle polls the task (at the
+   * server's poll interval), answers its questions with this client's elicitation, sampling and
+   * roots handlers, and settles `result()` when it ends. Both eras: 2025-11-25 (`params.task`,
+   * `tasks/result`) and 2026-07-28 (the tasks extension, `tasks/update`). Aborting `signal` or
+   * `task.cancel()` sends `tasks/cancel`; closing the client stops every handle.
+   * A server that does not run tasks: {@link TasksNotSupportedError}, nothing sent. A 2026-07-28
+   * server may answer at once instead: the handle is then already `completed` (`taskId` is `''`).
+   *
+   * @example
+   * const task = await client.startToolTask('render', { scene: 'intro' }, { ttlMs: 3_600_000 });
+   * for await (const t of task.statuses()) console.error(t.status, t.statusMessage ?? '');
+   * const result = await task.result();
+   */
+  async startToolTask<S extends JsonObject = JsonObject>(
+    name: string,
+    args?: JsonObject,
+    options?: ToolTaskOptions,
+  ): Promise<ToolTask<S>> {
+    return startToolTask<S>(this.toolCalls, name, args, options);
+  }
+
+  /**
+   * A handle on a task started earlier (by this client or over another connection), by id.
+   *
+   * @example
+   * const task = await client.resumeTask(savedId);
+   * console.log((await task.result()).content);
+   */
+  async resumeTask<S extends JsonObject = JsonObject>(
+    taskId: string,
+    options?: TaskFollowOptions,
+  ): Promise<ToolTask<S>> {
+    return resumeTask<S>(this.toolCalls, taskId, options);
+  }
+
+  /**
+   * Wait for a task's result: follows it to its end (input on the way included).
+   *
+   * @example
+   * const result = await client.taskResult(savedId, { signal });
+   */
+  async taskResult<S extends JsonObject = JsonObject>(
+    taskId: string,
+    options?: TaskFollowOptions,
+  ): Promise<TypedCallToolResult<S>> {
+    return (await resumeTask<S>(this.toolCalls, taskId, options)).result();
+  }
+
+  /**
+   * `tasks/get`: a task as the server shows it now.
+   *
+   * @example
+   * const { status, statusMessage } = await client.getTask(id);
+   */
+  async getTask(taskId: string, options?: CallOptions): Promise<TaskInfo> {
+    return getTask(this.toolCalls, taskId, options);
+  }
+
+  /**
+   * `tasks/cancel` of a task by id (a handle's `cancel()` also stops its polling).
+   *
+   * @example
+   * await client.cancelTask(id);
+   */
+  async cancelTask(taskId: string, options?: CallOptions): Promise<void> {
+    return cancelTask(this.toolCalls, taskId, options);
+  }
+
+  /**
+   * One page of `tasks/list`. 2025-11-25 only: 2026-07-28 has no task list (it rejects with
+   * `RemovedInModernEraError`, nothing sent).
+   *
+   * @example
+   * const { tasks, nextCursor } = await client.listTasks();
+   */
+  async listTasks(
+    params: { cursor?: string | undefined } = {},
+    options?: CallOptions,
+  ): Promise<TaskListPage> {
+    return listTasksPage(this.toolCalls, params, options);
+  }
+
+  /**
+   * Every task the server lists for this client, page by page (2025-11-25 only).
+   *
+   * @example
+   * for await (const task of client.tasks()) console.log(task.taskId, task.status);
+   */
+  tasks(options: PaginateOptions = {}): AsyncGenerator<TaskInfo, void, undefined> {
+    return walkList((params, page) => this.listTasks(params, page), 'tasks', options);
   }
 
   // ---- resources

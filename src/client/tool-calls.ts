@@ -4,15 +4,16 @@
  * mirrored `Mcp-Param-*` headers (modern), checks the result's shape and validates
  * `structuredContent` against the cached `outputSchema`.
  */
-import type { Logger } from '../core/engine/connection-types.js';
-import type { JsonObject } from '../core/jsonrpc.js';
+import { ErrorCode, McpError } from '../core/errors.js';
+import { isJsonObject, type JsonObject } from '../core/jsonrpc.js';
 import type { StandardSchema } from '../core/schema/standard-schema.js';
 import type { PaginatedParams } from '../core/types/common.js';
 import type { ListToolsResult } from '../core/types/tools.js';
 import type { CallOptions, CallToolOptions, TypedCallToolResult } from './call-options.js';
-import type { Client } from './client.js';
-import { callWithParamHeaders, type ToolHeaderMap } from './modern/tool-headers.js';
-import type { OutputSchemaCache } from './output-schemas.js';
+import { callWithParamHeaders } from './modern/tool-headers.js';
+import { callToolAsTask, type TaskHost } from './tasks/client-tasks.js';
+import { legacyRunsToolTasks } from './tasks/legacy-task-wire.js';
+import { modernRunsTasks, TASKS_EXTENSION } from './tasks/modern-task-wire.js';
 import { checkCallToolResult, requireArray } from './result-checks.js';
 import { assertOutputSchema, parseToolOutput } from './tool-output.js';
 
@@ -22,11 +23,7 @@ import { assertOutputSchema, parseToolOutput } from './tool-output.js';
  * @example
  * const host: ToolCallHost = { lowLevel, toolHeaders, outputSchemas, logger: undefined, validateOutput: true, refresh: async () => {} };
  */
-export interface ToolCallHost {
-  readonly lowLevel: Client;
-  readonly toolHeaders: ToolHeaderMap;
-  readonly outputSchemas: OutputSchemaCache;
-  readonly logger: Logger | undefined;
+export interface ToolCallHost extends TaskHost {
   /** The client's `validateToolOutput` (a call's `validateOutput` wins). */
   readonly validateOutput: boolean | undefined;
   /** Walk every page of `tools/list` (refreshes the caches). */
@@ -55,6 +52,7 @@ export async function listToolsPage(
     result.tools = host.toolHeaders.admit(result.tools, fresh, (message) => logger?.error(message));
   }
   host.outputSchemas.remember(result.tools, fresh);
+  host.taskSupport.remember(result.tools, fresh);
   return result;
 }
 
@@ -77,19 +75,60 @@ export async function callToolChecked<S extends JsonObject>(
   const params: JsonObject = { name };
   if (args !== undefined) params.arguments = args;
   if (meta !== undefined) params._meta = meta;
-  const raw =
-    host.lowLevel.era === 'modern'
-      ? await callWithParamHeaders(
-          host.toolHeaders,
-          (withHeaders) => host.lowLevel.request('tools/call', params, withHeaders),
-          () => host.refresh(requestOptions),
-          name,
-          args,
-          requestOptions,
-        )
-      : await host.lowLevel.request('tools/call', params, requestOptions);
+  let raw: JsonObject;
+  if (host.taskSupport.isRequired(name)) raw = await callToolAsTask(host, name, args, meta, requestOptions);
+  else {
+    try {
+      raw = await plainCall(host, name, args, params, requestOptions);
+    } catch (error) {
+      // A tool that runs only as a task: learnt once, then run as one (the caller need not know).
+      if (!mustRunAsTask(host, name, error)) throw error;
+      host.taskSupport.learnRequired(name);
+      raw = await callToolAsTask(host, name, args, meta, requestOptions);
+    }
+  }
   const result = checkCallToolResult<TypedCallToolResult<S>>(raw, name);
   if (validateOutput ?? host.validateOutput ?? true) await host.outputSchemas.check(name, result);
   if (output === undefined) return result;
   return (await parseToolOutput(name, result, output)) as TypedCallToolResult<S>;
+}
+
+function plainCall(
+  host: ToolCallHost,
+  name: string,
+  args: JsonObject | undefined,
+  params: JsonObject,
+  options: CallOptions,
+): Promise<JsonObject> {
+  if (host.lowLevel.era !== 'modern') return host.lowLevel.request('tools/call', params, options);
+  return callWithParamHeaders(
+    host.toolHeaders,
+    (withHeaders) => host.lowLevel.request('tools/call', params, withHeaders),
+    () => host.refresh(options),
+    name,
+    args,
+    options,
+  );
+}
+
+/**
+ * The server refused a plain call because the tool runs only as a task: 2026-07-28 `-32021`
+ * naming the tasks extension; 2025-11-25 `-32601` from a server that runs tool tasks, for a
+ * tool not listed as forbidden or optional.
+ */
+function mustRunAsTask(host: ToolCallHost, name: string, error: unknown): boolean {
+  if (!(error instanceof McpError)) return false;
+  if (host.lowLevel.era === 'modern') {
+    if (error.code !== ErrorCode.MissingRequiredClientCapability || !modernRunsTasks(host.lowLevel))
+      return false;
+    const data = isJsonObject(error.data) ? error.data : undefined;
+    const required = data && isJsonObject(data.requiredCapabilities) ? data.requiredCapabilities : undefined;
+    const extensions = required && isJsonObject(required.extensions) ? required.extensions : undefined;
+    return extensions !== undefined && TASKS_EXTENSION in extensions;
+  }
+  return (
+    error.code === ErrorCode.MethodNotFound &&
+    legacyRunsToolTasks(host.lowLevel) &&
+    host.taskSupport.mayRequire(name)
+  );
 }

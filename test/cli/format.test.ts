@@ -222,6 +222,24 @@ describe('progress', () => {
     new StatusLine({ write: (t: string) => quiet.push(t), isTTY: true }, false).progress({ progress: 1 });
     expect(quiet).toEqual([]);
   });
+
+  test("issue 25: a task's status is one line redrawn in place on a terminal, a plain line per change elsewhere", () => {
+    const tty: string[] = [];
+    const line = new StatusLine({ write: (t: string) => tty.push(t), isTTY: true, columns: 20 });
+    line.task('task abc working: a long status message');
+    line.print('log');
+    line.task('task abc completed');
+    line.clear();
+    expect(tty.join('')).toBe(
+      '\r\x1b[2Ktask abc working: a\r\x1b[2Klog\ntask abc working: a\r\x1b[2Ktask abc completed\r\x1b[2K',
+    );
+    const plain: string[] = [];
+    const lines = new StatusLine({ write: (t: string) => plain.push(t), isTTY: false });
+    lines.task('task abc working');
+    lines.task('task abc working');
+    lines.task('task abc working: \x1b[31mred');
+    expect(plain).toEqual(['task abc working\n', 'task abc working: \\x1b[31mred\n']);
+  });
 });
 
 describe('elicitation form plan', () => {

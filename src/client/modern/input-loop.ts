@@ -78,8 +78,14 @@ export async function requestWithInput(
   }
 }
 
-/** Answer every input request of one round, at once (as a legacy server's requests would be). */
-async function answerAll(
+/**
+ * Answer every input request of one round, at once (as a legacy server's requests would be).
+ * Also answers the `inputRequests` of a 2026-07-28 task (tasks/modern-task-wire.ts).
+ *
+ * @example
+ * const inputResponses = await answerAll(host, 'tasks/get', task.inputRequests, signal);
+ */
+export async function answerAll(
   host: InputLoopHost,
   method: string,
   inputRequests: unknown,

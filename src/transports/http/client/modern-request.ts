@@ -26,10 +26,14 @@ export function modernVersionOf(message: JsonRpcMessage): string | undefined {
 }
 
 /** The body field `Mcp-Name` mirrors, per method (the server checks the same table). */
-const NAME_FIELD: Readonly<Record<string, 'name' | 'uri'>> = Object.freeze({
+const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = Object.freeze({
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // The tasks extension (SEP-2663): the task's id.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 });
 
 /**
