@@ -31,7 +31,7 @@ describe.skipIf(!redisAvailable())('RedisTaskStore', () => {
     await client.connect();
     const store = new RedisTaskStore({ client, namespace: 'clock' });
     try {
-      const [seconds] = (await client.sendCommand(['TIME'])) as string[];
+      const [seconds] = await client.sendCommand<string[]>(['TIME']);
       const redisNow = Number(seconds) * 1_000;
       // This process's clock is a day behind; the record must not see it.
       const skewed = vi.spyOn(Date, 'now').mockImplementation(() => redisNow - 86_400_000);
