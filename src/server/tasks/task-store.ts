@@ -63,7 +63,7 @@ export interface TaskRecord {
   readonly inputRequests?: Readonly<Record<string, TaskInputRequest>>;
   /** Answers received, by key, kept until the record goes (the runner takes them from here). */
   readonly inputResponses?: Readonly<Record<string, JsonObject>>;
-  /** The process running the work, and until when its lease holds (renewed while it runs). */
+  /** The process running the work, and until when its lease holds (on the store's clock; renewed while it runs). */
   readonly runner?: string;
   readonly leaseUntil?: number;
 }
