@@ -4,7 +4,7 @@
  * a live lease, answers move open keys atomically, cursors are opaque, `watch` tells every change,
  * and no timer outlives `close` (or an empty store).
  */
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { InMemoryTaskStore, type NewTask } from 'keel-mcp/server';
 import { withLeaseRule } from '../../src/server/tasks/task-lease.js';
 import { useProcessGuard } from '../helpers/guard.js';
@@ -117,5 +117,25 @@ test('watch tells every change; the sweep timer goes with the last record and on
   await store.create(task('v'), LIMITS);
   expect(seen).toEqual(['w', 'w', 'w']);
   // The guard fails the test if the store's interval were still pending here.
+  await store.close();
+});
+
+test('issue 25 item g: the per-owner count follows every removal (delete, expiry on read, sweep) without a scan', async () => {
+  let now = 1_000;
+  const store = new InMemoryTaskStore({ now: () => now });
+  const bounds = { maxPerOwner: 2, maxTotal: 100 };
+  for (const id of ['a', 'b']) await store.create(task(id, { ttlMs: 100 }), bounds);
+  expect(await store.create(task('c'), bounds)).toBe('owner-limit');
+  await store.delete('a');
+  expect(await store.create(task('c', { ttlMs: 100 }), bounds)).toMatchObject({ id: 'c' });
+  now += 200; // b and c expire: the next create's sweep frees both places
+  expect(await store.create(task('d'), bounds)).toMatchObject({ id: 'd' });
+  expect(await store.create(task('e'), bounds)).toMatchObject({ id: 'e' });
+  expect(await store.create(task('f'), bounds)).toBe('owner-limit');
+  // Another owner's records never count against this one, and create does not walk the records.
+  const records = (store as unknown as { records: Map<string, unknown> }).records;
+  const values = vi.spyOn(records, 'values');
+  expect(await store.create(task('g', { owner: 'p' }), bounds)).toMatchObject({ id: 'g' });
+  expect(values).not.toHaveBeenCalled();
   await store.close();
 });

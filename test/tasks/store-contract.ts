@@ -14,6 +14,7 @@
  * view; the watch test needs it). `keys()` (optional) lists what the store left in its backend,
  * for the leak check after expiry. `close()` releases the fixture.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { NewTask, TaskRecord, TaskStore } from 'keel-mcp/server';
 import { within } from '../helpers/guard.js';
@@ -207,6 +208,115 @@ export function describeTaskStoreContract(name: string, makeStore: () => Promise
         const small = await made(store, newTask());
         await expect(store.update(small.id, { result: { big } })).rejects.toThrow(RangeError);
         expect(await store.get(small.id)).toEqual(small);
+      }));
+
+    it('issue 25 item c: renew moves the lease on the store clock, not lastUpdatedAt; only for its runner', () =>
+      using(async ({ store, advance }) => {
+        const task = await made(store, newTask({ runner: 'r1', leaseMs: 1_000 }));
+        expect(task.leaseUntil).toBe(task.createdAt + 1_000);
+        expect(task).not.toHaveProperty('leaseMs');
+        await advance(20);
+        const renewed = await store.renew(task.id, 'r1', 5_000);
+        expect(renewed?.leaseUntil).toBeGreaterThanOrEqual(task.createdAt + 5_020);
+        expect(renewed?.lastUpdatedAt).toBe(task.createdAt);
+        expect(await store.get(task.id)).toEqual(renewed);
+        // Another runner's renewal, and any renewal of a terminal record, change nothing.
+        expect(await store.renew(task.id, 'r2', 60_000)).toEqual(renewed);
+        const done = await store.update(task.id, { status: 'cancelled' });
+        expect(await store.renew(task.id, 'r1', 60_000)).toEqual(done);
+        expect(await store.renew('never-made', 'r1', 1_000)).toBeUndefined();
+      }));
+
+    it('expireLease applies its patch only once the lease has passed, and never to a terminal record', () =>
+      using(async ({ store, advance }) => {
+        const failed = {
+          status: 'failed',
+          statusMessage: 'gone',
+          error: { code: -32603, message: 'gone' },
+        } as const;
+        const live = await made(store, newTask({ runner: 'r1', leaseMs: 60_000 }));
+        expect(await store.expireLease(live.id, failed)).toEqual(live);
+        const stale = await made(store, newTask({ runner: 'r1', leaseMs: 1 }));
+        await advance(20);
+        expect(await store.expireLease(stale.id, failed)).toMatchObject(failed);
+        const done = await made(store, newTask({ runner: 'r1', leaseMs: 1 }));
+        const completed = await store.update(done.id, { status: 'completed', result: { content: [] } });
+        await advance(20);
+        expect(await store.expireLease(done.id, failed)).toEqual(completed);
+        expect(await store.expireLease('never-made', failed)).toBeUndefined();
+      }));
+
+    it('issue 25 item a: a question answered (on any process) is never published open again', () =>
+      using(async ({ store }) => {
+        const ask = { method: 'elicitation/create', params: { message: 'sure?' } };
+        const task = await made(store, newTask({ status: 'input_required', inputRequests: { a: ask } }));
+        await store.answer(task.id, { a: { action: 'accept' } });
+        // A publish computed from a read made before the answer came.
+        const stale = await store.update(task.id, { status: 'input_required', inputRequests: { a: ask } });
+        expect(stale?.status).toBe('working');
+        expect(stale?.inputRequests).toBeUndefined();
+        const more = await store.update(task.id, {
+          status: 'input_required',
+          inputRequests: { a: ask, b: ask },
+        });
+        expect(more?.status).toBe('input_required');
+        expect(more?.inputRequests).toEqual({ b: ask });
+      }));
+
+    it('issue 25 item a: over any interleaving of answer, publish, cancel, complete, renew and expire from two processes, a terminal record never changes', () =>
+      using(async ({ store, peer }) => {
+        const other = peer ? await peer() : store;
+        const ask = { method: 'elicitation/create', params: { message: 'sure?' } };
+        const failed = { status: 'failed', statusMessage: 'gone', inputRequests: undefined } as const;
+        const ops: ((s: TaskStore, id: string) => Promise<TaskRecord | undefined>)[] = [
+          (s, id) => s.answer(id, { a: { action: 'accept' } }),
+          (s, id) => s.answer(id, { b: { action: 'decline' } }),
+          (s, id) => s.update(id, { status: 'input_required', inputRequests: { a: ask, b: ask } }),
+          (s, id) => s.update(id, { status: 'cancelled', inputRequests: undefined }),
+          (s, id) => s.update(id, { status: 'completed', result: { content: [] }, inputRequests: undefined }),
+          (s, id) => s.renew(id, 'r1', 60_000),
+          (s, id) => s.expireLease(id, failed),
+        ];
+        try {
+          await fc.assert(
+            fc.asyncProperty(
+              fc.boolean(),
+              fc.array(fc.record({ op: fc.nat(ops.length - 1), where: fc.boolean(), wait: fc.boolean() }), {
+                minLength: 1,
+                maxLength: 8,
+              }),
+              async (staleLease, steps) => {
+                const task = await made(store, newTask({ runner: 'r1', leaseMs: staleLease ? 1 : 60_000 }));
+                // Steps run concurrently on the two handles; `wait` lets the earlier ones land first.
+                const seen: (TaskRecord | undefined)[] = [];
+                let pending: Promise<void>[] = [];
+                for (const step of steps) {
+                  const call = ops[step.op]!(step.where ? other : store, task.id).then(
+                    (r) => void seen.push(r),
+                  );
+                  pending.push(call);
+                  if (step.wait) {
+                    await Promise.all(pending);
+                    pending = [];
+                  }
+                }
+                await Promise.all(pending);
+                const final = await store.get(task.id);
+                for (const record of seen)
+                  if (record && ['completed', 'failed', 'cancelled'].includes(record.status))
+                    expect(record).toEqual(final);
+                if (final?.status === 'input_required')
+                  expect(Object.keys(final.inputRequests ?? {})).not.toEqual([]);
+                for (const key of Object.keys(final?.inputRequests ?? {}))
+                  expect(final?.inputResponses ?? {}).not.toHaveProperty(key);
+                await store.delete(task.id);
+              },
+            ),
+            { numRuns: Number(process.env.KEEL_FC_RUNS ?? 40) },
+          );
+        } finally {
+          if (other !== store) await other.close();
+        }
       }));
 
     it('watch: a change made by another process is heard', () =>

@@ -6,11 +6,29 @@
  * Every script ends by publishing the id on the store's channel when it changed the record.
  * The owner index and the total index are named from ARGV (undeclared keys: one Redis, not
  * Redis Cluster, as the session store; see docs/scale-out.md).
+ *
+ * Time is the Redis server's (`TIME`, in ms), read inside each script: one clock for every
+ * process of the deployment, the same one that expires the keys. Redis 5 and later replicate a
+ * script by its effects, so a script may read `TIME` and then write.
  */
 
-/** Shared helpers: `now` comes from ARGV (the caller's `Date.now()`, see task-store.ts). */
+/** Shared helpers. */
 const COMMON = `
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local function isTerminal(s) return s == 'completed' or s == 'failed' or s == 'cancelled' end
+-- A key with an answer is never open again; input_required with nothing open is working.
+local function settleQuestions(f)
+  local open = false
+  for k in pairs(f) do
+    if string.sub(k, 1, 3) == 'ir:' then
+      if f['rs:' .. string.sub(k, 4)] then f[k] = nil else open = true end
+    end
+  end
+  if not open and f.status == 'input_required' then f.status = 'working' end
+end
 local function expiryOf(f)
   local e = tonumber(f.createdAt) + tonumber(f.ttlMs)
   if not isTerminal(f.status) and f.leaseUntil and tonumber(f.leaseUntil) > e then e = tonumber(f.leaseUntil) end
@@ -57,13 +75,13 @@ end
 `;
 
 /**
- * ARGV: now, maxBytes, ownerIndex, allIndex, channel, maxPerOwner, maxTotal, then field/value
- * pairs of the new record. Returns the record's fields, or 'owner-limit' / 'total-limit' /
- * 'exists' / 'too-large'.
+ * ARGV: (unused), maxBytes, ownerIndex, allIndex, channel, maxPerOwner, maxTotal, then field/value
+ * pairs of the new record (a `leaseMs` pair becomes `leaseUntil` = now + leaseMs). Returns the
+ * record's fields, or 'owner-limit' / 'total-limit' / 'exists' / 'too-large'.
  */
 export const CREATE_TASK = `
 ${COMMON}
-local key, now = KEYS[1], tonumber(ARGV[1])
+local key, now = KEYS[1], clock()
 local ownerIndex, allIndex = ARGV[3], ARGV[4]
 if redis.call('EXISTS', key) == 1 then return 'exists' end
 redis.call('ZREMRANGEBYSCORE', ownerIndex, '-inf', now)
@@ -72,23 +90,31 @@ if redis.call('ZCARD', ownerIndex) >= tonumber(ARGV[6]) then return 'owner-limit
 if redis.call('ZCARD', allIndex) >= tonumber(ARGV[7]) then return 'total-limit' end
 local f = {}
 for i = 8, #ARGV, 2 do f[ARGV[i]] = ARGV[i + 1] end
-f.createdAt = ARGV[1]
-f.lastUpdatedAt = ARGV[1]
+if f.leaseMs then
+  f.leaseUntil = tostring(now + tonumber(f.leaseMs))
+  f.leaseMs = nil
+end
+f.createdAt = tostring(now)
+f.lastUpdatedAt = tostring(now)
 if sizeOf(f) > tonumber(ARGV[2]) then return 'too-large' end
 return store(key, {}, f, ownerIndex, allIndex, ARGV[5], now)
 `;
 
 /**
- * ARGV: now, maxBytes, ownerIndexPrefix, allIndex, channel, then triples op/field/value: 's' sets
- * the field, 'd' removes it, 'c' removes every field starting with the given prefix.
+ * ARGV: guard, maxBytes, ownerIndexPrefix, allIndex, channel, then triples op/field/value: 's'
+ * sets the field, 'd' removes it, 'c' removes every field starting with the given prefix. Guard
+ * 'lease' applies the change only when the lease has passed (`expireLease`), '' always.
  * Returns the record's fields (unchanged when terminal), {} when there is none, or 'too-large'.
  */
 export const UPDATE_TASK = `
 ${COMMON}
-local key, now = KEYS[1], tonumber(ARGV[1])
+local key, now = KEYS[1], clock()
 local before = toTable(redis.call('HGETALL', key))
 if before.id == nil then return {} end
 if isTerminal(before.status) then return reply(key) end
+if ARGV[1] == 'lease' and (before.leaseUntil == nil or tonumber(before.leaseUntil) > now) then
+  return reply(key)
+end
 local f = {}
 for k, v in pairs(before) do f[k] = v end
 for i = 6, #ARGV, 3 do
@@ -99,18 +125,19 @@ for i = 6, #ARGV, 3 do
     for k in pairs(before) do if string.sub(k, 1, #field) == field then f[k] = nil end end
   end
 end
-f.lastUpdatedAt = ARGV[1]
+settleQuestions(f)
+f.lastUpdatedAt = tostring(now)
 if sizeOf(f) > tonumber(ARGV[2]) then return 'too-large' end
 return store(key, before, f, ARGV[3] .. f.owner .. '}', ARGV[4], ARGV[5], now)
 `;
 
 /**
- * ARGV: now, maxBytes, channel, then key/answer pairs. An answer is kept only for an open
+ * ARGV: (unused), maxBytes, channel, then key/answer pairs. An answer is kept only for an open
  * request; when none is left open the status goes back to 'working'.
  */
 export const ANSWER_TASK = `
 ${COMMON}
-local key, now = KEYS[1], tonumber(ARGV[1])
+local key, now = KEYS[1], clock()
 local before = toTable(redis.call('HGETALL', key))
 if before.id == nil then return {} end
 if isTerminal(before.status) then return reply(key) end
@@ -128,10 +155,32 @@ if not changed then return reply(key) end
 local open = false
 for k in pairs(f) do if string.sub(k, 1, 3) == 'ir:' then open = true end end
 if not open then f.status = 'working' end
-f.lastUpdatedAt = ARGV[1]
+f.lastUpdatedAt = tostring(now)
 if sizeOf(f) > tonumber(ARGV[2]) then return 'too-large' end
 write(key, before, f)
 redis.call('PUBLISH', ARGV[3], f.id)
+return reply(key)
+`;
+
+/**
+ * ARGV: runner, leaseMs, ownerIndexPrefix, allIndex. Extends the lease of `runner` on a record
+ * that is not terminal (and the record's expiry with it). Not a status change: `lastUpdatedAt`
+ * stays and nothing is published. Returns the record's fields, or {} when there is none.
+ */
+export const RENEW_TASK = `
+${COMMON}
+local key, now = KEYS[1], clock()
+local before = toTable(redis.call('HGETALL', key))
+if before.id == nil then return {} end
+if isTerminal(before.status) or before.runner ~= ARGV[1] then return reply(key) end
+local f = {}
+for k, v in pairs(before) do f[k] = v end
+f.leaseUntil = tostring(now + tonumber(ARGV[2]))
+write(key, before, f)
+local e = expiryOf(f)
+redis.call('PEXPIREAT', key, e)
+index(ARGV[3] .. f.owner .. '}', f.id, e, now)
+index(ARGV[4], f.id, e, now)
 return reply(key)
 `;
 

@@ -12,7 +12,8 @@ import type {
 import { RedisAccess, atLeast } from './redis-access.js';
 import { destroy, type RedisRelaySubscriber } from './relay-client.js';
 import { LuaScript, type RedisScriptClient } from './script.js';
-import { ANSWER_TASK, CREATE_TASK, DELETE_TASK, UPDATE_TASK } from './task-scripts.js';
+import { ANSWER_TASK, CREATE_TASK, DELETE_TASK, RENEW_TASK, UPDATE_TASK } from './task-scripts.js';
+import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from '../../server/modern/state-encoding.js';
 
 /**
  * The part of a Redis client the task store uses: node-redis clients fit.
@@ -46,6 +47,7 @@ const CREATE = new LuaScript(CREATE_TASK);
 const UPDATE = new LuaScript(UPDATE_TASK);
 const ANSWER = new LuaScript(ANSWER_TASK);
 const DELETE = new LuaScript(DELETE_TASK);
+const RENEW = new LuaScript(RENEW_TASK);
 const PLAIN = ['statusMessage', 'runner', 'leaseUntil'] as const;
 const JSON_FIELDS = ['result', 'error'] as const;
 
@@ -55,9 +57,9 @@ const JSON_FIELDS = ['result', 'error'] as const;
  * time and pruned by every script, so bounds count live tasks only and no index outlives its
  * members. Changes are published on `keel:<ns>:task-changed`.
  *
- * Time: the caller's `Date.now()`, sent to each script. `leaseUntil` is computed by the task
- * manager from the same clock, so expiry compares like with like; processes are assumed to keep
- * their clocks in step (NTP), as the key expiry itself is applied by the Redis server's clock.
+ * Time: the Redis server's clock (`TIME` inside each script) for `createdAt`, `lastUpdatedAt`,
+ * the lease (`leaseMs` at create, `renew`) and every expiry: one clock for the deployment, the
+ * one that also expires the keys, so processes whose clocks drift apart still agree.
  *
  * @example
  * const tasks = new RedisTaskStore({ client, namespace: 'app' });
@@ -90,7 +92,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async create(task: NewTask, limits: { maxPerOwner: number; maxTotal: number }): Promise<TaskCreateResult> {
-    const args = [String(Date.now()), String(this.maxBytes), `${this.ownerPrefix}${task.owner}}`];
+    const args = ['', String(this.maxBytes), `${this.ownerPrefix}${task.owner}}`];
     args.push(this.allKey, this.channel, String(limits.maxPerOwner), String(limits.maxTotal));
     args.push('id', task.id, 'owner', task.owner, 'method', task.method, 'format', task.format);
     args.push(
@@ -102,6 +104,7 @@ export class RedisTaskStore implements TaskStore {
       String(task.pollIntervalMs),
     );
     for (const name of PLAIN) if (task[name] !== undefined) args.push(name, String(task[name]));
+    if (task.leaseMs !== undefined) args.push('leaseMs', String(task.leaseMs));
     for (const name of JSON_FIELDS) if (task[name] !== undefined) args.push(name, JSON.stringify(task[name]));
     for (const [k, v] of Object.entries(task.inputRequests ?? {})) args.push(`ir:${k}`, JSON.stringify(v));
     for (const [k, v] of Object.entries(task.inputResponses ?? {})) args.push(`rs:${k}`, JSON.stringify(v));
@@ -118,8 +121,21 @@ export class RedisTaskStore implements TaskStore {
     return fields.id === undefined ? undefined : toRecord(fields);
   }
 
-  async update(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
-    const args = [String(Date.now()), String(this.maxBytes), this.ownerPrefix, this.allKey, this.channel];
+  update(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
+    return this.patch(id, patch, '');
+  }
+
+  expireLease(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
+    return this.patch(id, patch, 'lease');
+  }
+
+  async renew(id: string, runner: string, leaseMs: number): Promise<TaskRecord | undefined> {
+    const args = [runner, String(leaseMs), this.ownerPrefix, this.allKey];
+    return this.decode(id, await this.redis.run('renew', RENEW, [this.key(id)], args));
+  }
+
+  private async patch(id: string, patch: TaskPatch, guard: '' | 'lease'): Promise<TaskRecord | undefined> {
+    const args = [guard, String(this.maxBytes), this.ownerPrefix, this.allKey, this.channel];
     if ('status' in patch && patch.status !== undefined) args.push('s', 'status', patch.status);
     for (const name of PLAIN) {
       if (!(name in patch)) continue;
@@ -140,7 +156,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async answer(id: string, responses: Readonly<Record<string, JsonObject>>): Promise<TaskRecord | undefined> {
-    const args = [String(Date.now()), String(this.maxBytes), this.channel];
+    const args = ['', String(this.maxBytes), this.channel];
     for (const [k, v] of Object.entries(responses)) args.push(k, JSON.stringify(v));
     return this.decode(id, await this.redis.run('answer', ANSWER, [this.key(id)], args));
   }
@@ -268,18 +284,14 @@ function newestFirst(a: { createdAt: number; id: string }, b: { createdAt: numbe
 }
 
 function makeCursor(r: TaskRecord): string {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(JSON.stringify([r.createdAt, r.id])))
-    binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return toBase64Url(utf8(JSON.stringify([r.createdAt, r.id])));
 }
 
 function parseCursor(cursor: string): { createdAt: number; id: string } {
   try {
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new RangeError('not base64url');
-    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
-    const parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as unknown;
+    const bytes = fromBase64Url(cursor);
+    if (bytes === undefined) throw new RangeError('not base64url');
+    const parsed = JSON.parse(fromUtf8(bytes)) as unknown;
     const [createdAt, id] = Array.isArray(parsed) ? (parsed as unknown[]) : [];
     if (typeof createdAt === 'number' && typeof id === 'string') return { createdAt, id };
   } catch {

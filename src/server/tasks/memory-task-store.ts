@@ -7,6 +7,7 @@ import type { JsonObject } from '../../core/jsonrpc.js';
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from '../modern/state-encoding.js';
 import type {
   NewTask,
+  TaskInputRequest,
   TaskCreateResult,
   TaskPatch,
   TaskRecord,
@@ -66,6 +67,8 @@ const UTF8 = new TextEncoder();
  */
 export class InMemoryTaskStore implements TaskStore {
   private readonly records = new Map<string, TaskRecord>();
+  /** Live records per owner (the `maxPerOwner` bound), kept with every insert and removal. */
+  private readonly owned = new Map<string, number>();
   private readonly listeners = new Set<(id: string) => void>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly sweepMs: number;
@@ -81,14 +84,20 @@ export class InMemoryTaskStore implements TaskStore {
   create(task: NewTask, limits: { maxPerOwner: number; maxTotal: number }): Promise<TaskCreateResult> {
     this.sweep();
     if (this.records.size >= limits.maxTotal) return Promise.resolve('total-limit');
-    let owned = 0;
-    for (const record of this.records.values()) if (record.owner === task.owner) owned += 1;
-    if (owned >= limits.maxPerOwner) return Promise.resolve('owner-limit');
+    // A count per owner, kept with every insert and removal: no scan of all records per create.
+    if ((this.owned.get(task.owner) ?? 0) >= limits.maxPerOwner) return Promise.resolve('owner-limit');
     const at = this.now();
-    const record: TaskRecord = { ...task, createdAt: at, lastUpdatedAt: at };
+    const { leaseMs, ...fields } = task;
+    const record: TaskRecord = {
+      ...fields,
+      ...(leaseMs !== undefined && { leaseUntil: at + leaseMs }),
+      createdAt: at,
+      lastUpdatedAt: at,
+    };
     const refused = this.oversize(record);
     if (refused) return Promise.reject(refused);
     this.records.set(task.id, record);
+    this.owned.set(task.owner, (this.owned.get(task.owner) ?? 0) + 1);
     this.armSweeper();
     this.changed(task.id);
     return Promise.resolve(record);
@@ -106,13 +115,25 @@ export class InMemoryTaskStore implements TaskStore {
       if (value === undefined) delete next[key];
       else next[key] = value;
     }
-    next.lastUpdatedAt = this.now();
-    const stored = next as unknown as TaskRecord;
-    const refused = this.oversize(stored);
-    if (refused) return Promise.reject(refused);
+    const stored = withOpenQuestions(next as unknown as TaskRecord);
+    (stored as { lastUpdatedAt: number }).lastUpdatedAt = this.now();
+    return this.replace(stored);
+  }
+
+  renew(id: string, runner: string, leaseMs: number): Promise<TaskRecord | undefined> {
+    const record = this.live(id);
+    if (record === undefined || isTerminal(record.status) || record.runner !== runner)
+      return Promise.resolve(record);
+    // Not a status change: lastUpdatedAt stays and no listener is told.
+    const stored: TaskRecord = { ...record, leaseUntil: this.now() + leaseMs };
     this.records.set(id, stored);
-    this.changed(id);
     return Promise.resolve(stored);
+  }
+
+  expireLease(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
+    const record = this.live(id);
+    if (record?.leaseUntil === undefined || record.leaseUntil > this.now()) return Promise.resolve(record);
+    return this.update(id, patch);
   }
 
   answer(id: string, responses: Readonly<Record<string, JsonObject>>): Promise<TaskRecord | undefined> {
@@ -137,11 +158,7 @@ export class InMemoryTaskStore implements TaskStore {
       lastUpdatedAt: this.now(),
     };
     if (!left) delete (stored as { inputRequests?: unknown }).inputRequests;
-    const refused = this.oversize(stored);
-    if (refused) return Promise.reject(refused);
-    this.records.set(id, stored);
-    this.changed(id);
-    return Promise.resolve(stored);
+    return this.replace(stored);
   }
 
   list(
@@ -171,7 +188,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   delete(id: string): Promise<boolean> {
-    const had = this.records.delete(id);
+    const had = this.drop(id);
     if (had) this.changed(id);
     if (this.records.size === 0) this.disarmSweeper();
     return Promise.resolve(had);
@@ -188,6 +205,26 @@ export class InMemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
+  /** Store `record` over the one of its id (same owner), unless it is over the byte cap. */
+  private replace(record: TaskRecord): Promise<TaskRecord> {
+    const refused = this.oversize(record);
+    if (refused) return Promise.reject(refused);
+    this.records.set(record.id, record);
+    this.changed(record.id);
+    return Promise.resolve(record);
+  }
+
+  /** Remove a record and its place in its owner's count. */
+  private drop(id: string): boolean {
+    const record = this.records.get(id);
+    if (record === undefined) return false;
+    this.records.delete(id);
+    const left = (this.owned.get(record.owner) ?? 1) - 1;
+    if (left > 0) this.owned.set(record.owner, left);
+    else this.owned.delete(record.owner);
+    return true;
+  }
+
   /** The error for a record over the byte cap (the record is then not stored). */
   private oversize(record: TaskRecord): RangeError | undefined {
     const bytes = UTF8.encode(JSON.stringify(record)).length;
@@ -201,13 +238,13 @@ export class InMemoryTaskStore implements TaskStore {
   private live(id: string): TaskRecord | undefined {
     const record = this.records.get(id);
     if (record === undefined || !expired(record, this.now())) return record;
-    this.records.delete(id);
+    this.drop(id);
     return undefined;
   }
 
   private sweep(): void {
     const now = this.now();
-    for (const [id, record] of this.records) if (expired(record, now)) this.records.delete(id);
+    for (const [id, record] of this.records) if (expired(record, now)) this.drop(id);
     if (this.records.size === 0) this.disarmSweeper();
   }
 
@@ -233,6 +270,27 @@ export class InMemoryTaskStore implements TaskStore {
       }
     }
   }
+}
+
+/**
+ * The record with the rule on questions applied: a key that has an answer is not open again (a
+ * publish that read the record before the answer came must not bring the question back), and a
+ * record `input_required` with nothing left open is `working`.
+ */
+function withOpenQuestions(record: TaskRecord): TaskRecord {
+  const asked = record.inputRequests;
+  const answered = record.inputResponses;
+  if (asked === undefined)
+    return record.status === 'input_required' ? { ...record, status: 'working' } : record;
+  const open: Record<string, TaskInputRequest> = {};
+  for (const [key, value] of Object.entries(asked))
+    if (!answered || !Object.hasOwn(answered, key)) open[key] = value;
+  const next: { -readonly [K in keyof TaskRecord]: TaskRecord[K] } = { ...record, inputRequests: open };
+  if (Object.keys(open).length === 0) {
+    delete next.inputRequests;
+    if (next.status === 'input_required') next.status = 'working';
+  }
+  return next;
 }
 
 // Opaque to clients: the id of the last task of a page, base64url-wrapped with a version tag.

@@ -3,9 +3,10 @@
  * of each running task, stores exactly one outcome, and reads, answers and cancels tasks for
  * their owner. Era-neutral: the era's `TaskWire` shapes what goes on the wire.
  */
-import { ErrorCode, McpError } from '../../core/errors.js';
+import { ErrorCode, LocalError, McpError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import type { InputChannel } from '../input-channel.js';
+import { toBase64Url } from '../modern/state-encoding.js';
 import { InMemoryTaskStore, isTerminal } from './memory-task-store.js';
 import { TaskChannel } from './task-channel.js';
 import { withLeaseRule } from './task-lease.js';
@@ -18,13 +19,24 @@ import {
 } from './task-options.js';
 import type { TaskPatch, TaskRecord, TaskStore } from './task-store.js';
 
-/** The reason a task's signal aborts with on `tasks/cancel`. */
-export class TaskCancelledError extends Error {
+/**
+ * The reason a task's signal aborts with on `tasks/cancel` (from this process or another), or
+ * when the task ended elsewhere while its work still ran here.
+ *
+ * @example
+ * if (ctx.signal.reason instanceof TaskCancelledError) console.log('cancelled by the client');
+ */
+export class TaskCancelledError extends LocalError {
   override name = 'TaskCancelledError';
 }
 
-/** The reason a task's signal aborts with when the server closes. */
-export class TaskShutdownError extends Error {
+/**
+ * The reason a task's signal aborts with when the server closes.
+ *
+ * @example
+ * if (ctx.signal.reason instanceof TaskShutdownError) console.log('server closing');
+ */
+export class TaskShutdownError extends LocalError {
   override name = 'TaskShutdownError';
 }
 
@@ -52,10 +64,7 @@ interface Running {
 
 /** 128 random bits, base64url: the id is also the capability to reach the task. */
 function newTaskId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
 }
 
 function byteLength(text: string): number {
@@ -102,7 +111,8 @@ export class TaskManager {
         ttlMs: defaultTtlMs,
         pollIntervalMs,
         runner: this.runner,
-        leaseUntil: Date.now() + leaseMs,
+        // On the store's clock (one for the deployment), not this process's.
+        leaseMs,
       },
       { maxPerOwner, maxTotal },
     );
@@ -125,15 +135,12 @@ export class TaskManager {
     const controller = new AbortController();
     const channel = new TaskChannel(
       {
-        publish: async (open) => {
-          // An answer stored since the channel last looked must not bring its question back.
-          const answered = (await this.store.get(id))?.inputResponses ?? {};
-          const still = Object.fromEntries(
-            Object.entries(open).filter(([key]) => !Object.hasOwn(answered, key)),
-          );
-          if (Object.keys(still).length > 0)
-            await this.store.update(id, { status: 'input_required', inputRequests: still });
-        },
+        // One atomic write: the store drops a key answered meanwhile (on any process), so no
+        // read-then-write here can bring an answered question back.
+        publish: (open) =>
+          this.store
+            .update(id, { status: 'input_required', inputRequests: open })
+            .then(undefined, (error: unknown) => this.abandon(id, error)),
         fail: (error) => void this.finish(id, { error: error.toJSON() }),
       },
       controller.signal,
@@ -145,7 +152,9 @@ export class TaskManager {
     const { leaseMs } = this.limits;
     entry.lease = setInterval(
       () => {
-        void this.store.update(id, { leaseUntil: Date.now() + leaseMs }).catch(this.report);
+        // A renewal is not a status change (lastUpdatedAt stays); its answer also tells this
+        // process of a cancel whose message it missed.
+        void this.store.renew(id, this.runner, leaseMs).then((now) => this.sawRecord(id, now), this.report);
       },
       Math.max(1, Math.floor(leaseMs / 3)),
     );
@@ -163,6 +172,12 @@ export class TaskManager {
         (result) => this.finish(id, { result }),
         (error: unknown) => this.finish(id, { error: toTaskError(error) }),
       );
+    // A cancel stored before this process ran the work (another process, between the record's
+    // creation and now) or before its store heard other processes: read the record once that is
+    // so, and stop the work if it already ended.
+    void Promise.resolve(this.store.listening?.())
+      .then(() => this.store.get(id))
+      .then((now) => this.sawRecord(id, now), this.report);
     return run;
   }
 
@@ -171,8 +186,12 @@ export class TaskManager {
     const record = await this.store.get(id);
     if (record === undefined || record.owner !== owner) throw taskNotFound(id);
     const { view, patch } = withLeaseRule(record, Date.now());
-    if (patch !== undefined) await this.store.update(id, patch);
-    return view;
+    if (patch === undefined) return view;
+    // Checked again by the store, on its clock, in the same step as the write: a runner that
+    // renewed or finished meanwhile wins, and what is returned is what is stored.
+    const after = await this.store.expireLease(id, patch);
+    if (after === undefined) throw taskNotFound(id);
+    return after;
   }
 
   /** Record answers to open questions (others are ignored); applied before this resolves. */
@@ -260,7 +279,41 @@ export class TaskManager {
     } else patch = failedPatch(outcome.error);
     // Released first: the work is over whatever the store says.
     this.stop(id, undefined);
-    await this.store.update(id, patch).catch(this.report);
+    await this.store.update(id, patch).then(undefined, (error: unknown) => this.failStored(id, error));
+  }
+
+  /**
+   * The store refused an outcome (a record over its `maxRecordBytes`, say): the task must not stay
+   * `working`, so it fails with the store's reason.
+   */
+  private async failStored(id: string, error: unknown): Promise<void> {
+    const reason = error instanceof Error ? error.message : String(error);
+    const message = `The task's outcome could not be stored: ${reason}`;
+    await this.store
+      .update(id, failedPatch({ code: ErrorCode.InternalError, message }))
+      .then(undefined, (again: unknown) => this.report(again));
+  }
+
+  /** A write the work needed was refused: its work stops, and the task fails with the reason. */
+  private abandon(id: string, error: unknown): Promise<void> {
+    if (!this.running.has(id)) return Promise.resolve();
+    this.stop(id, new LocalError('The task failed: its record could not be written', { cause: error }));
+    return this.failStored(id, error);
+  }
+
+  /** What the store says now: work still running here for a task that ended elsewhere stops. */
+  private sawRecord(id: string, record: TaskRecord | undefined): void {
+    const entry = this.running.get(id);
+    // Closing: close() itself stops each task, with the shutdown reason.
+    if (entry === undefined || this.closed) return;
+    if (record !== undefined) entry.channel.sawRecord(record);
+    if (record === undefined || isTerminal(record.status))
+      this.stop(
+        id,
+        new TaskCancelledError(
+          record?.status === 'cancelled' ? 'The task was cancelled' : 'The task ended elsewhere',
+        ),
+      );
   }
 
   private stop(id: string, reason: Error | undefined): void {
@@ -281,12 +334,8 @@ export class TaskManager {
     this.unwatch = this.store.watch((id) => {
       const entry = this.running.get(id);
       if (entry === undefined) return;
-      void this.store.get(id).then((record) => {
-        if (record === undefined) return;
-        entry.channel.sawRecord(record);
-        // Cancelled elsewhere (another process): stop the work here too.
-        if (record.status === 'cancelled') this.stop(id, new TaskCancelledError('The task was cancelled'));
-      }, this.report);
+      // Cancelled elsewhere (another process): stop the work here too.
+      void this.store.get(id).then((record) => this.sawRecord(id, record), this.report);
     });
   }
 }

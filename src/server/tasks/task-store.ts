@@ -63,18 +63,20 @@ export interface TaskRecord {
   readonly inputRequests?: Readonly<Record<string, TaskInputRequest>>;
   /** Answers received, by key, kept until the record goes (the runner takes them from here). */
   readonly inputResponses?: Readonly<Record<string, JsonObject>>;
-  /** The process running the work, and until when its lease holds (renewed while it runs). */
+  /** The process running the work, and until when its lease holds (on the store's clock; renewed while it runs). */
   readonly runner?: string;
   readonly leaseUntil?: number;
 }
 
 /**
- * What a new task starts with (the store sets `createdAt` and `lastUpdatedAt`).
+ * What a new task starts with (the store sets `createdAt` and `lastUpdatedAt`). `leaseMs`, when
+ * given, sets `leaseUntil` to the store's now + `leaseMs` (one clock for the deployment: the
+ * store's), and wins over a `leaseUntil` given too.
  *
  * @example
- * await store.create({ id, owner, method: 'tools/call', format: 'modern', status: 'working', ttlMs, pollIntervalMs, runner, leaseUntil }, limits);
+ * await store.create({ id, owner, method: 'tools/call', format: 'modern', status: 'working', ttlMs, pollIntervalMs, runner, leaseMs: 30_000 }, limits);
  */
-export type NewTask = Omit<TaskRecord, 'createdAt' | 'lastUpdatedAt'>;
+export type NewTask = Omit<TaskRecord, 'createdAt' | 'lastUpdatedAt'> & { readonly leaseMs?: number };
 
 /**
  * A change to a task. Fields set to `undefined` are removed; fields absent are kept.
@@ -99,8 +101,14 @@ export type TaskPatch = {
 export type TaskCreateResult = TaskRecord | 'owner-limit' | 'total-limit';
 
 /**
- * Storage of task records shared by processes. Every operation is atomic on its record:
- * - a terminal record never changes again (`update` and `answer` leave it as it is and return it);
+ * Storage of task records shared by processes. Every operation is atomic on its record (one
+ * check-and-write, never a read by the caller then a write: two processes racing an answer, a
+ * cancel, a completion and an expiry cannot interleave inside one), and times come from the
+ * store's clock:
+ * - a terminal record never changes again (`update`, `answer`, `renew` and `expireLease` leave it
+ *   as it is and return it);
+ * - an input request whose key has an answer is never open again (an `update` that publishes it
+ *   drops it), and a record left `input_required` with no open question is `working`;
  * - `create` checks the bounds and inserts in one step;
  * - a record expires `ttlMs` after `createdAt`, except that one not terminal is kept while its
  *   lease (`leaseUntil`) holds: running work is never dropped under its runner.
@@ -123,6 +131,19 @@ export interface TaskStore {
    */
   update(id: string, patch: TaskPatch): Promise<TaskRecord | undefined>;
   /**
+   * Extend the lease of `runner` on a record that is not terminal: `leaseUntil` = the store's now
+   * + `leaseMs`. Not a status change: `lastUpdatedAt` stays, and nobody is told. Returns the
+   * record after the call (the runner learns from it that the task was cancelled elsewhere), or
+   * `undefined` when there is none.
+   */
+  renew(id: string, runner: string, leaseMs: number): Promise<TaskRecord | undefined>;
+  /**
+   * Apply `patch` only if the record is not terminal and its lease (`leaseUntil`) has passed on the
+   * store's clock: the rule for a task whose process died, applied in one step so that a runner
+   * renewing (or finishing) at the same moment is never overwritten. Returns the record after.
+   */
+  expireLease(id: string, patch: TaskPatch): Promise<TaskRecord | undefined>;
+  /**
    * Record answers: each key of `responses` that is an open input request moves from
    * `inputRequests` to `inputResponses`; other keys are ignored. When no question is left open,
    * the status goes back to `working`. A terminal record is left as it is. Returns the record
@@ -142,6 +163,11 @@ export interface TaskStore {
   delete(id: string): Promise<boolean>;
   /** Call `listener` with the id of every record that changed, on any process; returns the unsubscribe. */
   watch(listener: (id: string) => void): () => void;
+  /**
+   * Resolves once `watch` hears changes made by other processes (a store that hears them at once
+   * may leave it out). Changes made before are not heard: a caller re-reads what it cares about.
+   */
+  listening?(): Promise<void>;
   /** Release what the store holds (timers, connections it owns). */
   close(): Promise<void>;
 }
