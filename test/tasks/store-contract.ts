@@ -90,6 +90,19 @@ export function describeTaskStoreContract(name: string, makeStore: () => Promise
         await made(store, newTask({ owner: 'carol' }), bounds);
       }));
 
+    it('maxPerOwner counts running tasks: a finished one frees its room, maxTotal still counts it', () =>
+      using(async ({ store }) => {
+        const bounds = { maxPerOwner: 1, maxTotal: 3 };
+        const first = await made(store, newTask({ leaseUntil: Date.now() + 30_000 }), bounds);
+        expect(await store.create(newTask(), bounds)).toBe('owner-limit');
+        await store.update(first.id, { status: 'completed', result: { content: [] } });
+        const second = await made(store, newTask(), bounds);
+        await store.update(second.id, { status: 'cancelled' });
+        await made(store, newTask(), bounds);
+        // Three records held, two of them finished: the total bound counts them all.
+        expect(await store.create(newTask({ owner: 'bob' }), bounds)).toBe('total-limit');
+      }));
+
     it('a deleted task frees its room at once', () =>
       using(async ({ store }) => {
         const bounds = { maxPerOwner: 1, maxTotal: 10 };

@@ -62,21 +62,34 @@ local function write(key, before, after)
   if #set > 0 then redis.call('HSET', key, unpack(set)) end
 end
 local function reply(key) return redis.call('HGETALL', key) end
--- Write a record, set its expiry, keep both indexes and tell the other processes.
+-- The owner's running tasks, scored by lease end: what maxPerOwner bounds. A task leaves it when
+-- it ends, or when its lease lapses (its process died), so finished work never blocks new work.
+-- (A record without a lease counts until it expires.)
+local function running(ownerIndex, f, now)
+  local key = ownerIndex .. ':running'
+  if isTerminal(f.status) then
+    redis.call('ZREM', key, f.id)
+  else
+    index(key, f.id, f.leaseUntil and tonumber(f.leaseUntil) or expiryOf(f), now)
+  end
+end
+-- Write a record, set its expiry, keep the indexes and tell the other processes.
 local function store(key, before, f, ownerIndex, allIndex, channel, now)
   write(key, before, f)
   local e = expiryOf(f)
   redis.call('PEXPIREAT', key, e)
   index(ownerIndex, f.id, e, now)
   index(allIndex, f.id, e, now)
+  running(ownerIndex, f, now)
   redis.call('PUBLISH', channel, f.id)
   return reply(key)
 end
 `;
 
 /**
- * ARGV: (unused), maxBytes, ownerIndex, allIndex, channel, maxPerOwner, maxTotal, then field/value
- * pairs of the new record (a `leaseMs` pair becomes `leaseUntil` = now + leaseMs). Returns the
+ * ARGV: (unused), maxBytes, ownerIndex, allIndex, channel, maxPerOwner (running tasks),
+ * maxTotal (records), then field/value pairs of the new record (a `leaseMs` pair becomes
+ * `leaseUntil` = now + leaseMs). Returns the
  * record's fields, or 'owner-limit' / 'total-limit' / 'exists' / 'too-large'.
  */
 export const CREATE_TASK = `
@@ -86,7 +99,8 @@ local ownerIndex, allIndex = ARGV[3], ARGV[4]
 if redis.call('EXISTS', key) == 1 then return 'exists' end
 redis.call('ZREMRANGEBYSCORE', ownerIndex, '-inf', now)
 redis.call('ZREMRANGEBYSCORE', allIndex, '-inf', now)
-if redis.call('ZCARD', ownerIndex) >= tonumber(ARGV[6]) then return 'owner-limit' end
+redis.call('ZREMRANGEBYSCORE', ownerIndex .. ':running', '-inf', now)
+if redis.call('ZCARD', ownerIndex .. ':running') >= tonumber(ARGV[6]) then return 'owner-limit' end
 if redis.call('ZCARD', allIndex) >= tonumber(ARGV[7]) then return 'total-limit' end
 local f = {}
 for i = 8, #ARGV, 2 do f[ARGV[i]] = ARGV[i + 1] end
@@ -181,6 +195,7 @@ local e = expiryOf(f)
 redis.call('PEXPIREAT', key, e)
 index(ARGV[3] .. f.owner .. '}', f.id, e, now)
 index(ARGV[4], f.id, e, now)
+running(ARGV[3] .. f.owner .. '}', f, now)
 return reply(key)
 `;
 
@@ -190,6 +205,7 @@ local key = KEYS[1]
 local fields = redis.call('HMGET', key, 'id', 'owner')
 if redis.call('DEL', key) == 0 then return 0 end
 redis.call('ZREM', ARGV[1] .. fields[2] .. '}', fields[1])
+redis.call('ZREM', ARGV[1] .. fields[2] .. '}:running', fields[1])
 redis.call('ZREM', ARGV[2], fields[1])
 redis.call('PUBLISH', ARGV[3], fields[1])
 return 1

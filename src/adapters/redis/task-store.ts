@@ -54,8 +54,10 @@ const JSON_FIELDS = ['result', 'error'] as const;
 /**
  * Records are hashes `keel:<ns>:task:{<id>}`; an owner's live tasks are a sorted set
  * `keel:<ns>:task-owner:{<owner>}` and all live tasks `keel:<ns>:task-all`, both scored by expiry
- * time and pruned by every script, so bounds count live tasks only and no index outlives its
- * members. Changes are published on `keel:<ns>:task-changed`.
+ * time, and an owner's running tasks `keel:<ns>:task-owner:{<owner>}:running`, scored by lease
+ * end (`maxPerOwner` counts these: finished tasks and tasks whose process died do not); every
+ * script prunes what it touches, so no index outlives its members. Changes are published on
+ * `keel:<ns>:task-changed`.
  *
  * Time: the Redis server's clock (`TIME` inside each script) for `createdAt`, `lastUpdatedAt`,
  * the lease (`leaseMs` at create, `renew`) and every expiry: one clock for the deployment, the

@@ -67,7 +67,10 @@ const UTF8 = new TextEncoder();
  */
 export class InMemoryTaskStore implements TaskStore {
   private readonly records = new Map<string, TaskRecord>();
-  /** Live records per owner (the `maxPerOwner` bound), kept with every insert and removal. */
+  /**
+   * Running (not terminal) records per owner: the `maxPerOwner` bound, kept with every insert,
+   * end and removal, so finished tasks never block new ones.
+   */
   private readonly owned = new Map<string, number>();
   private readonly listeners = new Set<(id: string) => void>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -82,10 +85,11 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   create(task: NewTask, limits: { maxPerOwner: number; maxTotal: number }): Promise<TaskCreateResult> {
-    this.sweep();
-    if (this.records.size >= limits.maxTotal) return Promise.resolve('total-limit');
-    // A count per owner, kept with every insert and removal: no scan of all records per create.
-    if ((this.owned.get(task.owner) ?? 0) >= limits.maxPerOwner) return Promise.resolve('owner-limit');
+    // Expired records go with the timer and when read; a full sweep here only when a bound would
+    // refuse (a sweep per create would cost O(records) on every call).
+    if (this.refusal(task.owner, limits) !== undefined) this.sweep();
+    const bound = this.refusal(task.owner, limits);
+    if (bound !== undefined) return Promise.resolve(bound);
     const at = this.now();
     const { leaseMs, ...fields } = task;
     const record: TaskRecord = {
@@ -97,7 +101,7 @@ export class InMemoryTaskStore implements TaskStore {
     const refused = this.oversize(record);
     if (refused) return Promise.reject(refused);
     this.records.set(task.id, record);
-    this.owned.set(task.owner, (this.owned.get(task.owner) ?? 0) + 1);
+    if (!isTerminal(record.status)) this.count(record.owner, 1);
     this.armSweeper();
     this.changed(task.id);
     return Promise.resolve(record);
@@ -209,19 +213,36 @@ export class InMemoryTaskStore implements TaskStore {
   private replace(record: TaskRecord): Promise<TaskRecord> {
     const refused = this.oversize(record);
     if (refused) return Promise.reject(refused);
+    const before = this.records.get(record.id);
     this.records.set(record.id, record);
+    if (before !== undefined && !isTerminal(before.status) && isTerminal(record.status))
+      this.count(record.owner, -1);
     this.changed(record.id);
     return Promise.resolve(record);
   }
 
-  /** Remove a record and its place in its owner's count. */
+  private refusal(
+    owner: string,
+    limits: { maxPerOwner: number; maxTotal: number },
+  ): 'total-limit' | 'owner-limit' | undefined {
+    if (this.records.size >= limits.maxTotal) return 'total-limit';
+    // A count per owner, kept with every insert, end and removal: no scan per create.
+    if ((this.owned.get(owner) ?? 0) >= limits.maxPerOwner) return 'owner-limit';
+    return undefined;
+  }
+
+  private count(owner: string, by: 1 | -1): void {
+    const running = (this.owned.get(owner) ?? 0) + by;
+    if (running > 0) this.owned.set(owner, running);
+    else this.owned.delete(owner);
+  }
+
+  /** Remove a record (and, if it was running, its place in its owner's count). */
   private drop(id: string): boolean {
     const record = this.records.get(id);
     if (record === undefined) return false;
     this.records.delete(id);
-    const left = (this.owned.get(record.owner) ?? 1) - 1;
-    if (left > 0) this.owned.set(record.owner, left);
-    else this.owned.delete(record.owner);
+    if (!isTerminal(record.status)) this.count(record.owner, -1);
     return true;
   }
 

@@ -20,9 +20,12 @@ export interface TaskOptions {
   maxTtlMs?: number;
   /** How often clients should poll `tasks/get`. Default 1,000. */
   pollIntervalMs?: number;
-  /** Live tasks per owner (principal, session or `anonymous`). Default 100. */
+  /**
+   * Tasks running at once per owner (principal, session or `anonymous`): finished tasks, kept
+   * until their TTL, do not count (`maxTotal` bounds the records). Default 100.
+   */
   maxPerOwner?: number;
-  /** Live tasks in the store. Default 10,000. */
+  /** Task records in the store, running or finished (until their TTL). Default 10,000. */
   maxTotal?: number;
   /** Largest result stored (UTF-8 JSON bytes); a larger one fails the task with `-32603`. Default 1 MiB. */
   maxResultBytes?: number;
@@ -78,10 +81,13 @@ export function resolveTaskLimits(options: TaskOptions = {}): TaskLimits {
  * throw tooManyTasks('maxPerOwner', 100);
  */
 export function tooManyTasks(limit: 'maxPerOwner' | 'maxTotal', value: number): McpError {
-  const whose = limit === 'maxPerOwner' ? 'this client already has' : 'the server already has';
+  const text =
+    limit === 'maxPerOwner'
+      ? `this client already has ${value} tasks running (tasks.${limit}); retry when one has ended`
+      : `the server already holds ${value} tasks (tasks.${limit}); retry when one has expired`;
   return new McpError(
     ErrorCode.ServerBusy,
-    `Too many tasks: ${whose} ${value} live tasks (tasks.${limit}); retry when one has ended`,
+    `Too many tasks: ${text}`,
     { limit: `tasks.${limit}`, value },
   );
 }

@@ -121,7 +121,10 @@ export type TaskCreateResult = TaskRecord | 'owner-limit' | 'total-limit';
  * const made = await store.create(task, { maxPerOwner: 100, maxTotal: 10_000 });
  */
 export interface TaskStore {
-  /** Insert `task`, unless its owner already has `maxPerOwner` live tasks or the store `maxTotal`. */
+  /**
+   * Insert `task`, unless its owner already has `maxPerOwner` tasks running (not terminal, lease
+   * holding: finished ones do not count) or the store holds `maxTotal` records.
+   */
   create(task: NewTask, limits: { maxPerOwner: number; maxTotal: number }): Promise<TaskCreateResult>;
   /** The live record, or `undefined` (never created, expired or deleted). */
   get(id: string): Promise<TaskRecord | undefined>;
