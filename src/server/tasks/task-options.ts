@@ -85,11 +85,7 @@ export function tooManyTasks(limit: 'maxPerOwner' | 'maxTotal', value: number): 
     limit === 'maxPerOwner'
       ? `this client already has ${value} tasks running (tasks.${limit}); retry when one has ended`
       : `the server already holds ${value} tasks (tasks.${limit}); retry when one has expired`;
-  return new McpError(
-    ErrorCode.ServerBusy,
-    `Too many tasks: ${text}`,
-    { limit: `tasks.${limit}`, value },
-  );
+  return new McpError(ErrorCode.ServerBusy, `Too many tasks: ${text}`, { limit: `tasks.${limit}`, value });
 }
 
 /**
