@@ -25,11 +25,10 @@ const samplingInput = {
 };
 
 /**
- * Task bounds of the bench servers. The load generator is one unauthenticated client, so every
- * task's owner is `anonymous`, and it creates thousands of tasks a second; a task store counts
- * every record not yet expired against `maxPerOwner` (100 by default, with records kept 1 h), so
- * the defaults would refuse the 101st task (`-32010`). Records are kept 2 s here, long past the
- * `tasks/get` that reads the result (a round trip takes milliseconds), and the count bounds are
+ * Task bounds of the bench servers. The load generator creates thousands of tasks a second, and a
+ * task store holds every record until its TTL (1 h by default) against `maxTotal` (10,000), so
+ * the defaults would refuse new tasks within seconds (`-32010`). Records are kept 2 s here, long
+ * past the `tasks/get` that reads the result (a round trip takes milliseconds), and the bounds are
  * raised past what 2 s of load can hold. The store, result cap, poll hint and lease are Keel's
  * defaults.
  */
