@@ -149,3 +149,42 @@ describe.each<Kind>(['stdio', 'http'])(
     });
   },
 );
+
+describe('official SDK 1.32 client ⇄ Keel tasks over Streamable HTTP: across connections', () => {
+  test('the client that made the task disconnects; a new client (new session) fetches the result by id', async () => {
+    const server = createFixtureServer();
+    const host = await hostHttp(server, 'stateful');
+    const clients: Client[] = [];
+    try {
+      const connectClient = async (): Promise<Client> => {
+        const client = new Client({ name: 'sdk-tasks', version: '1.0.0' });
+        clients.push(client);
+        await within(
+          client.connect(new StreamableHTTPClientTransport(new URL(host.url))),
+          5_000,
+          'SDK client connect',
+        );
+        return client;
+      };
+      const first = await connectClient();
+      const stream = first.experimental.tasks.callToolStream(
+        { name: 'slow_compute', arguments: { seconds: 0.3, label: 'later' } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      );
+      const created = (await stream.next()).value as { task: { taskId: string } };
+      await stream.return(undefined);
+      await within(first.close(), 5_000, 'first client close');
+      const second = await connectClient();
+      const result = await second.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+      expect(result).toMatchObject({
+        content: [{ type: 'text', text: 'Computed later after 0.3 s' }],
+        _meta: { [RELATED]: { taskId: created.task.taskId } },
+      });
+    } finally {
+      for (const client of clients) await within(client.close(), 5_000, 'SDK client close');
+      await host.close();
+      await server.close();
+    }
+  });
+});
