@@ -5,7 +5,7 @@
  */
 import { afterEach, expect, test } from 'vitest';
 import { ErrorCode, type JsonObject } from 'keel-mcp/core';
-import type { McpServer } from 'keel-mcp/server';
+import { InMemoryTaskStore, type McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { newServer } from './support.js';
 import { connectLegacy, type LegacyRaw } from './legacy-support.js';
@@ -125,4 +125,42 @@ test('the server closing fails a running task and ends a waiting tasks/result wi
   await server.taskManager.close();
   await expect(waiting).rejects.toMatchObject({ code: ErrorCode.InternalError });
   expect(finallyRuns).toBe(1);
+});
+
+test('input on the way through another process: tasks/result on a second server sharing the store asks and answers', async () => {
+  const store = new InMemoryTaskStore();
+  const runner = newServer({ tasks: { store } });
+  server = newServer({ tasks: { store } });
+  try {
+    for (const target of [runner, server])
+      target.tool(
+        'ask',
+        { description: 'asks once', execution: { taskSupport: 'required' } },
+        async (_a, ctx) => {
+          const answer = await ctx.elicit({
+            message: 'Name?',
+            schema: { type: 'object', properties: { name: { type: 'string' } } },
+          });
+          return `hello ${String(answer.content?.name)}`;
+        },
+      );
+    const maker = await connectLegacy(runner);
+    open.push(maker);
+    const { taskId } = (await maker.request('tools/call', { name: 'ask', task: {} })).task as JsonObject;
+    const reader = await connect();
+    const asked: JsonObject[] = [];
+    reader.client.setRequestHandler('elicitation/create', (params) => {
+      asked.push(params);
+      return { action: 'accept', content: { name: 'Grace' } };
+    });
+    const result = await reader.request('tasks/result', { taskId });
+    expect(result.content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+    expect(asked).toHaveLength(1);
+    // The task ran on the first server only.
+    expect(server.taskManager.runningCount).toBe(0);
+  } finally {
+    for (const raw of open.splice(0)) await raw.close();
+    await runner.close();
+    await store.close();
+  }
 });
