@@ -114,7 +114,7 @@ describe.each<Kind>(['stdio', 'http'])(
       expect(result).toMatchObject({ content: [{ type: 'text', text: 'Deleted a.txt' }] });
       expect(elicited).toHaveLength(1);
       expect(elicited[0]).toMatchObject({ message: 'Delete a.txt?' });
-      expect((elicited[0]._meta as Record<string, unknown>)[RELATED]).toMatchObject({
+      expect((elicited[0]?._meta as Record<string, unknown>)[RELATED]).toMatchObject({
         taskId: expect.any(String),
       });
     });

@@ -2,7 +2,7 @@
  * A McpServer reached by a raw 2025-11-25 connection over the memory transport: the handshake,
  * then plain JSON-RPC requests, so the tests see the 2025-11-25 task wire as it is.
  */
-import { Connection, type JsonObject } from 'keel-mcp/core';
+import { Connection, type JsonObject, type Transport } from 'keel-mcp/core';
 import type { McpServer, ServerSession } from 'keel-mcp/server';
 import { createMemoryPair } from 'keel-mcp/memory';
 
@@ -23,7 +23,8 @@ export async function connectLegacy(
   /** The auth info each request carries (read per message). */
   authInfo?: () => JsonObject | undefined,
 ): Promise<LegacyRaw> {
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, pair] = createMemoryPair();
+  const serverSide: Transport = pair;
   if (authInfo !== undefined) serverSide.messageInfo = () => ({ authInfo: authInfo() });
   const session = server.connect(serverSide);
   const client = new Connection(clientSide);

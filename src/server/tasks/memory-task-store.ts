@@ -242,7 +242,7 @@ function encodeCursor(id: string): string {
 
 function decodeCursor(cursor: string): string | undefined {
   const bytes = fromBase64Url(cursor);
-  let text = '';
+  let text: string;
   try {
     text = bytes === undefined ? '' : fromUtf8(bytes);
   } catch {
