@@ -4,7 +4,8 @@
  * listener, timer or unhandled rejection behind.
  */
 import { afterEach, expect, test } from 'vitest';
-import { ErrorCode, type JsonObject } from 'keel-mcp/core';
+import fc from 'fast-check';
+import { ErrorCode, McpError, type JsonObject } from 'keel-mcp/core';
 import { InMemoryTaskStore, type McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { newServer } from './support.js';
@@ -163,4 +164,55 @@ test('input on the way through another process: tasks/result on a second server 
     await runner.close();
     await store.close();
   }
+});
+
+test('a tasks/cancel racing completion: its answer agrees with the one terminal state, which never changes', async () => {
+  const seen = new Set<string>();
+  await fc.assert(
+    fc.asyncProperty(fc.nat(3), fc.nat(3), fc.boolean(), async (releaseTicks, cancelTicks, releaseFirst) => {
+      setup();
+      const raw = await connectLegacy(server);
+      try {
+        const taskId = await start(raw);
+        const tick = async (n: number) => {
+          for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve));
+        };
+        const doRelease = async () => {
+          await tick(releaseTicks);
+          release?.();
+        };
+        let answer: JsonObject | McpError | undefined;
+        const doCancel = async () => {
+          await tick(cancelTicks);
+          answer = await raw.request('tasks/cancel', { taskId }).catch((error: McpError) => error);
+        };
+        await Promise.all(releaseFirst ? [doRelease(), doCancel()] : [doCancel(), doRelease()]);
+        const after = await raw.request('tasks/get', { taskId });
+        if (answer instanceof McpError) {
+          expect(answer.code).toBe(ErrorCode.InvalidParams);
+          expect(answer.message).toBe("Cannot cancel task: already in terminal status 'completed'");
+          expect(after.status).toBe('completed');
+          const result = await raw.request('tasks/result', { taskId });
+          expect(result.content).toEqual([{ type: 'text', text: 'released' }]);
+        } else {
+          // `cancelled` was stored before the answer and wins over the work finishing later.
+          expect(answer?.status).toBe('cancelled');
+          expect(after.status).toBe('cancelled');
+          await expect(raw.request('tasks/result', { taskId })).rejects.toMatchObject({
+            code: ErrorCode.InternalError,
+          });
+        }
+        seen.add(String(after.status));
+        expect(finallyRuns).toBe(1);
+      } finally {
+        await raw.close();
+        await server.close();
+        finallyRuns = 0;
+        release = undefined;
+      }
+    }),
+    { numRuns: Number(process.env.KEEL_FC_RUNS ?? 40) },
+  );
+  // The schedules reach both sides of the race.
+  expect([...seen].sort()).toEqual(['cancelled', 'completed']);
 });
