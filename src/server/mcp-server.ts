@@ -400,7 +400,11 @@ export class McpServer implements Connectable {
     if (this.resources.size > 0) d.resources = { subscribe: true, listChanged: listChanged('resources') };
     if (this.prompts.size > 0) d.prompts = { listChanged: listChanged('prompts') };
     if (this.prompts.hasCompleters() || this.resources.hasCompleters()) d.completions = {};
-    if (this.tools.offersTasks()) this.server.tasksOffered = true;
+    if (this.tools.offersTasks()) {
+      this.server.tasksOffered = true;
+      // 2025-11-25's capability (initialize); server/discover drops it for the extension.
+      d.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+    }
     this.server.registerCapabilities({ ...d });
   }
 

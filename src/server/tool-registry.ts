@@ -128,8 +128,13 @@ export class ToolRegistry {
     if (support !== undefined && support !== 'forbidden') {
       // The request's era decides whether this call becomes a task (or refuses it: -32021).
       const tasks = ctx.taskManager;
-      if (tasks !== undefined && ctx.taskWire.mode(support, name) === 'task')
-        return startToolTask(ctx, tasks, (taskCtx) => runTool(name, entry, args as JsonObject, taskCtx));
+      if (tasks !== undefined && ctx.taskWire.mode(support, name, params) === 'task')
+        return startToolTask(ctx, tasks, params, (taskCtx) =>
+          runTool(name, entry, args as JsonObject, taskCtx),
+        );
+    } else if (params.task !== undefined) {
+      // 2025-11-25: a task asked of a tool that offers none is refused (-32601); 2026-07-28 ignores it.
+      ctx.taskWire.mode('forbidden', name, params);
     }
     return runTool(name, entry, args as JsonObject, ctx);
   }

@@ -196,6 +196,8 @@ export function describeTaskStoreContract(name: string, makeStore: () => Promise
         expect(seen).toEqual([...ids].reverse());
         await expect(store.list('alice', 'not a cursor!', 3)).rejects.toThrow(RangeError);
         await expect(store.list('alice', 'e30', 3)).rejects.toThrow(RangeError);
+        // base64url that decodes to bytes that are not UTF-8: still a RangeError, as a rejection.
+        await expect(store.list('alice', 'nonsense', 3)).rejects.toThrow(RangeError);
       }));
 
     it('expiry: a terminal task goes after its ttl; one with a live lease is kept', () =>

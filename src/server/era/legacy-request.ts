@@ -15,6 +15,7 @@ import type { ChannelServices, HandlerBody, HandlerRequest } from '../handler-re
 import { shouldLog } from '../logging.js';
 import type { ServerSession } from '../server-session.js';
 import { NO_TASK_WIRE, type TaskWire } from '../tasks/task-wire.js';
+import { LegacyTaskWire } from './legacy-tasks-wire.js';
 
 /**
  * A legacy session's requests, as their handlers see them (made once per session, on its first
@@ -37,9 +38,15 @@ export class LegacyRequest implements HandlerRequest {
     return true;
   }
 
-  /** Tasks in the 2025-11-25 format are not served yet: every call runs directly. */
+  /**
+   * Tasks in the 2025-11-25 format when the session was told of them (`tasks` in its `initialize`
+   * result), else none: `params.task` is then ignored, as the spec asks of a receiver without
+   * the capability. Made only on task paths (a plain call never reads this).
+   */
   get tasks(): TaskWire {
-    return NO_TASK_WIRE;
+    const session = this.serverSession;
+    const promised = session.serverCapabilities ?? session.server.capabilities;
+    return promised.tasks === undefined ? NO_TASK_WIRE : new LegacyTaskWire(session.id);
   }
 
   /** The session's one object (see {@link ServerSession.legacyRequest}). */

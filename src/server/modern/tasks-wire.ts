@@ -116,6 +116,7 @@ export function modernTaskWire(capabilities: ClientCapabilities): TaskWire {
       return 'direct';
     },
     // No session in 2026-07-28: without authentication the unguessable id is the capability.
+    requestedTtlMs: () => undefined,
     owner: (ctx: Pick<RequestContext, 'info'>) => principalOf(ctx.info?.authInfo) ?? 'anonymous',
     created: (record: TaskRecord): JsonObject => ({ resultType: RESULT_TYPE_TASK, ...taskFields(record) }),
     async serve(method, params, ctx, tasks): Promise<JsonObject> {

@@ -321,6 +321,12 @@ function encodeCursor(id: string): string {
 
 function decodeCursor(cursor: string): string | undefined {
   const bytes = fromBase64Url(cursor);
-  const text = bytes === undefined ? '' : fromUtf8(bytes);
+  let text: string;
+  try {
+    text = bytes === undefined ? '' : fromUtf8(bytes);
+  } catch {
+    // Valid base64url that is not UTF-8 ("nonsense"): malformed like any other.
+    return undefined;
+  }
   return text.startsWith('v1:') ? text.slice(3) : undefined;
 }

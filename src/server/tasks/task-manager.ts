@@ -42,6 +42,16 @@ export class TaskShutdownError extends LocalError {
 
 const SHUTDOWN_MESSAGE = 'The server shut down before the task finished';
 
+/** Prefix of the owner of a task made without authentication in a session (2025-11-25). */
+export const SESSION_OWNER_PREFIX = 'session:';
+
+/**
+ * The owner a caller without authentication presents in 2025-11-25 to reach a task by id: it
+ * matches every task owned by a session (the 128-bit id is the capability: a task outlives the
+ * connection that made it). Never stored; `list` does not take it.
+ */
+export const ANY_SESSION = 'session:*';
+
 /**
  * What a task's work gets: its channel and signal.
  *
@@ -97,10 +107,20 @@ export class TaskManager {
     this.store = options.store ?? new InMemoryTaskStore();
   }
 
-  /** Create a `working` record for `owner` (`-32010` past a bound); it resolves before it returns. */
-  async create(owner: string, method: string, format: TaskRecord['format']): Promise<TaskRecord> {
+  /**
+   * Create a `working` record for `owner` (`-32010` past a bound); it resolves before it returns.
+   * `ttlMs` is what the client asked for: clamped to [1 s, `maxTtlMs`] (default `defaultTtlMs`).
+   */
+  async create(
+    owner: string,
+    method: string,
+    format: TaskRecord['format'],
+    ttlMs?: number,
+  ): Promise<TaskRecord> {
     if (this.closed) throw new McpError(ErrorCode.InternalError, 'The server is closing');
-    const { maxPerOwner, maxTotal, defaultTtlMs, pollIntervalMs, leaseMs } = this.limits;
+    const { maxPerOwner, maxTotal, defaultTtlMs, maxTtlMs, pollIntervalMs, leaseMs } = this.limits;
+    // At least a second: a result must still be readable when the client comes for it.
+    const ttl = ttlMs === undefined ? defaultTtlMs : Math.min(maxTtlMs, Math.max(1_000, Math.round(ttlMs)));
     const made = await this.store.create(
       {
         id: newTaskId(),
@@ -108,7 +128,7 @@ export class TaskManager {
         method,
         format,
         status: 'working',
-        ttlMs: defaultTtlMs,
+        ttlMs: ttl,
         pollIntervalMs,
         runner: this.runner,
         // On the store's clock (one for the deployment), not this process's.
@@ -141,7 +161,7 @@ export class TaskManager {
           this.store
             .update(id, { status: 'input_required', inputRequests: open })
             .then(undefined, (error: unknown) => this.abandon(id, error)),
-        fail: (error) => void this.finish(id, { error: error.toJSON() }),
+        fail: (error) => void this.finish(id, { error: error.toJSON() }, record.format),
       },
       controller.signal,
       prelude,
@@ -169,8 +189,8 @@ export class TaskManager {
     void Promise.resolve()
       .then(() => work(run))
       .then(
-        (result) => this.finish(id, { result }),
-        (error: unknown) => this.finish(id, { error: toTaskError(error) }),
+        (result) => this.finish(id, { result }, record.format),
+        (error: unknown) => this.finish(id, { error: toTaskError(error) }, record.format),
       );
     // A cancel stored before this process ran the work (another process, between the record's
     // creation and now) or before its store heard other processes: read the record once that is
@@ -184,7 +204,7 @@ export class TaskManager {
   /** The owner's task (`-32602` when there is none, it expired, or it is someone else's). */
   async get(id: string, owner: string): Promise<TaskRecord> {
     const record = await this.store.get(id);
-    if (record === undefined || record.owner !== owner) throw taskNotFound(id);
+    if (record === undefined || !reaches(owner, record.owner)) throw taskNotFound(id);
     const { view, patch } = withLeaseRule(record, Date.now());
     if (patch === undefined) return view;
     // Checked again by the store, on its clock, in the same step as the write: a runner that
@@ -192,6 +212,28 @@ export class TaskManager {
     const after = await this.store.expireLease(id, patch);
     if (after === undefined) throw taskNotFound(id);
     return after;
+  }
+
+  /**
+   * A page of the owner's live tasks (newest first, lease rule applied to each view); a bad
+   * cursor is `-32602`.
+   */
+  async list(
+    owner: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
+    let page: { tasks: TaskRecord[]; nextCursor?: string };
+    try {
+      page = await this.store.list(owner, cursor, limit);
+    } catch (error) {
+      if (error instanceof RangeError)
+        throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${error.message}`);
+      throw error;
+    }
+    const now = Date.now();
+    const tasks = page.tasks.map((record) => withLeaseRule(record, now).view);
+    return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
   }
 
   /** Record answers to open questions (others are ignored); applied before this resolves. */
@@ -263,6 +305,7 @@ export class TaskManager {
   private async finish(
     id: string,
     outcome: { result: JsonObject } | { error: { code: number; message: string; data?: unknown } },
+    format: TaskRecord['format'],
   ): Promise<void> {
     if (!this.running.has(id)) return;
     let patch: TaskPatch;
@@ -275,7 +318,16 @@ export class TaskManager {
               code: ErrorCode.InternalError,
               message: `The task's result is ${bytes} bytes, over the server's cap (tasks.maxResultBytes = ${cap})`,
             })
-          : { status: 'completed', result: outcome.result, inputRequests: undefined };
+          : // 2025-11-25: a tool result with isError ends `failed` (tasks/result still returns it);
+            // 2026-07-28 keeps `failed` for JSON-RPC errors only.
+            format === 'legacy' && outcome.result.isError === true
+            ? {
+                status: 'failed',
+                statusMessage: 'The tool returned an error result (isError: true)',
+                result: outcome.result,
+                inputRequests: undefined,
+              }
+            : { status: 'completed', result: outcome.result, inputRequests: undefined };
     } else patch = failedPatch(outcome.error);
     // Released first: the work is over whatever the store says.
     this.stop(id, undefined);
@@ -338,6 +390,11 @@ export class TaskManager {
       void this.store.get(id).then((record) => this.sawRecord(id, record), this.report);
     });
   }
+}
+
+/** `owner` may reach a task of `recordOwner`: the same, or {@link ANY_SESSION} for a session's task. */
+function reaches(owner: string, recordOwner: string): boolean {
+  return owner === recordOwner || (owner === ANY_SESSION && recordOwner.startsWith(SESSION_OWNER_PREFIX));
 }
 
 function failedPatch(error: { code: number; message: string; data?: unknown }): TaskPatch {

@@ -3,7 +3,7 @@
  * task, who owns it, how a task looks on the wire and which `tasks/*` methods exist. Each era's
  * `HandlerRequest` carries one (`request.tasks`); the task manager and the registries never ask
  * which era they serve. 2026-07-28 (the tasks extension): modern/tasks-wire.ts. 2025-11-25: none
- * yet ({@link NO_TASK_WIRE}).
+ * legacy-tasks-wire.ts ({@link NO_TASK_WIRE} when the server offers no task tools).
  */
 import type { RequestContext } from '../../core/engine/request-context.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
@@ -31,20 +31,22 @@ export interface TaskWire {
   readonly format: TaskRecord['format'];
   /**
    * How a call of a tool with `support` runs for this request: `task`, or `direct` (the usual
-   * answer). Throws the era's refusal when the tool needs a task the request cannot take.
+   * answer). Throws the era's refusal when the tool needs a task the request cannot take, or
+   * (2025-11-25) the call asks for one the tool does not offer. `params` are the call's (2025-11-25
+   * reads `params.task`).
    */
-  mode(support: TaskSupport, tool: string): 'task' | 'direct';
+  mode(support: TaskSupport, tool: string, params: JsonObject): 'task' | 'direct';
+  /** The retention the call asked for (2025-11-25 `params.task.ttl`), before the server's clamp. */
+  requestedTtlMs(params: JsonObject): number | undefined;
   /** Who owns a task this request starts or reads (principal, session, or `anonymous`). */
   owner(ctx: Pick<RequestContext, 'info' | 'sessionId'>): string;
   /** The answer to the request that started `record`. */
   created(record: TaskRecord): JsonObject;
-  /** Serve a `tasks/*` request; `-32601` for a method the era does not have. */
-  serve(
-    method: string,
-    params: JsonObject,
-    ctx: Pick<RequestContext, 'info' | 'sessionId'>,
-    tasks: TaskManager,
-  ): Promise<JsonObject>;
+  /**
+   * Serve a `tasks/*` request; `-32601` for a method the era does not have. `ctx` is the request's
+   * own context (2025-11-25 `tasks/result` sends the task's questions as nested requests on it).
+   */
+  serve(method: string, params: JsonObject, ctx: RequestContext, tasks: TaskManager): Promise<JsonObject>;
 }
 
 /**
@@ -57,6 +59,7 @@ export interface TaskWire {
 export const NO_TASK_WIRE: TaskWire = Object.freeze({
   format: 'legacy' as const,
   mode: () => 'direct' as const,
+  requestedTtlMs: () => undefined,
   owner: () => 'anonymous',
   created: (): JsonObject => {
     throw methodNotFound('tasks');

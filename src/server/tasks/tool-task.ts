@@ -34,16 +34,22 @@ function taskHandlerRequest(request: HandlerRequest): HandlerRequest {
  * task result.
  *
  * @example
- * return startToolTask(ctx, tasks, (taskCtx) => runTool(name, entry, args, taskCtx));
+ * return startToolTask(ctx, tasks, params, (taskCtx) => runTool(name, entry, args, taskCtx));
  */
 export async function startToolTask(
   ctx: ToolContext,
   tasks: TaskManager,
+  params: JsonObject,
   run: (taskCtx: ToolContext) => JsonObject | Promise<JsonObject>,
 ): Promise<JsonObject> {
   const wire = ctx.taskWire;
   const origin = ctx.requestContext;
-  const record = await tasks.create(wire.owner(origin), origin.method, wire.format);
+  const record = await tasks.create(
+    wire.owner(origin),
+    origin.method,
+    wire.format,
+    wire.requestedTtlMs(params),
+  );
   const handlerRequest = taskHandlerRequest(ctx.handlerRequestView);
   const work = (task: TaskRun): JsonObject | Promise<JsonObject> => {
     const request = new TaskRequestContext(origin, task.signal, (message) => task.progress(message));
