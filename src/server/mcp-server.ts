@@ -163,6 +163,11 @@ export class McpServer implements Connectable {
     });
     // Checked now (a bad bound fails at construction); the manager itself is made on first use.
     if (options.tasks !== undefined) resolveTaskLimits(options.tasks);
+    // A listen naming task ids reads them here (only once tasks are offered: listen-filter.ts).
+    this.server.taskSource = {
+      get: (id, owner) => this.taskManager.get(id, owner),
+      follow: (id, onChange) => this.taskManager.follow(id, onChange),
+    };
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.defaultLogLevel = options.defaultLogLevel ?? 'debug';
     if (!isLoggingLevel(this.defaultLogLevel))

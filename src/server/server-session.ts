@@ -15,6 +15,7 @@ import type { Implementation } from '../core/types/common.js';
 import { reportingFailures, type HandlerFailure } from './handler-errors.js';
 import type { HandlerRequest } from './handler-request.js';
 import type { HandlerSession } from './handler-session.js';
+import type { TaskRecord } from './tasks/task-store.js';
 import type { CacheHints } from './modern/caching.js';
 import type { ListenHub } from './modern/subscriptions/listen-hub.js';
 import { endListens } from './modern/subscriptions/listen.js';
@@ -88,6 +89,8 @@ export interface SessionServer {
   readonly instructions: string | undefined;
   /** Whether a tool may run as a task (each era advertises it its way). */
   readonly tasksOffered: boolean;
+  /** The server's tasks, for listens that name task ids (`McpServer` sets it). */
+  readonly taskSource: TaskSource | undefined;
   /** Live sessions; a session leaves it when its connection closes. */
   readonly sessions: Set<ServerSession>;
   /** Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */
@@ -100,6 +103,19 @@ export interface SessionServer {
   reportFailure(error: unknown, failure: HandlerFailure): void;
   /** Serve a request of `session`: the pipeline decides its era (era/request-pipeline.ts). */
   enter(session: ServerSession, params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject>;
+}
+
+/**
+ * What a 2026-07-28 listen needs of the server's tasks to send `notifications/tasks`: the owner's
+ * task (rejects when it is not theirs or does not exist), and its changes (the task manager of
+ * `McpServer` is one).
+ *
+ * @example
+ * const stop = source.follow(id, (task) => listen.deliver('notifications/tasks', detailedTask(task)));
+ */
+export interface TaskSource {
+  get(id: string, owner: string): Promise<TaskRecord>;
+  follow(id: string, onChange: (record: TaskRecord) => void): () => void;
 }
 
 const LIST_CHANGED = new Map<string, 'tools' | 'resources' | 'prompts'>([

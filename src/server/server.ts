@@ -20,6 +20,7 @@ import {
   ServerSession,
   type ServerNotificationHandler,
   type ServerRequestHandler,
+  type TaskSource,
 } from './server-session.js';
 import { ListenHub } from './modern/subscriptions/listen-hub.js';
 import { Fanout, type FanoutLink, type FanoutMembership } from './fanout.js';
@@ -119,6 +120,8 @@ export class Server implements Connectable {
    * `capabilities.extensions["io.modelcontextprotocol/tasks"]` in `server/discover`).
    */
   tasksOffered = false;
+  /** @internal The server's tasks for `notifications/tasks` on a listen (set by `McpServer`). */
+  taskSource: TaskSource | undefined = undefined;
   /** @internal Caching hints of modern results. */
   readonly cacheHints: CacheHints;
   /** @internal Live 2026-07-28 subscriptions (`subscriptions/listen`) of every connection. */

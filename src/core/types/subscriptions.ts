@@ -20,6 +20,8 @@ export interface SubscriptionFilter {
   resourcesListChanged?: boolean;
   /** `notifications/resources/updated` for exactly these URIs (replaces `resources/subscribe`). */
   resourceSubscriptions?: string[];
+  /** `notifications/tasks` for these tasks (the tasks extension, `io.modelcontextprotocol/tasks`). */
+  taskIds?: string[];
 }
 
 /**

@@ -46,7 +46,7 @@ export class LegacyRequest implements HandlerRequest {
   get tasks(): TaskWire {
     const session = this.serverSession;
     const promised = session.serverCapabilities ?? session.server.capabilities;
-    return promised.tasks === undefined ? NO_TASK_WIRE : new LegacyTaskWire(session.id);
+    return promised.tasks === undefined ? NO_TASK_WIRE : new LegacyTaskWire(session);
   }
 
   /** The session's one object (see {@link ServerSession.legacyRequest}). */

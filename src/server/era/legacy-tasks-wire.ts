@@ -17,6 +17,7 @@ import { isTerminal } from '../tasks/memory-task-store.js';
 import { ANY_SESSION, SESSION_OWNER_PREFIX, type TaskManager } from '../tasks/task-manager.js';
 import type { TaskRecord } from '../tasks/task-store.js';
 import type { TaskSupport, TaskWire } from '../tasks/task-wire.js';
+import type { ServerSession } from '../server-session.js';
 import { methodNotFound } from '../method-not-found.js';
 import { awaitTaskResult } from './legacy-task-result.js';
 
@@ -65,14 +66,16 @@ function taskParam(params: JsonObject): JsonObject | undefined {
  * plain call).
  *
  * @example
- * const wire = new LegacyTaskWire(session.id);
+ * const wire = new LegacyTaskWire(session);
  * wire.mode('required', 'render', { name: 'render' }); // throws -32601: the call needs params.task
  */
 export class LegacyTaskWire implements TaskWire {
-  constructor(
-    /** The session's id (`ServerSession.id`, set on every transport). */
-    private readonly sessionId: string,
-  ) {}
+  constructor(private readonly session: ServerSession) {}
+
+  /** The session's id (`ServerSession.id`, set on every transport). */
+  private get sessionId(): string {
+    return this.session.id;
+  }
 
   get format(): 'legacy' {
     return 'legacy';
@@ -109,6 +112,24 @@ export class LegacyTaskWire implements TaskWire {
 
   created(record: TaskRecord): JsonObject {
     return { task: legacyTask(record) };
+  }
+
+  /**
+   * `notifications/tasks/status` (the full task) to the session that made the task, on each
+   * change while its connection is open on this process. The spec makes them optional and tells
+   * clients not to rely on them: a change made while the store's change feed was away is not
+   * sent, and the first may reach the client just before the `CreateTaskResult`.
+   */
+  announce(record: TaskRecord, tasks: TaskManager): void {
+    const session = this.session;
+    const connection = session.connection;
+    if (!connection.isOpen) return;
+    const stop = tasks.follow(record.id, (task) => {
+      // Checked per change rather than with an onClose per task: a long session runs many tasks.
+      if (!connection.isOpen) return stop();
+      // One that cannot be written (the connection just broke) is lost like any optional one.
+      session.notify('notifications/tasks/status', legacyTask(task)).catch(() => undefined);
+    });
   }
 
   async serve(

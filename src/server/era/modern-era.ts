@@ -104,7 +104,12 @@ async function serveModern(
   const server = session.server;
   if (method === 'server/discover') return modernResult(server, method, params, discover(server));
   if (method === 'subscriptions/listen')
-    return modernResult(server, method, params, await serveListen(session, params, ctx));
+    return modernResult(
+      server,
+      method,
+      params,
+      await serveListen(session, params, ctx, request.clientCapabilities),
+    );
   if (REMOVED.has(method)) throw methodNotFound(method);
   const handler = server.handlerFor(method);
   if (!handler) throw methodNotFound(method);

@@ -23,12 +23,24 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** `resultType` of a `CreateTaskResult`. */
 export const RESULT_TYPE_TASK = 'task';
 
-function declares(capabilities: ClientCapabilities): boolean {
+/**
+ * True when a request's client capabilities declare the tasks extension.
+ *
+ * @example
+ * declaresTasks({ extensions: { 'io.modelcontextprotocol/tasks': {} } }); // true
+ */
+export function declaresTasks(capabilities: ClientCapabilities): boolean {
   const extensions = capabilities.extensions;
   return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION]);
 }
 
-function missingExtension(what: string): McpError {
+/**
+ * The `-32021` a request gets for `what` without the tasks extension declared.
+ *
+ * @example
+ * throw missingTasksExtension('tasks/get');
+ */
+export function missingTasksExtension(what: string): McpError {
   return new McpError(
     ErrorCode.MissingRequiredClientCapability,
     `${what} needs the ${TASKS_EXTENSION} extension: declare it in this request's _meta client capabilities`,
@@ -106,24 +118,26 @@ async function update(
  * wire.mode('required', 'render'); // 'task', or -32021 when the request did not declare the extension
  */
 export function modernTaskWire(capabilities: ClientCapabilities): TaskWire {
-  const declared = declares(capabilities);
+  const declared = declaresTasks(capabilities);
   return {
     format: 'modern',
     mode(support: TaskSupport, tool: string): 'task' | 'direct' {
       if (support === 'forbidden') return 'direct';
       if (declared) return 'task';
-      if (support === 'required') throw missingExtension(`Tool "${tool}" runs only as a task: it`);
+      if (support === 'required') throw missingTasksExtension(`Tool "${tool}" runs only as a task: it`);
       return 'direct';
     },
     // No session in 2026-07-28: without authentication the unguessable id is the capability.
     requestedTtlMs: () => undefined,
     owner: (ctx: Pick<RequestContext, 'info'>) => principalOf(ctx.info?.authInfo) ?? 'anonymous',
     created: (record: TaskRecord): JsonObject => ({ resultType: RESULT_TYPE_TASK, ...taskFields(record) }),
+    // A connection of 2026-07-28 has no session to notify: status goes on a listen (serve-listen.ts).
+    announce: () => undefined,
     async serve(method, params, ctx, tasks): Promise<JsonObject> {
       if (method !== 'tasks/get' && method !== 'tasks/update' && method !== 'tasks/cancel')
         throw methodNotFound(method);
       // Gated before any lookup: a non-declaring client learns nothing about any id.
-      if (!declared) throw missingExtension(method);
+      if (!declared) throw missingTasksExtension(method);
       const id = taskIdOf(params);
       const owner = principalOf(ctx.info?.authInfo) ?? 'anonymous';
       if (method === 'tasks/get')

@@ -94,6 +94,8 @@ export class TaskManager {
   private readonly ownsStore: boolean;
   private readonly running = new Map<string, Running>();
   private unwatch: (() => void) | undefined;
+  /** What {@link follow} registered (told through the manager's one store watcher). */
+  private readonly followers = new Set<(id: string) => void>();
   private closed = false;
   private readonly runner = newTaskId();
 
@@ -285,9 +287,51 @@ export class TaskManager {
       ),
     );
     for (const id of ids) this.stop(id, new TaskShutdownError(SHUTDOWN_MESSAGE));
+    this.followers.clear();
     this.unwatch?.();
     this.unwatch = undefined;
     if (this.ownsStore) await this.store.close();
+  }
+
+  /**
+   * Call `onChange` with task `id` each time it changes, on any process that shares the store,
+   * until it ends (the terminal record is the last call), the returned function is called, or the
+   * manager closes. Status notifications are built on it; they are optional in both formats, so a
+   * change seen twice or missed while the store reconnects is harmless (clients poll).
+   *
+   * @example
+   * const stop = tasks.follow(record.id, (task) => void session.notify('notifications/tasks/status', legacyTask(task)));
+   */
+  follow(id: string, onChange: (record: TaskRecord) => void): () => void {
+    if (this.closed) return () => undefined;
+    let last = '';
+    let live = true;
+    const listener = (changed: string): void => {
+      if (changed !== id) return;
+      void this.store.get(id).then((record) => {
+        if (!live || record === undefined) return;
+        const view = withLeaseRule(record, Date.now()).view;
+        // Two change messages may read the same record: tell each state once.
+        const seen = `${view.status}|${view.lastUpdatedAt}|${view.statusMessage ?? ''}`;
+        if (seen === last) return;
+        last = seen;
+        try {
+          onChange(view);
+        } finally {
+          if (isTerminal(view.status)) stop();
+        }
+      }, this.report);
+    };
+    const stop = (): void => {
+      if (!live) return;
+      live = false;
+      this.followers.delete(listener);
+      this.releaseWatch();
+    };
+    this.followers.add(listener);
+    // The manager's one store watcher serves the runners and the followers alike.
+    this.watchStore();
+    return stop;
   }
 
   /** Drop a task no client was told about (its work stops with `reason`). */
@@ -374,16 +418,21 @@ export class TaskManager {
     this.running.delete(id);
     if (entry.lease !== undefined) clearInterval(entry.lease);
     if (reason !== undefined) entry.controller.abort(reason);
-    if (this.running.size === 0) {
-      this.unwatch?.();
-      this.unwatch = undefined;
-    }
+    this.releaseWatch();
+  }
+
+  /** The store watcher goes when nothing runs or follows here. */
+  private releaseWatch(): void {
+    if (this.running.size > 0 || this.followers.size > 0) return;
+    this.unwatch?.();
+    this.unwatch = undefined;
   }
 
   /** Answers may arrive through any process: the store tells us, and the channel resolves. */
   private watchStore(): void {
     if (this.unwatch !== undefined) return;
     this.unwatch = this.store.watch((id) => {
+      for (const follower of [...this.followers]) follower(id);
       const entry = this.running.get(id);
       if (entry === undefined) return;
       // Cancelled elsewhere (another process): stop the work here too.

@@ -43,6 +43,12 @@ export interface TaskWire {
   /** The answer to the request that started `record`. */
   created(record: TaskRecord): JsonObject;
   /**
+   * After `record` was handed out: start whatever status notifications this era sends on the
+   * connection that made it (2025-11-25: `notifications/tasks/status`; 2026-07-28: none here,
+   * they go on a `subscriptions/listen` that names the task).
+   */
+  announce(record: TaskRecord, tasks: TaskManager): void;
+  /**
    * Serve a `tasks/*` request; `-32601` for a method the era does not have. `ctx` is the request's
    * own context (2025-11-25 `tasks/result` sends the task's questions as nested requests on it).
    */
@@ -64,5 +70,6 @@ export const NO_TASK_WIRE: TaskWire = Object.freeze({
   created: (): JsonObject => {
     throw methodNotFound('tasks');
   },
+  announce: () => undefined,
   serve: (method: string): Promise<JsonObject> => Promise.reject(methodNotFound(method)),
 });

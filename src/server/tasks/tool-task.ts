@@ -58,6 +58,7 @@ export async function startToolTask(
   const task = tasks.launch(record, ctx.backChannel, work);
   await handedOut(task, tasks, record.id);
   const current = await tasks.store.get(record.id);
+  wire.announce(current ?? record, tasks);
   return wire.created(current ?? record);
 }
 

@@ -61,6 +61,17 @@ export function readFilter(
     }
     if (uris.length > 0) filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
+  const taskIds = requested.taskIds;
+  if (taskIds !== undefined) {
+    if (!Array.isArray(taskIds)) throw invalid('notifications.taskIds must be an array of task ids');
+    if (taskIds.length > maxUris)
+      throw invalid(`notifications.taskIds holds ${taskIds.length} ids; at most ${maxUris} per subscription`);
+    for (const id of taskIds) {
+      if (typeof id !== 'string' || id === '')
+        throw invalid('notifications.taskIds must hold non-empty strings');
+    }
+    if (taskIds.length > 0) filter.taskIds = [...new Set(taskIds as string[])];
+  }
   return filter;
 }
 
@@ -76,6 +87,8 @@ export function readFilter(
 export function honoredFilter(
   requested: SubscriptionFilter,
   capabilities: ServerCapabilities,
+  /** The server offers the tasks extension (a tool may run as a task). */
+  tasksOffered = false,
 ): SubscriptionFilter {
   const honored: SubscriptionFilter = {};
   if (requested.toolsListChanged && capabilities.tools?.listChanged === true) honored.toolsListChanged = true;
@@ -85,6 +98,8 @@ export function honoredFilter(
     honored.resourcesListChanged = true;
   if (requested.resourceSubscriptions && capabilities.resources?.subscribe === true)
     honored.resourceSubscriptions = requested.resourceSubscriptions;
+  // Task ids with the tasks extension; which of them the caller owns is decided by serveListen.
+  if (requested.taskIds && tasksOffered) honored.taskIds = requested.taskIds;
   return honored;
 }
 
@@ -99,7 +114,8 @@ export function isEmptyFilter(filter: SubscriptionFilter): boolean {
     !filter.toolsListChanged &&
     !filter.promptsListChanged &&
     !filter.resourcesListChanged &&
-    filter.resourceSubscriptions === undefined
+    filter.resourceSubscriptions === undefined &&
+    filter.taskIds === undefined
   );
 }
 
@@ -113,6 +129,7 @@ export function isEmptyFilter(filter: SubscriptionFilter): boolean {
 export interface FilterMatcher {
   readonly filter: SubscriptionFilter;
   readonly uris: ReadonlySet<string>;
+  readonly taskIds: ReadonlySet<string>;
 }
 
 /**
@@ -122,7 +139,7 @@ export interface FilterMatcher {
  * wants(filterMatcher({ toolsListChanged: true }), 'notifications/tools/list_changed', undefined); // true
  */
 export function filterMatcher(filter: SubscriptionFilter): FilterMatcher {
-  return { filter, uris: new Set(filter.resourceSubscriptions) };
+  return { filter, uris: new Set(filter.resourceSubscriptions), taskIds: new Set(filter.taskIds) };
 }
 
 /**
@@ -144,6 +161,10 @@ export function wants(matcher: FilterMatcher, method: string, params: JsonObject
     case 'notifications/resources/updated': {
       const uri = params?.uri;
       return typeof uri === 'string' && matcher.uris.has(uri);
+    }
+    case 'notifications/tasks': {
+      const taskId = params?.taskId;
+      return typeof taskId === 'string' && matcher.taskIds.has(taskId);
     }
     default:
       return false;

@@ -9,7 +9,10 @@ import { ErrorCode, McpError } from '../../../core/errors.js';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
 import { MetaKey } from '../../../core/types/modern.js';
 import { SubscriptionMethod } from '../../../core/types/subscriptions.js';
-import type { ServerSession } from '../../server-session.js';
+import type { ClientCapabilities } from '../../../core/types/capabilities.js';
+import type { SubscriptionFilter } from '../../../core/types/subscriptions.js';
+import type { ServerSession, TaskSource } from '../../server-session.js';
+import { declaresTasks, detailedTask, missingTasksExtension } from '../tasks-wire.js';
 import { principalOf } from '../back-channel.js';
 import { honoredFilter, isEmptyFilter, readFilter } from './listen-filter.js';
 import { Listen, tagged, type ListenClient } from './listen.js';
@@ -48,9 +51,13 @@ export async function serveListen(
   session: ServerSession,
   params: JsonObject,
   ctx: RequestContext,
+  clientCapabilities: ClientCapabilities = {},
 ): Promise<JsonObject> {
   const hub = session.server.listens;
   const requested = readFilter(params, hub.limits.maxUris);
+  // The tasks extension: asking for task notifications without declaring it is -32021 (MUST).
+  if (requested.taskIds !== undefined && !declaresTasks(clientCapabilities))
+    throw missingTasksExtension('notifications.taskIds');
   if (hub.size >= hub.limits.max) {
     throw new McpError(ErrorCode.ServerBusy, `Too many open subscriptions (${hub.limits.max}); retry later`);
   }
@@ -61,17 +68,56 @@ export async function serveListen(
       `Too many open subscriptions for this client (${hub.limits.maxPerClient}, maxSubscriptionsPerClient); close one first`,
     );
   }
-  const honored = honoredFilter(requested, session.server.capabilities);
+  const source = session.server.taskSource;
+  let honored = honoredFilter(requested, session.server.capabilities, session.server.tasksOffered);
+  // Awaited only when tasks are named: a listen without them keeps its synchronous start.
+  if (honored.taskIds !== undefined)
+    honored = await ownTasksOnly(honored, source, principalOf(ctx.info?.authInfo) ?? 'anonymous');
   // Written before the subscription joins the hub: nothing can overtake the acknowledgement.
   void ctx.notify(SubscriptionMethod.Acknowledged, tagged({ notifications: { ...honored } }, ctx.id));
   // Nothing could ever be sent on it: end it now rather than hold a stream open for nothing.
   if (isEmptyFilter(honored)) return finalResult(ctx.id);
   const listen = new Listen(session.connection, ctx, honored, client);
   hub.add(listen);
+  // Each change of a named task, as tasks/get would show it (a notification that cannot be
+  // written once the listen ended is dropped with it).
+  const stops = (honored.taskIds ?? []).map((id) =>
+    source!.follow(id, (task) => {
+      listen.deliver('notifications/tasks', detailedTask(task)).catch(() => undefined);
+    }),
+  );
   try {
     await listen.wait();
   } finally {
     hub.delete(listen);
+    for (const stop of stops) stop();
   }
   return finalResult(ctx.id);
+}
+
+/**
+ * `filter` with only the task ids `owner` may read: an unknown id, or another owner's, is
+ * dropped from the acknowledgement as if it did not exist (nothing tells which).
+ */
+async function ownTasksOnly(
+  filter: SubscriptionFilter,
+  source: TaskSource | undefined,
+  owner: string,
+): Promise<SubscriptionFilter> {
+  const ids = filter.taskIds;
+  if (ids === undefined) return filter;
+  const kept: string[] = [];
+  if (source !== undefined) {
+    const found = await Promise.all(
+      ids.map((id) =>
+        source.get(id, owner).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    ids.forEach((id, i) => found[i] && kept.push(id));
+  }
+  const { taskIds: _asked, ...rest } = filter;
+  return kept.length > 0 ? { ...rest, taskIds: kept } : rest;
 }
