@@ -16,7 +16,7 @@ import { principalOf } from '../modern/back-channel.js';
 import { isTerminal } from '../tasks/memory-task-store.js';
 import { ANY_SESSION, SESSION_OWNER_PREFIX, type TaskManager } from '../tasks/task-manager.js';
 import type { TaskRecord } from '../tasks/task-store.js';
-import type { TaskSupport, TaskWire } from '../tasks/task-wire.js';
+import { taskIdOf, type TaskSupport, type TaskWire } from '../tasks/task-wire.js';
 import type { ServerSession } from '../server-session.js';
 import { methodNotFound } from '../method-not-found.js';
 import { awaitTaskResult } from './legacy-task-result.js';
@@ -41,13 +41,6 @@ export function legacyTask(record: TaskRecord): JsonObject {
   };
   if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
   return task;
-}
-
-function taskIdOf(params: JsonObject): string {
-  const id = params.taskId;
-  if (typeof id !== 'string' || id === '')
-    throw new McpError(ErrorCode.InvalidParams, 'taskId must be a non-empty string');
-  return id;
 }
 
 /** `params.task` of a call: absent, or `{ ttl?: number >= 0 }` (else `-32602`). */

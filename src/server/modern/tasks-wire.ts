@@ -13,7 +13,7 @@ import type { ClientCapabilities } from '../../core/types/capabilities.js';
 import { methodNotFound } from '../method-not-found.js';
 import type { TaskManager } from '../tasks/task-manager.js';
 import type { TaskRecord } from '../tasks/task-store.js';
-import type { TaskSupport, TaskWire } from '../tasks/task-wire.js';
+import { taskIdOf, type TaskSupport, type TaskWire } from '../tasks/task-wire.js';
 import { principalOf } from './back-channel.js';
 import { checkAnswer } from './input-answers.js';
 
@@ -75,13 +75,6 @@ export function detailedTask(record: TaskRecord): JsonObject {
   if (record.status === 'failed')
     task.error = record.error ?? { code: ErrorCode.InternalError, message: 'The task failed' };
   return task;
-}
-
-function taskIdOf(params: JsonObject): string {
-  const id = params.taskId;
-  if (typeof id !== 'string' || id === '')
-    throw new McpError(ErrorCode.InvalidParams, 'taskId must be a non-empty string');
-  return id;
 }
 
 /** `tasks/update`: the answers to questions still open, each checked; others ignored unread. */

@@ -8,6 +8,7 @@
 import type { RequestContext } from '../../core/engine/request-context.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
 import type { ToolExecution } from '../../core/types/tools.js';
+import { ErrorCode, McpError } from '../../core/errors.js';
 import { methodNotFound } from '../method-not-found.js';
 import type { TaskManager } from './task-manager.js';
 import type { TaskRecord } from './task-store.js';
@@ -73,3 +74,17 @@ export const NO_TASK_WIRE: TaskWire = Object.freeze({
   announce: () => undefined,
   serve: (method: string): Promise<JsonObject> => Promise.reject(methodNotFound(method)),
 });
+
+/**
+ * The `taskId` of a `tasks/*` request, the same rule in every format (`-32602` unless a
+ * non-empty string).
+ *
+ * @example
+ * taskIdOf({ taskId: 'abc' }); // 'abc'
+ */
+export function taskIdOf(params: JsonObject): string {
+  const id = params.taskId;
+  if (typeof id !== 'string' || id === '')
+    throw new McpError(ErrorCode.InvalidParams, 'taskId must be a non-empty string');
+  return id;
+}
