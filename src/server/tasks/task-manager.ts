@@ -77,8 +77,10 @@ function newTaskId(): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
 }
 
+const UTF8 = new TextEncoder();
+
 function byteLength(text: string): number {
-  return new TextEncoder().encode(text).length;
+  return UTF8.encode(text).length;
 }
 
 /**
