@@ -20,6 +20,7 @@ import type { Implementation } from '../core/types/common.js';
 import { chooseEra } from './modern/choose-era.js';
 import { EraDetectionError, type ProtocolViolationError } from './errors.js';
 import { invalidMessageReporter } from './invalid-messages.js';
+import { runClientInterceptors, type ClientInterceptor } from './interceptors.js';
 import { closedDuringConnect, explainClosed, notConnected } from './failure-messages.js';
 import type { ClientOptions } from './client-options.js';
 import type { ClientEra } from './modern/era.js';
@@ -51,6 +52,7 @@ export class Client {
   private connectionValue: Connection | undefined;
   private renewal: SessionRenewal | undefined;
   private modern: ModernSession | undefined;
+  private interceptors: ClientInterceptor[] | undefined;
   /** Called after a new session replaced one the server had forgotten (see `renewSession`). */
   onsessionreset: ((reset: SessionReset) => void) | undefined;
   /**
@@ -186,9 +188,41 @@ export class Client {
    * `ECONNREFUSED`, a stdio server's exit code and stderr tail), not only in its `cause`.
    */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
-    return this.send(method, params, options).catch((error: unknown) => {
+    const interceptors = this.interceptors;
+    const sent =
+      interceptors === undefined
+        ? this.send(method, params, options)
+        : runClientInterceptors(interceptors, this, method, params, options, (p, o) =>
+            this.send(method, p, o),
+          );
+    return sent.catch((error: unknown) => {
       throw explainClosed(error);
     });
+  }
+
+  /**
+   * Wrap every outbound request (not the connect handshake) with `interceptor`; the first
+   * registered runs outermost. See {@link ClientInterceptor} and docs/interceptors.md.
+   *
+   * @example
+   * client.use(async (call, next) => {
+   *   const started = performance.now();
+   *   try {
+   *     return await next();
+   *   } finally {
+   *     console.error(call.method, performance.now() - started, 'ms');
+   *   }
+   * });
+   */
+  use(interceptor: ClientInterceptor): this {
+    if (typeof interceptor !== 'function') throw new TypeError('client.use: an interceptor is a function');
+    (this.interceptors ??= []).push(interceptor);
+    return this;
+  }
+
+  /** The HTTP session id of the connection, when its transport has one. */
+  get sessionId(): string | undefined {
+    return this.connectionValue?.sessionId;
   }
 
   private send(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {

@@ -22,6 +22,7 @@ export type {
   McpClientListenerError,
 } from './client-events.js';
 export { Client } from './client.js';
+export type { ClientCall, ClientInterceptor, ClientNext } from './interceptors.js';
 export type { ClientOptions } from './client-options.js';
 export {
   applyElicitationDefaults,

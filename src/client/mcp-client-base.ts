@@ -3,6 +3,7 @@
  * server→client requests (sampling, elicitation, roots), the capabilities derived from them, and
  * notification events. `McpClient` adds the typed client→server methods on top.
  */
+import type { ClientInterceptor } from './interceptors.js';
 import { ErrorCode, McpError } from '../core/errors.js';
 import type { ProtocolVersion } from '../core/protocol-version.js';
 import type { Transport } from '../core/transport.js';
@@ -98,6 +99,19 @@ export class McpClientBase {
       this.outputSchemas.clear();
       this.events.emit('sessionReset', reset);
     };
+  }
+
+  /**
+   * Wrap every outbound request (tool calls, lists, reads, task requests; not the connect
+   * handshake) with `interceptor`; the first registered runs outermost. See
+   * {@link ClientInterceptor} and docs/interceptors.md.
+   *
+   * @example
+   * client.use((call, next) => next({ ...call.params, _meta: { ...call.params?._meta, tenant: 'acme' } }));
+   */
+  use(interceptor: ClientInterceptor): this {
+    this.lowLevel.use(interceptor);
+    return this;
   }
 
   get isConnected(): boolean {

@@ -16,6 +16,7 @@ export {
 } from './server.js';
 export { ServerSession, type HandlerSession } from './server-session.js';
 export { ToolContext, type HandlerContext } from './tool-context.js';
+export type { ServerCall, ServerInterceptor, ServerNext } from './interceptors.js';
 export { methodNotFound } from './method-not-found.js';
 export { toolError } from './tool-call.js';
 export { resourceNotFound } from './resource-not-found.js';

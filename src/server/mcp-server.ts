@@ -36,6 +36,7 @@ import type { SwallowedInputRoundError } from './modern/mrtr-errors.js';
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js';
 import { markSelfReporting } from './self-reporting.js';
 import { methodNotFound, Server, type Connectable, type ServerOptions } from './server.js';
+import type { ServerInterceptor } from './interceptors.js';
 import type { ServerSession } from './server-session.js';
 import { notifyResourceUpdated, subscribe, unsubscribe } from './subscriptions.js';
 import { ToolContext } from './tool-context.js';
@@ -186,6 +187,23 @@ export class McpServer implements Connectable {
   /** Live sessions. */
   get sessions(): ReadonlySet<ServerSession> {
     return this.server.sessions;
+  }
+
+  /**
+   * Wrap every inbound request and notification (every tool call, list, read, task request, in
+   * both eras, on every transport) with `interceptor`; the first registered runs outermost. See
+   * {@link ServerInterceptor} and docs/interceptors.md.
+   *
+   * @example
+   * server.use(async (call, next) => {
+   *   const result = await next();
+   *   audit.write({ who: call.auth?.subject, method: call.method });
+   *   return result;
+   * });
+   */
+  use(interceptor: ServerInterceptor): this {
+    this.server.use(interceptor);
+    return this;
   }
 
   /**

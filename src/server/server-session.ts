@@ -71,6 +71,8 @@ export interface ProtocolEra {
   delivers(method: string): boolean;
   /** Whether connection-wide log messages (`McpServer.log`) go to such a connection. */
   readonly sessionLogs: boolean;
+  /** The protocol version a request with `meta` is served in (undefined: not known yet). */
+  versionOf(session: ServerSession, meta: JsonObject | undefined): string | undefined;
 }
 
 /**
@@ -103,6 +105,16 @@ export interface SessionServer {
   reportFailure(error: unknown, failure: HandlerFailure): void;
   /** Serve a request of `session`: the pipeline decides its era (era/request-pipeline.ts). */
   enter(session: ServerSession, params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject>;
+  /** Whether interceptors wrap inbound messages (then notifications go through `enterNotification`). */
+  readonly intercepted: boolean;
+  /** Run an inbound notification through the interceptors to `deliver`. */
+  enterNotification(
+    session: ServerSession,
+    method: string,
+    params: JsonObject,
+    info: MessageInfo | undefined,
+    deliver: (params: JsonObject) => void | Promise<void>,
+  ): Promise<void>;
 }
 
 /**
@@ -168,9 +180,9 @@ export class ServerSession implements HandlerSession {
     // which decides its era. A handler set on the connection itself still comes first.
     this.connection.fallbackRequestHandler = (params, ctx) => this.server.enter(this, params, ctx);
     this.connection.fallbackNotificationHandler = (params, info, method) =>
-      method === 'notifications/initialized'
-        ? this.markInitialized()
-        : this.notification(method, params, info);
+      this.server.intercepted
+        ? this.server.enterNotification(this, method, params, info, (p) => this.deliver(method, p, info))
+        : this.deliver(method, params, info);
     // Registered here rather than in `Server.connect`: the closure shares this constructor's
     // context with the two above (one context per session less).
     this.connection.onClose(() => this.server.sessions.delete(this));
@@ -290,11 +302,8 @@ export class ServerSession implements HandlerSession {
     );
   }
 
-  private notification(
-    method: string,
-    params: JsonObject,
-    info: MessageInfo | undefined,
-  ): void | Promise<void> {
+  private deliver(method: string, params: JsonObject, info: MessageInfo | undefined): void | Promise<void> {
+    if (method === 'notifications/initialized') return this.markInitialized();
     // An era may have removed it (2026-07-28: roots are asked per request).
     if (this.protocolEra !== undefined && !this.protocolEra.delivers(method)) return;
     const handler = this.server.notificationHandlerFor(method);

@@ -6,7 +6,7 @@
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import type { JsonObject } from '../core/jsonrpc.js';
-import type { Transport } from '../core/transport.js';
+import type { MessageInfo, Transport } from '../core/transport.js';
 import type { Implementation } from '../core/types/common.js';
 import {
   callErrorHook,
@@ -15,7 +15,8 @@ import {
   type ServerErrorHandler,
 } from './handler-errors.js';
 import { CacheHints, type CachingOptions } from './modern/caching.js';
-import { enterRequest } from './era/request-pipeline.js';
+import { enterNotification, enterRequest } from './era/request-pipeline.js';
+import type { ServerInterceptor } from './interceptors.js';
 import {
   ServerSession,
   type ServerNotificationHandler,
@@ -128,6 +129,8 @@ export class Server implements Connectable {
   readonly listens: ListenHub;
   /** @internal The other processes of the deployment (see {@link Server.joinFanout}). */
   readonly fanout: Fanout;
+  /** @internal What {@link Server.use} registered, outermost first; undefined until then (no cost). */
+  interceptors: ServerInterceptor[] | undefined = undefined;
 
   constructor(
     readonly info: Implementation,
@@ -177,11 +180,45 @@ export class Server implements Connectable {
   }
 
   /**
-   * @internal Every inbound request of every session: the request pipeline decides its era and
-   * the era serves it (era/request-pipeline.ts).
+   * Wrap every inbound request and notification of every session (both eras, every transport)
+   * with `interceptor`. The first registered runs outermost; see {@link ServerInterceptor} and
+   * docs/interceptors.md. Register before clients connect: a call already past this point is not
+   * wrapped.
+   *
+   * @example
+   * server.use(async (call, next) => {
+   *   if (call.method === 'tools/call' && !call.auth) throw new McpError(ErrorCode.InvalidRequest, 'Sign in first');
+   *   return next();
+   * });
+   */
+  use(interceptor: ServerInterceptor): this {
+    if (typeof interceptor !== 'function') throw new TypeError('server.use: an interceptor is a function');
+    (this.interceptors ??= []).push(interceptor);
+    return this;
+  }
+
+  /**
+   * @internal Every inbound request of every session: the request pipeline decides its era, the
+   * interceptors (if any) wrap it, and the era serves it (era/request-pipeline.ts).
    */
   enter(session: ServerSession, params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
-    return enterRequest(session, params, ctx);
+    return enterRequest(session, params, ctx, this.interceptors);
+  }
+
+  /** @internal True once {@link Server.use} registered an interceptor. */
+  get intercepted(): boolean {
+    return this.interceptors !== undefined;
+  }
+
+  /** @internal An inbound notification of `session`, through the interceptors to `deliver`. */
+  enterNotification(
+    session: ServerSession,
+    method: string,
+    params: JsonObject,
+    info: MessageInfo | undefined,
+    deliver: (params: JsonObject) => void | Promise<void>,
+  ): Promise<void> {
+    return enterNotification(session, method, params, info, this.interceptors ?? [], deliver);
   }
 
   /**

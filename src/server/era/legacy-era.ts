@@ -56,6 +56,7 @@ export const LEGACY_ERA: ProtocolEra = Object.freeze({
   name: 'legacy' as const,
   sessionLogs: true,
   delivers: (): boolean => true,
+  versionOf: (session: ServerSession): string | undefined => session.protocolVersion,
   serve(session: ServerSession, params: JsonObject, ctx: RequestContext): JsonObject | Promise<JsonObject> {
     const method = ctx.method;
     if (method === 'initialize') return initialize(session, params);

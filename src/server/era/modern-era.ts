@@ -136,6 +136,10 @@ export const MODERN_ERA: ProtocolEra = Object.freeze({
   name: 'modern' as const,
   sessionLogs: false,
   delivers: (method: string): boolean => method !== 'notifications/roots/list_changed',
+  versionOf(_session: ServerSession, meta: JsonObject | undefined): string | undefined {
+    const version = meta?.[MetaKey.ProtocolVersion];
+    return typeof version === 'string' ? version : undefined;
+  },
   serve(session: ServerSession, params: JsonObject, ctx: RequestContext): Promise<JsonObject> {
     const answer = serveModern(session, params, ctx);
     if (ctx.method === 'subscriptions/listen') {

@@ -1,7 +1,7 @@
 /**
  * Where every inbound request of a server enters, on every transport and in both eras: its era is
  * decided here, once, and the era serves it. This is the one seam through which every request
- * passes before any handler runs (interceptors and telemetry hook in here).
+ * passes before any handler runs: interceptors (`Server.use`) wrap it here, after its era is known.
  *
  * How the era is decided:
  * - Over HTTP the host decides per request (hosts/http/handle-post.ts): a 2026-07-28 request gets
@@ -15,7 +15,9 @@
  */
 import type { RequestContext } from '../../core/engine/request-context.js';
 import type { JsonObject } from '../../core/jsonrpc.js';
+import type { MessageInfo } from '../../core/transport.js';
 import { isModernMeta } from '../modern/modern-request.js';
+import { InterceptedCall, runInterceptors, type ServerInterceptor } from '../interceptors.js';
 import type { ProtocolEra, ServerSession } from '../server-session.js';
 import { LEGACY_ERA } from './legacy-era.js';
 import { MODERN_CONNECTION_ERA, MODERN_ERA } from './modern-era.js';
@@ -38,15 +40,48 @@ export function eraOf(session: ServerSession, ctx: RequestContext): ProtocolEra 
 }
 
 /**
- * Serve one inbound request: decide its era, then let the era answer it.
+ * Serve one inbound request: decide its era, run it through the server's interceptors (if any,
+ * outermost first), then let the era answer it.
  *
  * @example
- * connection.fallbackRequestHandler = (params, ctx) => enterRequest(session, params, ctx);
+ * connection.fallbackRequestHandler = (params, ctx) => enterRequest(session, params, ctx, server.interceptors);
  */
 export function enterRequest(
   session: ServerSession,
   params: JsonObject,
   ctx: RequestContext,
+  interceptors: readonly ServerInterceptor[] | undefined,
 ): JsonObject | Promise<JsonObject> {
-  return eraOf(session, ctx).serve(session, params, ctx);
+  const era = eraOf(session, ctx);
+  // No interceptors: no call object, no promise (the plain path stays what it was).
+  if (interceptors === undefined) return era.serve(session, params, ctx);
+  const call = new InterceptedCall('request', ctx.method, params, era, session, ctx.info, ctx);
+  return runInterceptors(
+    interceptors,
+    call,
+    (replaced) => era.serve(session, replaced, ctx),
+    (error) =>
+      session.server.reportFailure(error, { method: ctx.method, requestId: ctx.id, sessionId: session.id }),
+  );
+}
+
+/**
+ * Deliver one inbound notification through the server's interceptors to `deliver` (the session's
+ * own handling: `notifications/initialized`, or the server's notification handler).
+ *
+ * @example
+ * enterNotification(session, method, params, info, server.interceptors, (p) => handle(p));
+ */
+export function enterNotification(
+  session: ServerSession,
+  method: string,
+  params: JsonObject,
+  info: MessageInfo | undefined,
+  interceptors: readonly ServerInterceptor[],
+  deliver: (params: JsonObject) => void | Promise<void>,
+): Promise<void> {
+  // Notifications carry no era of their own: the connection's (legacy before any request).
+  const era = session.protocolEra ?? LEGACY_ERA;
+  const call = new InterceptedCall('notification', method, params, era, session, info, undefined);
+  return runInterceptors(interceptors, call, deliver).then(() => undefined);
 }

@@ -1,0 +1,191 @@
+/**
+ * Server interceptors: cross-cutting code (audit logs, policy, rate limits, telemetry) around
+ * every inbound request and notification of a server, in both eras and on every transport. They
+ * run in the request pipeline after the era of the request is decided and before the era serves it
+ * (era/request-pipeline.ts), onion-style in registration order: the first registered is outermost.
+ *
+ * What an interceptor cannot do is break the lifecycle contract: the engine writes the one answer
+ * of a request (or none once it was cancelled or its connection closed), so an interceptor that
+ * ignores `call.signal` still cannot answer twice or write after close; and `next()` after the
+ * request was aborted rejects with the abort reason without starting the handler.
+ */
+import type { AuthInfo } from '../core/auth.js';
+import type { RequestContext } from '../core/engine/request-context.js';
+import { ErrorCode, McpError } from '../core/error-classes.js';
+import type { JsonObject, RequestId } from '../core/jsonrpc.js';
+import type { MessageInfo } from '../core/transport.js';
+import { isAuthInfo } from './auth/auth-info.js';
+import type { ProtocolEra, ServerSession } from './server-session.js';
+
+/**
+ * One inbound request or notification as an interceptor sees it.
+ *
+ * @example
+ * server.use(async (call, next) => {
+ *   if (call.kind === 'request') console.error(call.method, call.auth?.subject);
+ *   return next();
+ * });
+ */
+export interface ServerCall {
+  /** A request (answered with a result or error) or a notification (never answered). */
+  readonly kind: 'request' | 'notification';
+  readonly method: string;
+  /**
+   * The params the next interceptor (or the handler) gets, unless `next(params)` replaces them.
+   * Includes `_meta` as the client sent it.
+   */
+  readonly params: JsonObject;
+  /** `params._meta` as the client sent it (trace context, progress token, 2026-07-28 keys). */
+  readonly meta: JsonObject | undefined;
+  /** The JSON-RPC id of a request; undefined for a notification. */
+  readonly id: RequestId | undefined;
+  /** The era that serves the call: `legacy` (`initialize`) or `modern` (2026-07-28 `_meta`). */
+  readonly era: 'legacy' | 'modern';
+  /** The protocol version the call is served in, when known (before `initialize`: undefined). */
+  readonly protocolVersion: string | undefined;
+  /** The connection the call came on. */
+  readonly session: ServerSession;
+  /** The verified caller on a protected HTTP endpoint; undefined elsewhere (stdio, no `auth`). */
+  readonly auth: AuthInfo | undefined;
+  /** Transport facts (HTTP headers). */
+  readonly info: MessageInfo | undefined;
+  /**
+   * A request's signal: aborts on the client's cancel, on disconnect and on shutdown (then no
+   * answer is written, whatever the interceptor returns). Undefined for a notification.
+   */
+  readonly signal: AbortSignal | undefined;
+  /** The engine's context of a request (undefined for a notification). */
+  readonly context: RequestContext | undefined;
+}
+
+/**
+ * Runs the rest of the chain (the next interceptor, at the end the handler) and resolves with its
+ * result, or rejects with its error. `params` replaces the call's params for the rest of the chain.
+ * Once per call: a second `next()` rejects (a handler never runs twice for one request). For a
+ * notification it resolves with an empty object once the handler returned.
+ */
+export type ServerNext = (params?: JsonObject) => Promise<JsonObject>;
+
+/**
+ * Wraps every inbound request and notification of a server (see {@link Server.use}). Return the
+ * result (from `next()`, transformed, or your own to short-circuit), or throw a
+ * {@link McpError} to answer with that error. For a notification the returned value is ignored;
+ * not calling `next()` drops it.
+ *
+ * @example
+ * const audit: ServerInterceptor = async (call, next) => {
+ *   const started = performance.now();
+ *   try {
+ *     return await next();
+ *   } finally {
+ *     log.info({ method: call.method, ms: performance.now() - started, aborted: call.signal?.aborted });
+ *   }
+ * };
+ * server.use(audit);
+ */
+export type ServerInterceptor = (call: ServerCall, next: ServerNext) => JsonObject | Promise<JsonObject>;
+
+/** What the end of the chain runs: the era serving a request, or the notification handler. */
+export type ServerTerminal = (params: JsonObject) => JsonObject | void | Promise<JsonObject | void>;
+
+const EMPTY: JsonObject = Object.freeze({});
+
+/** @internal The call object: one per intercepted message, facts computed on first read. */
+export class InterceptedCall implements ServerCall {
+  constructor(
+    readonly kind: 'request' | 'notification',
+    readonly method: string,
+    public params: JsonObject,
+    /** The era object serving the call. */
+    private readonly served: ProtocolEra,
+    readonly session: ServerSession,
+    readonly info: MessageInfo | undefined,
+    readonly context: RequestContext | undefined,
+  ) {}
+
+  get meta(): JsonObject | undefined {
+    return this.context ? this.context.meta : (this.params._meta as JsonObject | undefined);
+  }
+
+  get id(): RequestId | undefined {
+    return this.context?.id;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.context?.signal;
+  }
+
+  get auth(): AuthInfo | undefined {
+    const authInfo = this.info?.authInfo;
+    return isAuthInfo(authInfo) ? authInfo : undefined;
+  }
+
+  get era(): 'legacy' | 'modern' {
+    return this.served.name;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.served.versionOf(this.session, this.meta);
+  }
+}
+
+/**
+ * @internal Run `call` through `interceptors` (outermost first), then `terminal`. Always returns a
+ * promise; never throws synchronously.
+ */
+export function runInterceptors(
+  interceptors: readonly ServerInterceptor[],
+  call: InterceptedCall,
+  terminal: ServerTerminal,
+  report?: (error: unknown) => void,
+): Promise<JsonObject> {
+  // What the handler itself failed with: already reported where it ran, and passed on unchanged.
+  let handlerError: unknown;
+  const dispatch = (index: number, params: JsonObject): Promise<JsonObject> => {
+    call.params = params;
+    if (index === interceptors.length) {
+      const aborted = call.context?.ended === true;
+      if (aborted) return Promise.reject(abortReason(call));
+      const failed = (error: unknown): never => {
+        handlerError = error;
+        throw error;
+      };
+      try {
+        return Promise.resolve(terminal(params)).then((result) => result ?? EMPTY, failed);
+      } catch (error) {
+        return Promise.reject(error).catch(failed);
+      }
+    }
+    let called = false;
+    const next: ServerNext = (replaced) => {
+      if (called) {
+        return Promise.reject(
+          new McpError(ErrorCode.InternalError, `Interceptor called next() twice for ${call.method}`),
+        );
+      }
+      called = true;
+      return dispatch(index + 1, replaced ?? params);
+    };
+    try {
+      return Promise.resolve(interceptors[index]!(call, next));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  const outcome = dispatch(0, call.params);
+  if (report === undefined) return outcome;
+  return outcome.catch((error: unknown) => {
+    // An interceptor's own failure (not a typed error it chose to answer with) is a bug worth
+    // reporting like a handler's; the client gets its error answer either way.
+    if (error !== handlerError && !(error instanceof McpError) && call.context?.ended !== true) report(error);
+    throw error;
+  });
+}
+
+/** Why `next()` refuses to start the handler: the request's own abort reason. */
+function abortReason(call: InterceptedCall): unknown {
+  const signal = call.context?.signal;
+  return signal?.aborted
+    ? signal.reason
+    : new McpError(ErrorCode.InternalError, `${call.method} ended before its handler started`);
+}
