@@ -145,7 +145,7 @@ export function runInterceptors(
     call.params = params;
     if (index === interceptors.length) {
       const aborted = call.context?.ended === true;
-      if (aborted) return Promise.reject(abortReason(call));
+      if (aborted) return rejectWith(abortReason(call));
       const failed = (error: unknown): never => {
         handlerError = error;
         throw error;
@@ -153,7 +153,7 @@ export function runInterceptors(
       try {
         return Promise.resolve(terminal(params)).then((result) => result ?? EMPTY, failed);
       } catch (error) {
-        return Promise.reject(error).catch(failed);
+        return rejectWith(error).catch(failed);
       }
     }
     let called = false;
@@ -169,7 +169,7 @@ export function runInterceptors(
     try {
       return Promise.resolve(interceptors[index]!(call, next));
     } catch (error) {
-      return Promise.reject(error);
+      return rejectWith(error);
     }
   };
   const outcome = dispatch(0, call.params);
@@ -188,4 +188,10 @@ function abortReason(call: InterceptedCall): unknown {
   return signal?.aborted
     ? signal.reason
     : new McpError(ErrorCode.InternalError, `${call.method} ended before its handler started`);
+}
+
+/** A promise rejected with `error` as it was thrown (an interceptor may throw anything). */
+function rejectWith(error: unknown): Promise<never> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on unchanged
+  return Promise.reject(error);
 }
