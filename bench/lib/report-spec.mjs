@@ -308,6 +308,28 @@ export const TARGETS = [
     setups: ['keelZod'],
   },
   {
+    // Issue 26: three interceptors that only call `next()` must cost a call at most 5% more.
+    name: '3 no-op interceptors vs none, stdio 64 `echo` in flight: server CPU per call',
+    metric: 'stdio.c64.cpu',
+    limit: 1.05,
+    against: 'keel',
+    setups: ['keelIntercepted'],
+  },
+  {
+    name: '3 no-op interceptors vs none, HTTP with sessions `echo` c=64: server CPU per call',
+    metric: 'http.c64.cpu',
+    limit: 1.05,
+    against: 'keel',
+    setups: ['keelIntercepted'],
+  },
+  {
+    name: '3 no-op interceptors vs none, HTTP 2026-07-28 `echo` c=64: server CPU per call',
+    metric: 'modern.c64.cpu',
+    limit: 1.05,
+    against: 'keel',
+    setups: ['keelIntercepted'],
+  },
+  {
     name: 'memory per idle HTTP session (RSS, no forced GC, handshake garbage included)',
     metric: 'sessions.rawBytes',
     absolute: 6 * 1024,

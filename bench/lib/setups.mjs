@@ -80,6 +80,14 @@ export function benchSetups(root) {
       tasks: true,
     },
     {
+      key: 'keelIntercepted',
+      label: 'Keel, 3 no-op interceptors',
+      what: 'the default Keel server with three `async (call, next) => await next()` interceptors registered with `server.use` (issue 26): the cost of the interceptor chain on every request',
+      stdio: join(root, 'dist/bench/servers/keel-intercepted-stdio.js'),
+      http: join(root, 'dist/bench/servers/keel-intercepted-http.js'),
+      modern: join(root, 'dist/bench/servers/keel-intercepted-http.js'),
+    },
+    {
       key: 'keelWeb',
       label: 'Keel via web Request/Response',
       what: "the default Keel server's `createHttpHandler` called with web `Request` objects and answering `Response`s, bridged to `node:http` by Keel's generic fetch bridge (what Hono on Node does; Bun and Deno build these objects natively)",

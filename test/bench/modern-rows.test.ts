@@ -58,6 +58,7 @@ describe('bench: 2026-07-28 rows', () => {
     expect(modernSetups.map((setup) => setup.key)).toEqual([
       'keel',
       'keelZod',
+      'keelIntercepted',
       'keelBun',
       'keelDeno',
       'sdk2',

@@ -71,6 +71,7 @@ describe('bench setups and report', () => {
     const cpu: Record<string, number[]> = {
       keel: [30, 33],
       keelZod: [36, 44],
+      keelIntercepted: [31, 34],
       keelWeb: [60, 66],
       keelBun: [54, 60],
       keelDeno: [66, 66],
@@ -115,6 +116,8 @@ describe('bench setups and report', () => {
       '3.75× (3.00×–4.50×)',
     ]);
     expect(rows.map((row) => row[0])).toHaveLength(servers.length);
+    // Issue 26: the interceptor chain has its own target against Keel without interceptors.
+    expect(markdown).toContain('3 no-op interceptors vs none, HTTP with sessions `echo` c=64');
     // A measurement nobody ran has no table.
     expect(markdown).not.toContain('### stdio — sequential');
 
