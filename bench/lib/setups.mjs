@@ -82,7 +82,7 @@ export function benchSetups(root) {
     {
       key: 'keelIntercepted',
       label: 'Keel, 3 no-op interceptors',
-      what: 'the default Keel server with three `async (call, next) => await next()` interceptors registered with `server.use` (issue 26): the cost of the interceptor chain on every request',
+      what: 'the default Keel server with three no-op interceptors `(call, next) => next()` registered with `server.use` (issue 26): the cost of the interceptor chain on every request',
       stdio: join(root, 'dist/bench/servers/keel-intercepted-stdio.js'),
       http: join(root, 'dist/bench/servers/keel-intercepted-http.js'),
       modern: join(root, 'dist/bench/servers/keel-intercepted-http.js'),

@@ -14,6 +14,7 @@ import type { RequestContext } from '../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../core/error-classes.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
 import type { MessageInfo } from '../core/transport.js';
+import { isThenable } from '../core/engine/thenable.js';
 import { isAuthInfo } from './auth/auth-info.js';
 import type { ProtocolEra, ServerSession } from './server-session.js';
 
@@ -85,9 +86,6 @@ export type ServerNext = (params?: JsonObject) => Promise<JsonObject>;
  */
 export type ServerInterceptor = (call: ServerCall, next: ServerNext) => JsonObject | Promise<JsonObject>;
 
-/** What the end of the chain runs: the era serving a request, or the notification handler. */
-export type ServerTerminal = (params: JsonObject) => JsonObject | void | Promise<JsonObject | void>;
-
 const EMPTY: JsonObject = Object.freeze({});
 
 /** @internal The call object: one per intercepted message, facts computed on first read. */
@@ -101,6 +99,8 @@ export class InterceptedCall implements ServerCall {
     readonly session: ServerSession,
     readonly info: MessageInfo | undefined,
     readonly context: RequestContext | undefined,
+    /** A notification's delivery (undefined for a request: the era serves it). */
+    private readonly deliver?: (params: JsonObject) => void | Promise<void>,
   ) {}
 
   get meta(): JsonObject | undefined {
@@ -127,67 +127,76 @@ export class InterceptedCall implements ServerCall {
   get protocolVersion(): string | undefined {
     return this.served.versionOf(this.session, this.meta);
   }
+
+  /** The end of the chain: the era serves the request, or the notification is delivered. */
+  end(params: JsonObject): Promise<JsonObject> {
+    const ctx = this.context;
+    if (ctx === undefined) return Promise.resolve(this.deliver!(params)).then(() => EMPTY);
+    // After an abort the handler never starts: the request's own reason, as the engine has it.
+    if (ctx.ended) return rejectWith(abortReason(ctx, this.method));
+    const result = this.served.serve(this.session, params, ctx);
+    return isThenable(result) ? result : Promise.resolve(result);
+  }
 }
 
 /**
- * @internal Run `call` through `interceptors` (outermost first), then `terminal`. Always returns a
- * promise; never throws synchronously.
+ * @internal Run `call` through `interceptors` (outermost first), then its end. Always returns a
+ * promise; never throws synchronously. A failure that is not a typed `McpError` is reported to the
+ * server's `onerror` (once: `reportFailure` skips what the handler's own reporting already sent).
  */
 export function runInterceptors(
   interceptors: readonly ServerInterceptor[],
   call: InterceptedCall,
-  terminal: ServerTerminal,
-  report?: (error: unknown) => void,
 ): Promise<JsonObject> {
-  // What the handler itself failed with: already reported where it ran, and passed on unchanged.
-  let handlerError: unknown;
-  const dispatch = (index: number, params: JsonObject): Promise<JsonObject> => {
-    call.params = params;
-    if (index === interceptors.length) {
-      const aborted = call.context?.ended === true;
-      if (aborted) return rejectWith(abortReason(call));
-      const failed = (error: unknown): never => {
-        handlerError = error;
-        throw error;
-      };
-      try {
-        return Promise.resolve(terminal(params)).then((result) => result ?? EMPTY, failed);
-      } catch (error) {
-        return rejectWith(error).catch(failed);
-      }
-    }
-    let called = false;
-    const next: ServerNext = (replaced) => {
-      if (called) {
-        return Promise.reject(
-          new McpError(ErrorCode.InternalError, `Interceptor called next() twice for ${call.method}`),
-        );
-      }
-      called = true;
-      return dispatch(index + 1, replaced ?? params);
-    };
-    try {
-      return Promise.resolve(interceptors[index]!(call, next));
-    } catch (error) {
-      return rejectWith(error);
-    }
-  };
-  const outcome = dispatch(0, call.params);
-  if (report === undefined) return outcome;
+  const outcome = dispatch(interceptors, call, 0, call.params);
+  const ctx = call.context;
+  // Notifications: a failure is logged by the engine (it has no answer to carry it).
+  if (ctx === undefined) return outcome;
   return outcome.catch((error: unknown) => {
-    // An interceptor's own failure (not a typed error it chose to answer with) is a bug worth
-    // reporting like a handler's; the client gets its error answer either way.
-    if (error !== handlerError && !(error instanceof McpError) && call.context?.ended !== true) report(error);
+    if (!(error instanceof McpError) && !ctx.ended) {
+      call.session.server.reportFailure(error, {
+        method: call.method,
+        requestId: ctx.id,
+        sessionId: call.session.id,
+      });
+    }
     throw error;
   });
 }
 
+/** Level `index` of the chain: that interceptor with its own `next`, or the end. */
+function dispatch(
+  interceptors: readonly ServerInterceptor[],
+  call: InterceptedCall,
+  index: number,
+  params: JsonObject,
+): Promise<JsonObject> {
+  call.params = params;
+  if (index === interceptors.length) return call.end(params);
+  let called = false;
+  const next: ServerNext = (replaced) => {
+    if (called) {
+      return rejectWith(
+        new McpError(ErrorCode.InternalError, `Interceptor called next() twice for ${call.method}`),
+      );
+    }
+    called = true;
+    return dispatch(interceptors, call, index + 1, replaced ?? params);
+  };
+  try {
+    const returned = interceptors[index]!(call, next);
+    return isThenable(returned) ? returned : Promise.resolve(returned);
+  } catch (error) {
+    return rejectWith(error);
+  }
+}
+
 /** Why `next()` refuses to start the handler: the request's own abort reason. */
-function abortReason(call: InterceptedCall): unknown {
-  const signal = call.context?.signal;
-  return signal?.aborted
+function abortReason(ctx: RequestContext, method: string): unknown {
+  const signal = ctx.signal;
+  return signal.aborted
     ? signal.reason
-    : new McpError(ErrorCode.InternalError, `${call.method} ended before its handler started`);
+    : new McpError(ErrorCode.InternalError, `${method} ended before its handler started`);
 }
 
 /** A promise rejected with `error` as it was thrown (an interceptor may throw anything). */

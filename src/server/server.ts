@@ -151,10 +151,20 @@ export class Server implements Connectable {
     );
   }
 
-  /** @internal Report a handler failure to {@link Server.onerror}; never throws. */
+  /** @internal Report a handler failure to {@link Server.onerror}, once per error; never throws. */
   reportFailure(error: unknown, failure: HandlerFailure): void {
+    // Once per error: a handler's failure may pass through interceptors that report what reaches
+    // them (a primitive thrown value cannot be remembered; those are rare and reported again).
+    if (typeof error === 'object' && error !== null) {
+      const reported = (this.reported ??= new WeakSet());
+      if (reported.has(error)) return;
+      reported.add(error);
+    }
     callErrorHook(this.onerror, error, failure);
   }
+
+  /** Errors already handed to `onerror` (made on the first failure). */
+  private reported: WeakSet<object> | undefined;
 
   /** Merge capabilities (before clients connect). */
   registerCapabilities(capabilities: JsonObject): void {

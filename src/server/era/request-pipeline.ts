@@ -55,13 +55,9 @@ export function enterRequest(
   const era = eraOf(session, ctx);
   // No interceptors: no call object, no promise (the plain path stays what it was).
   if (interceptors === undefined) return era.serve(session, params, ctx);
-  const call = new InterceptedCall('request', ctx.method, params, era, session, ctx.info, ctx);
   return runInterceptors(
     interceptors,
-    call,
-    (replaced) => era.serve(session, replaced, ctx),
-    (error) =>
-      session.server.reportFailure(error, { method: ctx.method, requestId: ctx.id, sessionId: session.id }),
+    new InterceptedCall('request', ctx.method, params, era, session, ctx.info, ctx),
   );
 }
 
@@ -82,6 +78,6 @@ export function enterNotification(
 ): Promise<void> {
   // Notifications carry no era of their own: the connection's (legacy before any request).
   const era = session.protocolEra ?? LEGACY_ERA;
-  const call = new InterceptedCall('notification', method, params, era, session, info, undefined);
-  return runInterceptors(interceptors, call, deliver).then(() => undefined);
+  const call = new InterceptedCall('notification', method, params, era, session, info, undefined, deliver);
+  return runInterceptors(interceptors, call).then(() => undefined);
 }
