@@ -35,6 +35,10 @@ export interface ClientCall {
  * Sends the request through the rest of the chain and resolves with the server's result (or
  * rejects with its error). Unlike the server's, it may be called more than once: each call is a
  * new request on the wire (a retry).
+ *
+ * @example
+ * const slowLane: ClientInterceptor = (call, next: ClientNext) =>
+ *   next(call.params, { ...call.options, timeoutMs: 120_000 });
  */
 export type ClientNext = (params?: JsonObject, options?: RequestOptions) => Promise<JsonObject>;
 

@@ -64,6 +64,10 @@ export interface ServerCall {
  * result, or rejects with its error. `params` replaces the call's params for the rest of the chain.
  * Once per call: a second `next()` rejects (a handler never runs twice for one request). For a
  * notification it resolves with an empty object once the handler returned.
+ *
+ * @example
+ * const redact: ServerInterceptor = (call, next: ServerNext) =>
+ *   next({ ...call.params, arguments: { ...(call.params.arguments as object), password: undefined } });
  */
 export type ServerNext = (params?: JsonObject) => Promise<JsonObject>;
 
