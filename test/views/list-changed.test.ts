@@ -112,7 +112,7 @@ describe.each(ERAS)('issue 26 views: list_changed per view (%s era)', (era) => {
     expect(everyone.map((c) => c.changed.resources)).toEqual([1, 2, 1]);
   });
 
-  test('resource updates reach only subscribers that may read the resource, also after a rule change', async () => {
+  test('resource updates reach only the subscribers that may read the resource', async () => {
     const server = build();
     const uris = ['file:///secret', 'file:///open'];
     const alice = await as(server, era, ALICE, uris);
@@ -171,4 +171,20 @@ test('issue 26 views: a legacy session whose caller is not known yet is told of 
   server.tool('gamma', { description: 'Gamma', visibleTo: ADMINS }, () => 'gamma');
   await settle(quiet);
   expect(quiet.changed.tools).toBe(1);
+});
+
+test('issue 26 views: a subscriber from before any rule existed gets the updates it may read', async () => {
+  const server = new McpServer({ name: 'views', version: '1.0.0' }, { onerror: undefined });
+  server.resource('open', 'file:///open', {}, () => 'open');
+  server.prompt('welcome', { description: 'Everyone' }, () => 'hi');
+  const alice = await connectAs(server, 'legacy', ALICE);
+  const bob = await connectAs(server, 'legacy', BOB);
+  open.push(alice, bob);
+  await alice.client.subscribeResource('file:///report');
+  await bob.client.subscribeResource('file:///report');
+  // The first rule of the server comes after both subscribed (and no request since).
+  server.resource('report', 'file:///report', { visibleTo: ADMINS }, () => 'report');
+  await server.notifyResourceUpdated('file:///report');
+  await settle(alice, bob);
+  expect([alice.updated, bob.updated]).toEqual([['file:///report'], []]);
 });
