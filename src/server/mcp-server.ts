@@ -3,6 +3,7 @@
  * the protocol, declares capabilities from what is registered, validates inputs and outputs, and
  * tells connected clients when lists change.
  */
+import type { AuthInfo } from '../core/auth.js';
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import type { JsonObject } from '../core/jsonrpc.js';
@@ -270,17 +271,24 @@ export class McpServer implements Connectable {
    * The OAuth scopes a request needs: those its tool, resource or prompt was registered with
    * (`scopes`), for every method that names one (see `requiredScopesOf`: also completions and
    * subscriptions). A protected HTTP endpoint asks this after reading the body (see docs/auth.md).
+   * Given the caller's verified token (`auth`), an item a declarative `visibleTo` hides from it
+   * needs nothing here: the request goes on and is answered "not found", never a 403 that would
+   * name the item's scopes.
    *
    * @example
    * server.tool('upload', { description: 'Upload', scopes: ['files:write'] }, () => 'ok');
    * server.requiredScopes('tools/call', { name: 'upload' }); // ['files:write']
    */
-  requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
+  requiredScopes(
+    method: string,
+    params: JsonObject | undefined,
+    auth?: AuthInfo,
+  ): readonly string[] | undefined {
     return requiredScopesOf(method, params, {
-      tool: (name) => this.tools.scopes(name),
-      prompt: (name) => this.prompts.scopes(name),
-      uri: (uri) => this.resources.scopes(uri),
-      template: (uriTemplate) => this.resources.templateByUri(uriTemplate)?.scopes,
+      tool: (name) => this.tools.scopes(name, auth),
+      prompt: (name) => this.prompts.scopes(name, auth),
+      uri: (uri) => this.resources.scopes(uri, auth),
+      template: (uriTemplate) => this.resources.templateScopes(uriTemplate, auth),
     });
   }
 

@@ -22,7 +22,14 @@ import { Registry } from './registry.js';
 import type { Completer } from './resource-types.js';
 import type { ToolContext } from './tool-context.js';
 import { guarded } from './handler-errors.js';
-import { compileVisibility, type RuleFailure, type ViewCaller, type ViewRule } from './views/visibility.js';
+import type { AuthInfo } from '../core/auth.js';
+import {
+  compileVisibility,
+  visibleToToken,
+  type RuleFailure,
+  type ViewCaller,
+  type ViewRule,
+} from './views/visibility.js';
 
 /** @internal */
 export interface PromptEntry {
@@ -122,9 +129,11 @@ export class PromptRegistry {
     });
   }
 
-  /** The scopes a `prompts/get` of the enabled prompt `name` needs. */
-  scopes(name: string): readonly string[] | undefined {
-    return this.registry.get(name)?.scopes;
+  /** The scopes a `prompts/get` of the enabled prompt `name` needs (see `ToolRegistry.scopes`). */
+  scopes(name: string, auth?: AuthInfo): readonly string[] | undefined {
+    const entry = this.registry.get(name);
+    if (entry === undefined || (auth !== undefined && !visibleToToken(entry.visible, auth))) return undefined;
+    return entry.scopes;
   }
 
   /** The enabled prompt named `name` that `caller` may see. */

@@ -24,7 +24,14 @@ import type { ToolContext } from './tool-context.js';
 import { UriTemplate } from './uri-template.js';
 import { guarded } from './handler-errors.js';
 import { resourceNotFound } from './resource-not-found.js';
-import { compileVisibility, type RuleFailure, type ViewCaller, type ViewRule } from './views/visibility.js';
+import type { AuthInfo } from '../core/auth.js';
+import {
+  compileVisibility,
+  visibleToToken,
+  type RuleFailure,
+  type ViewCaller,
+  type ViewRule,
+} from './views/visibility.js';
 
 interface ResourceEntry {
   definition: Resource;
@@ -206,11 +213,24 @@ export class ResourceRegistry {
     return paginate('resourceTemplates', all, params, pageSize);
   }
 
-  /** The scopes reading `uri` needs: its resource's, else the first matching template's (as `read` picks). */
-  scopes(uri: string): readonly string[] | undefined {
+  /**
+   * The scopes reading `uri` needs: its resource's, else the first matching template's (as `read`
+   * picks). Given the caller's token, what a declarative `visibleTo` hides from it is skipped.
+   */
+  scopes(uri: string, auth?: AuthInfo): readonly string[] | undefined {
     const resource = this.resources.get(uri);
-    if (resource) return resource.scopes;
-    return this.templates.enabled().find((entry) => entry.template.match(uri))?.scopes;
+    if (resource && (auth === undefined || visibleToToken(resource.visible, auth))) return resource.scopes;
+    return this.templates
+      .enabled()
+      .find((entry) => entry.template.match(uri) && (auth === undefined || visibleToToken(entry.visible, auth)))
+      ?.scopes;
+  }
+
+  /** The scopes completing the template `uriTemplate` needs (see {@link scopes}). */
+  templateScopes(uriTemplate: string, auth?: AuthInfo): readonly string[] | undefined {
+    const entry = this.templateByUri(uriTemplate);
+    if (entry === undefined || (auth !== undefined && !visibleToToken(entry.visible, auth))) return undefined;
+    return entry.scopes;
   }
 
   /** A resource or template `caller` may not see is skipped, as if it were not registered. */

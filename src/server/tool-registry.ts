@@ -15,7 +15,8 @@ import type { ToolContext } from './tool-context.js';
 import { startToolTask } from './tasks/tool-task.js';
 import type { RegisteredTool, ToolConfig, ToolEntry, ToolHandler, ToolUpdate } from './tool-types.js';
 import { checkToolName, type ToolNameWarning } from './tool-names.js';
-import { compileVisibility, type RuleFailure, type ViewCaller } from './views/visibility.js';
+import type { AuthInfo } from '../core/auth.js';
+import { compileVisibility, visibleToToken, type RuleFailure, type ViewCaller } from './views/visibility.js';
 
 // The spec's recommendation for tools without parameters.
 const NO_ARGUMENTS = Object.freeze({ type: 'object', additionalProperties: false });
@@ -124,9 +125,14 @@ export class ToolRegistry {
     });
   }
 
-  /** The scopes a call of the enabled tool `name` needs (undefined: none, or no such tool). */
-  scopes(name: string): readonly string[] | undefined {
-    return this.registry.get(name)?.scopes;
+  /**
+   * The scopes a call of the enabled tool `name` needs (undefined: none, or no such tool, or,
+   * given the caller's token, a tool its declarative `visibleTo` hides from it).
+   */
+  scopes(name: string, auth?: AuthInfo): readonly string[] | undefined {
+    const entry = this.registry.get(name);
+    if (entry === undefined || (auth !== undefined && !visibleToToken(entry.visible, auth))) return undefined;
+    return entry.scopes;
   }
 
   /** `tools/list` as `caller` sees it (pages are of that view: a cursor never skips or leaks). */

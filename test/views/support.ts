@@ -3,7 +3,7 @@
  * its own caller (the auth every message of its connection carries, changeable mid-session), and
  * the messages the server wrote to it (to compare error objects byte for byte).
  */
-import type { AuthInfo, JsonObject, JsonRpcMessage } from 'keel-mcp/core';
+import type { AuthInfo, JsonObject, JsonRpcMessage, Transport } from 'keel-mcp/core';
 import { McpClient } from 'keel-mcp/client';
 import { createMemoryPair } from 'keel-mcp/memory';
 import type { McpServer, ServerSession } from 'keel-mcp/server';
@@ -31,7 +31,8 @@ export function auth(subject: string, ...scopes: string[]): AuthInfo {
 
 /** Connect an McpClient speaking `era` to `server`, as `who`. */
 export async function connectAs(server: McpServer, era: Era, who: AuthInfo | undefined): Promise<Caller> {
-  const [clientSide, serverSide] = createMemoryPair();
+  const [clientSide, pair] = createMemoryPair();
+  const serverSide: Transport = pair;
   const written: JsonRpcMessage[] = [];
   const caller = {
     written,

@@ -194,7 +194,7 @@ async function answerOf(caller: Caller, method: string, params: JsonObject): Pro
       () => undefined,
     ),
   );
-  const last = caller.written.at(-1) as JsonObject;
+  const last = caller.written.at(-1) as unknown as JsonObject;
   const { id: _id, ...answer } = last;
   return JSON.stringify(answer);
 }
