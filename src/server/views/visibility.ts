@@ -54,8 +54,12 @@ export interface VisibilityRule {
  */
 export type Visibility = VisibilityRule | ((caller: ViewCaller) => boolean);
 
-/** @internal A checked rule: true when `caller` may see the item (undefined caller: nobody known). */
-export type ViewRule = (caller: ViewCaller | undefined) => boolean;
+/**
+ * @internal A checked rule: true when `caller` may see the item (undefined caller: nobody known).
+ * `authOnly`: the rule reads nothing but `caller.auth` (the declarative form), so it can be
+ * decided where only the token is known (the HTTP scope gate, {@link visibleToToken}).
+ */
+export type ViewRule = ((caller: ViewCaller | undefined) => boolean) & { readonly authOnly?: true };
 
 /** @internal Told when a `visibleTo` predicate throws (the item is then hidden from that caller). */
 export type RuleFailure = (error: unknown, caller: ViewCaller, what: string) => void;
@@ -106,7 +110,7 @@ export function compileVisibility(
   const needed = scopes === undefined ? undefined : checkScopes(scopes, `${what} visibleTo.scopes`);
   const subjectList = subjects === undefined ? undefined : stringList(subjects, `${what} visibleTo.subjects`);
   const clientList = clientIds === undefined ? undefined : stringList(clientIds, `${what} visibleTo.clientIds`);
-  return (caller) => {
+  const rule = (caller: ViewCaller | undefined): boolean => {
     const auth = caller?.auth;
     if (auth === undefined) return false;
     if (needed !== undefined && !hasAll(auth.scopes, needed)) return false;
@@ -116,4 +120,19 @@ export function compileVisibility(
       return false;
     return true;
   };
+  return Object.assign(rule, { authOnly: true as const });
+}
+
+/**
+ * @internal Whether an item with `rule` is visible to the bearer of `auth`, as far as the token
+ * alone can tell: a declarative rule is decided; a predicate (which may read the session or
+ * `_meta`) counts as visible here and is decided when the request is served.
+ *
+ * @example
+ * visibleToToken(rule, { subject: 'bob', scopes: [] }); // false for { scopes: ['admin'] }
+ */
+export function visibleToToken(rule: ViewRule | undefined, auth: AuthInfo): boolean {
+  if (rule === undefined || rule.authOnly !== true) return true;
+  // An auth-only rule reads `caller.auth` and nothing else.
+  return rule({ auth } as ViewCaller);
 }
