@@ -201,8 +201,7 @@ export class McpServer implements Connectable {
         sessionId: caller.session.id,
         target: what,
       });
-    const nameWarning =
-      'onToolNameWarning' in options ? options.onToolNameWarning : warnToolNameToConsole;
+    const nameWarning = 'onToolNameWarning' in options ? options.onToolNameWarning : warnToolNameToConsole;
     this.tools = new ToolRegistry(notifier, ruleFailed, () => nameWarning);
     this.resources = new ResourceRegistry(notifier, ruleFailed);
     this.prompts = new PromptRegistry(notifier, ruleFailed);
@@ -476,7 +475,11 @@ export class McpServer implements Connectable {
    * The request's caller when views are in use (recorded as its session's caller: what
    * `list_changed` and resource updates of a legacy session are held to), else undefined.
    */
-  private callerFor(ctx: ToolContext, session: ServerSession, request: HandlerRequest): ViewCaller | undefined {
+  private callerFor(
+    ctx: ToolContext,
+    session: ServerSession,
+    request: HandlerRequest,
+  ): ViewCaller | undefined {
     if (!this.hasViews) return undefined;
     const caller = callerOf(ctx, request.era);
     recordCaller(session, caller);

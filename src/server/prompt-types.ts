@@ -80,7 +80,8 @@ export type PromptHandler<A> = (
  */
 export type PromptUpdate<A> = {
   // `undefined` removes a field (`{ scopes: undefined }`: no scopes any more).
-  [K in 'title' | 'description' | 'icons' | '_meta' | 'scopes' | 'visibleTo']?: PromptConfig<any>[K] | undefined;
+  [K in 'title' | 'description' | 'icons' | '_meta' | 'scopes' | 'visibleTo']?:
+    PromptConfig<any>[K] | undefined;
 } & {
   /** The new handler; `undefined` keeps the current one. */
   handler?: PromptHandler<A> | undefined;

@@ -199,7 +199,12 @@ export class ResourceRegistry {
   }
 
   /** `resources/list` as `caller` sees it (hidden templates' `list` is not called). */
-  async list(params: JsonObject, pageSize: number, ctx: ToolContext, caller?: ViewCaller): Promise<JsonObject> {
+  async list(
+    params: JsonObject,
+    pageSize: number,
+    ctx: ToolContext,
+    caller?: ViewCaller,
+  ): Promise<JsonObject> {
     const all: Resource[] = this.resources.visible(caller).map((entry) => entry.definition);
     for (const entry of this.templates.visible(caller)) {
       const list = entry.options.list;
@@ -222,8 +227,9 @@ export class ResourceRegistry {
     if (resource && (auth === undefined || visibleToToken(resource.visible, auth))) return resource.scopes;
     return this.templates
       .enabled()
-      .find((entry) => entry.template.match(uri) && (auth === undefined || visibleToToken(entry.visible, auth)))
-      ?.scopes;
+      .find(
+        (entry) => entry.template.match(uri) && (auth === undefined || visibleToToken(entry.visible, auth)),
+      )?.scopes;
   }
 
   /** The scopes completing the template `uriTemplate` needs (see {@link scopes}). */

@@ -41,7 +41,9 @@ export function warnToolNameToConsole(warning: ToolNameWarning): void {
 
 function describeChars(name: string): string {
   const bad = [...new Set([...name].filter((char) => !/^[A-Za-z0-9_.-]$/.test(char)))];
-  const shown = bad.slice(0, 5).map((char) => (char === ' ' ? 'space' : char === ',' ? 'comma' : JSON.stringify(char)));
+  const shown = bad
+    .slice(0, 5)
+    .map((char) => (char === ' ' ? 'space' : char === ',' ? 'comma' : JSON.stringify(char)));
   return `has characters outside A-Z a-z 0-9 _ - . (${shown.join(', ')}${bad.length > 5 ? ', ...' : ''})`;
 }
 

@@ -22,7 +22,7 @@ const PUBLIC = { ttlMs: 60_000, cacheScope: 'public' };
 async function hints(caller: Caller, method: string, params: JsonObject = {}): Promise<JsonObject> {
   await within(caller.client.request(method, params));
   const { ttlMs, cacheScope } = (caller.written.at(-1) as { result: JsonObject }).result;
-  return { ttlMs, cacheScope } as JsonObject;
+  return { ttlMs, cacheScope };
 }
 
 test('issue 26 views: cacheScope is private exactly for the lists and reads that depend on the caller', async () => {

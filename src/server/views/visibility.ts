@@ -109,7 +109,8 @@ export function compileVisibility(
     throw new TypeError(`${what} visibleTo needs scopes, subjects or clientIds (or a function)`);
   const needed = scopes === undefined ? undefined : checkScopes(scopes, `${what} visibleTo.scopes`);
   const subjectList = subjects === undefined ? undefined : stringList(subjects, `${what} visibleTo.subjects`);
-  const clientList = clientIds === undefined ? undefined : stringList(clientIds, `${what} visibleTo.clientIds`);
+  const clientList =
+    clientIds === undefined ? undefined : stringList(clientIds, `${what} visibleTo.clientIds`);
   const rule = (caller: ViewCaller | undefined): boolean => {
     const auth = caller?.auth;
     if (auth === undefined) return false;
