@@ -19,8 +19,11 @@ import type { ViewRule } from './views/visibility.js';
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
 /**
- * @internal Who saw an item, before or after a change: nobody (`false`: absent or disabled),
- * everyone (`true`), or the callers its visibility rule admits.
+ * Who saw an item, before or after a change: nobody (`false`: absent or disabled), everyone
+ * (`true`), or the callers its visibility rule admits.
+ *
+ * @example
+ * notifier.changed('tools', false, true); // a tool everyone sees was added
  */
 export type Seen = boolean | ViewRule;
 

@@ -55,9 +55,12 @@ export interface VisibilityRule {
 export type Visibility = VisibilityRule | ((caller: ViewCaller) => boolean);
 
 /**
- * @internal A checked rule: true when `caller` may see the item (undefined caller: nobody known).
- * `authOnly`: the rule reads nothing but `caller.auth` (the declarative form), so it can be
- * decided where only the token is known (the HTTP scope gate, {@link visibleToToken}).
+ * A checked `visibleTo` (what the registries keep): true when `caller` may see the item
+ * (undefined caller: nobody known). `authOnly`: the rule reads nothing but `caller.auth` (the
+ * declarative form), so it can be decided where only the token is known (the HTTP scope gate).
+ *
+ * @example
+ * const rule: ViewRule = (caller) => caller?.auth?.subject === 'alice';
  */
 export type ViewRule = ((caller: ViewCaller | undefined) => boolean) & { readonly authOnly?: true };
 
