@@ -250,3 +250,17 @@ test('issue 26 views: a throwing predicate hides the item and is reported to one
     await bob.client.close();
   }
 });
+
+test('issue 26 views: a predicate runs once per list, and only for its own item on a call', async () => {
+  const server = new McpServer({ name: 'views', version: '1.0.0' }, { onerror: undefined });
+  let runs = 0;
+  server.tool('public', { description: 'Everyone' }, () => 'public');
+  server.tool('counted', { description: 'Counted', visibleTo: () => (runs++, true) }, () => 'counted');
+  const bob = await as(server, 'legacy', BOB);
+  await bob.client.listTools();
+  expect(runs).toBe(1);
+  await bob.client.callTool('public', {});
+  expect(runs).toBe(1);
+  await bob.client.callTool('counted', {});
+  expect(runs).toBe(2);
+});
