@@ -7,6 +7,7 @@ import type { PromptRegistry } from './prompt-registry.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import type { Completer } from './resource-types.js';
 import { guarded, type FailureReporter } from './handler-errors.js';
+import type { ViewCaller } from './views/visibility.js';
 
 /** The spec caps one answer at 100 values. */
 const MAX_VALUES = 100;
@@ -27,16 +28,18 @@ function findCompleter(
   argument: string,
   prompts: PromptRegistry,
   resources: ResourceRegistry,
+  caller: ViewCaller | undefined,
 ): Completer | undefined {
+  // A prompt or template the caller may not see is looked up exactly as an unregistered one.
   if (ref.type === 'ref/prompt') {
     if (typeof ref.name !== 'string') throw invalid('ref.name must be a string');
-    const prompt = prompts.entry(ref.name);
+    const prompt = prompts.entry(ref.name, caller);
     if (!prompt) throw invalid(`unknown prompt: ${ref.name}`);
     return prompt.complete[argument];
   }
   if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw invalid('ref.uri must be a string');
-    const template = resources.templateByUri(ref.uri);
+    const template = resources.visibleTemplate(ref.uri, caller);
     // A concrete resource URI has nothing to complete.
     return template?.options.complete?.[argument];
   }
@@ -55,6 +58,7 @@ export async function complete(
   prompts: PromptRegistry,
   resources: ResourceRegistry,
   ctx?: FailureReporter,
+  caller?: ViewCaller,
 ): Promise<JsonObject> {
   const ref = params.ref as JsonObject | undefined;
   const argument = params.argument as JsonObject | undefined;
@@ -62,7 +66,7 @@ export async function complete(
   if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
     throw invalid('argument must be { name: string, value: string }');
   }
-  const completer = findCompleter(ref, argument.name, prompts, resources);
+  const completer = findCompleter(ref, argument.name, prompts, resources, caller);
   if (!completer) return { completion: { values: [] } };
   const context = { arguments: stringRecord((params.context as JsonObject | undefined)?.arguments) };
   const value = argument.value;

@@ -79,6 +79,9 @@ export type {
   RegisteredPrompt,
 } from './prompt-types.js';
 export { UriTemplate, type TemplateVariables } from './uri-template.js';
+// Per-caller views (`visibleTo`) and the spec's tool-name rules (SEP-986).
+export type { ViewCaller, Visibility, VisibilityRule } from './views/visibility.js';
+export { warnToolNameToConsole, type ToolNameWarning } from './tool-names.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export { registerJsonSchemaConverter, type JsonSchemaConverter } from '../core/schema/to-json-schema.js';
 export {

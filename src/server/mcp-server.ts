@@ -3,6 +3,7 @@
  * the protocol, declares capabilities from what is registered, validates inputs and outputs, and
  * tells connected clients when lists change.
  */
+import type { AuthInfo } from '../core/auth.js';
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import type { JsonObject } from '../core/jsonrpc.js';
@@ -43,6 +44,9 @@ import { ToolContext } from './tool-context.js';
 import { ToolRegistry } from './tool-registry.js';
 import type { RegisteredTool, ToolConfig, ToolHandler } from './tool-types.js';
 import { TaskManager } from './tasks/task-manager.js';
+import { warnToolNameToConsole, type ToolNameWarning } from './tool-names.js';
+import { callerOf, recordCaller } from './views/caller.js';
+import type { RuleFailure, ViewCaller } from './views/visibility.js';
 import { resolveTaskLimits, type TaskOptions } from './tasks/task-options.js';
 
 /**
@@ -90,6 +94,13 @@ export interface McpServerOptions extends Omit<ServerOptions, 'capabilities' | '
    * bounds (TTL, poll interval, tasks per owner and in all, result size, lease). See docs/tasks.md.
    */
   tasks?: TaskOptions;
+  /**
+   * Told once per tool name that breaks a SHOULD of the spec's tool-name rules (SEP-986: 1-128
+   * characters of `A-Z a-z 0-9 _ - .`); the tool is registered anyway. Names that cannot work
+   * (empty, not a string, a lone surrogate, taken) throw instead. Default:
+   * {@link warnToolNameToConsole} (one `console.warn` line); `undefined` = silent.
+   */
+  onToolNameWarning?: ((warning: ToolNameWarning) => void) | undefined;
 }
 
 /**
@@ -107,15 +118,22 @@ function serverOptionsOf(options: McpServerOptions): ServerOptions {
     maxInputRounds: _maxInputRounds,
     onSwallowedRound: _onSwallowedRound,
     tasks: _tasks,
+    onToolNameWarning: _onToolNameWarning,
     ...shared
   } = options;
   return shared;
 }
 
+/**
+ * A method of McpServer. `caller` is the request's caller for per-caller views, made only when
+ * some item has a `visibleTo` rule (undefined otherwise: the registries then never ask).
+ */
 type Method = (
   params: JsonObject,
   ctx: ToolContext,
   session: ServerSession,
+  caller: ViewCaller | undefined,
+  request: HandlerRequest,
 ) => JsonObject | Promise<JsonObject>;
 
 /**
@@ -175,9 +193,22 @@ export class McpServer implements Connectable {
       throw new Error(`Invalid defaultLogLevel: ${String(options.defaultLogLevel)}`);
     const notifier = new ListChangedNotifier(this.server);
     this.listChanged = notifier;
-    this.tools = new ToolRegistry(notifier);
-    this.resources = new ResourceRegistry(notifier);
-    this.prompts = new PromptRegistry(notifier);
+    // A `visibleTo` predicate that throws hides its item from that caller and is reported here.
+    const ruleFailed: RuleFailure = (error, caller, what) =>
+      this.server.reportFailure(error, {
+        method: 'visibleTo',
+        requestId: undefined,
+        sessionId: caller.session.id,
+        target: what,
+      });
+    const nameWarning = 'onToolNameWarning' in options ? options.onToolNameWarning : warnToolNameToConsole;
+    this.tools = new ToolRegistry(notifier, ruleFailed, () => nameWarning);
+    this.resources = new ResourceRegistry(notifier, ruleFailed);
+    this.prompts = new PromptRegistry(notifier, ruleFailed);
+    // Per-caller views reach the era's caching hints and the subscriptions through these two
+    // hooks; each answers at once while no item has a rule.
+    this.server.cacheHints.callerDependent = (method) => this.callerDependent(method);
+    this.server.listens.uriView = (uri) => this.resources.updateView(uri);
     this.declared = { ...options.capabilities };
     if (options.logging !== false) this.declared.logging = {};
     this.syncCapabilities();
@@ -239,17 +270,24 @@ export class McpServer implements Connectable {
    * The OAuth scopes a request needs: those its tool, resource or prompt was registered with
    * (`scopes`), for every method that names one (see `requiredScopesOf`: also completions and
    * subscriptions). A protected HTTP endpoint asks this after reading the body (see docs/auth.md).
+   * Given the caller's verified token (`auth`), an item a declarative `visibleTo` hides from it
+   * needs nothing here: the request goes on and is answered "not found", never a 403 that would
+   * name the item's scopes.
    *
    * @example
    * server.tool('upload', { description: 'Upload', scopes: ['files:write'] }, () => 'ok');
    * server.requiredScopes('tools/call', { name: 'upload' }); // ['files:write']
    */
-  requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
+  requiredScopes(
+    method: string,
+    params: JsonObject | undefined,
+    auth?: AuthInfo,
+  ): readonly string[] | undefined {
     return requiredScopesOf(method, params, {
-      tool: (name) => this.tools.scopes(name),
-      prompt: (name) => this.prompts.scopes(name),
-      uri: (uri) => this.resources.scopes(uri),
-      template: (uriTemplate) => this.resources.templateByUri(uriTemplate)?.scopes,
+      tool: (name) => this.tools.scopes(name, auth),
+      prompt: (name) => this.prompts.scopes(name, auth),
+      uri: (uri) => this.resources.scopes(uri, auth),
+      template: (uriTemplate) => this.resources.templateScopes(uriTemplate, auth),
     });
   }
 
@@ -412,6 +450,42 @@ export class McpServer implements Connectable {
     return this.server.endSubscriptions();
   }
 
+  /** True when some item has a `visibleTo` rule: requests then carry their caller. */
+  private get hasViews(): boolean {
+    return this.tools.hasRules || this.resources.hasRules || this.prompts.hasRules;
+  }
+
+  /** Whether a 2026-07-28 result of `method` depends on the caller (then `cacheScope: "private"`). */
+  private callerDependent(method: string): boolean {
+    switch (method) {
+      case 'tools/list':
+        return this.tools.hasRules;
+      case 'prompts/list':
+        return this.prompts.hasRules;
+      case 'resources/list':
+      case 'resources/templates/list':
+      case 'resources/read':
+        return this.resources.hasRules;
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * The request's caller when views are in use (recorded as its session's caller: what
+   * `list_changed` and resource updates of a legacy session are held to), else undefined.
+   */
+  private callerFor(
+    ctx: ToolContext,
+    session: ServerSession,
+    request: HandlerRequest,
+  ): ViewCaller | undefined {
+    if (!this.hasViews) return undefined;
+    const caller = callerOf(ctx, request.era);
+    recordCaller(session, caller);
+    return caller;
+  }
+
   private syncCapabilities(): void {
     const d = this.declared;
     // An explicit `listChanged: false` in the options is kept: those sessions are never told.
@@ -434,8 +508,10 @@ export class McpServer implements Connectable {
   private installHandlers(): void {
     const on = (method: string, capability: keyof ServerCapabilities, run: Method): void => {
       // Made once per method: a call allocates no closure for it (see HandlerBody).
-      const body: HandlerBody<ServerSession> = (channel, params, ctx, session, request) =>
-        run(params, new ToolContext(ctx, session, this, request, channel), session);
+      const body: HandlerBody<ServerSession> = (channel, params, ctx, session, request) => {
+        const context = new ToolContext(ctx, session, this, request, channel);
+        return run(params, context, session, this.callerFor(context, session, request), request);
+      };
       const handler = (
         params: JsonObject,
         ctx: RequestContext,
@@ -448,19 +524,33 @@ export class McpServer implements Connectable {
       };
       this.server.setRequestHandler(method, markSelfReporting(handler));
     };
-    on('tools/list', 'tools', (params) => this.tools.list(params, this.pageSize));
-    on('tools/call', 'tools', (params, ctx) => this.tools.call(params, ctx));
-    on('resources/list', 'resources', (params, ctx) => this.resources.list(params, this.pageSize, ctx));
-    on('resources/templates/list', 'resources', (params) =>
-      this.resources.listTemplates(params, this.pageSize),
+    on('tools/list', 'tools', (params, _ctx, _session, caller) =>
+      this.tools.list(params, this.pageSize, caller),
     );
-    on('resources/read', 'resources', (params, ctx) => this.resources.read(params, ctx));
-    on('resources/subscribe', 'resources', (params, _ctx, session) => subscribe(params, session));
+    on('tools/call', 'tools', (params, ctx, _session, caller) => this.tools.call(params, ctx, caller));
+    on('resources/list', 'resources', (params, ctx, _session, caller) =>
+      this.resources.list(params, this.pageSize, ctx, caller),
+    );
+    on('resources/templates/list', 'resources', (params, _ctx, _session, caller) =>
+      this.resources.listTemplates(params, this.pageSize, caller),
+    );
+    on('resources/read', 'resources', (params, ctx, _session, caller) =>
+      this.resources.read(params, ctx, caller),
+    );
+    on('resources/subscribe', 'resources', (params, ctx, session, caller, request) => {
+      // Updates are held to the subscriber's view: know its caller even before any rule exists
+      // (subscribing is rare). A hidden URI is accepted as an unknown one is; its updates go only
+      // to subscribers that may read it (ResourceRegistry.updateView).
+      if (caller === undefined) recordCaller(session, callerOf(ctx, request.era));
+      return subscribe(params, session);
+    });
     on('resources/unsubscribe', 'resources', (params, _ctx, session) => unsubscribe(params, session));
-    on('prompts/list', 'prompts', (params) => this.prompts.list(params, this.pageSize));
-    on('prompts/get', 'prompts', (params, ctx) => this.prompts.get(params, ctx));
-    on('completion/complete', 'completions', (params, ctx) =>
-      complete(params, this.prompts, this.resources, ctx),
+    on('prompts/list', 'prompts', (params, _ctx, _session, caller) =>
+      this.prompts.list(params, this.pageSize, caller),
+    );
+    on('prompts/get', 'prompts', (params, ctx, _session, caller) => this.prompts.get(params, ctx, caller));
+    on('completion/complete', 'completions', (params, ctx, _session, caller) =>
+      complete(params, this.prompts, this.resources, ctx, caller),
     );
     on('logging/setLevel', 'logging', (params, _ctx, session) => setLogLevel(params, session));
     // The era's task wire serves these (2026-07-28: get, update, cancel); -32601 without task tools.

@@ -22,6 +22,14 @@ import { Registry } from './registry.js';
 import type { Completer } from './resource-types.js';
 import type { ToolContext } from './tool-context.js';
 import { guarded } from './handler-errors.js';
+import type { AuthInfo } from '../core/auth.js';
+import {
+  compileVisibility,
+  visibleToToken,
+  type RuleFailure,
+  type ViewCaller,
+  type ViewRule,
+} from './views/visibility.js';
 
 /** @internal */
 export interface PromptEntry {
@@ -31,6 +39,8 @@ export interface PromptEntry {
   complete: { [argument: string]: Completer };
   /** OAuth scopes a `prompts/get` needs (registration option `scopes`). */
   scopes: readonly string[] | undefined;
+  /** Who may see it (registration option `visibleTo`); undefined: everyone. */
+  visible: ViewRule | undefined;
 }
 
 function toResult(value: PromptReturn, description: string | undefined): JsonObject {
@@ -46,12 +56,20 @@ function toResult(value: PromptReturn, description: string | undefined): JsonObj
 export class PromptRegistry {
   private readonly registry: Registry<PromptEntry>;
 
-  constructor(notifier: ListChangedNotifier) {
+  constructor(
+    notifier: ListChangedNotifier,
+    private readonly ruleFailed: RuleFailure = () => undefined,
+  ) {
     this.registry = new Registry('prompts', notifier, 'prompt');
   }
 
   get size(): number {
     return this.registry.size;
+  }
+
+  /** True when some prompt has a `visibleTo` rule (then `prompts/list` depends on the caller). */
+  get hasRules(): boolean {
+    return this.registry.hasRules;
   }
 
   register<A extends PromptArgsInput | undefined>(
@@ -95,6 +113,7 @@ export class PromptRegistry {
       handler,
       complete,
       scopes: scopesOf(config),
+      visible: compileVisibility(config.visibleTo, `prompt "${name}"`, this.ruleFailed),
     });
     let current: PromptConfig<any> = config;
     return this.registry.handle(entry, (stored, { handler: next, ...changes }: PromptUpdate<A>) => {
@@ -105,38 +124,43 @@ export class PromptRegistry {
         definition: definitionOf(current),
         handler: next ?? stored.handler,
         scopes: scopesOf(current),
+        visible: compileVisibility(current.visibleTo, `prompt "${name}"`, this.ruleFailed),
       };
     });
   }
 
-  /** The scopes a `prompts/get` of the enabled prompt `name` needs. */
-  scopes(name: string): readonly string[] | undefined {
-    return this.registry.get(name)?.scopes;
+  /** The scopes a `prompts/get` of the enabled prompt `name` needs (see `ToolRegistry.scopes`). */
+  scopes(name: string, auth?: AuthInfo): readonly string[] | undefined {
+    const entry = this.registry.get(name);
+    if (entry === undefined || (auth !== undefined && !visibleToToken(entry.visible, auth))) return undefined;
+    return entry.scopes;
   }
 
-  /** The enabled prompt named `name`. */
-  entry(name: string): PromptEntry | undefined {
-    return this.registry.get(name);
+  /** The enabled prompt named `name` that `caller` may see. */
+  entry(name: string, caller?: ViewCaller): PromptEntry | undefined {
+    return this.registry.find(name, caller);
   }
 
   hasCompleters(): boolean {
     return this.registry.enabled().some((entry) => Object.keys(entry.complete).length > 0);
   }
 
-  list(params: JsonObject, pageSize: number): JsonObject {
+  /** `prompts/list` as `caller` sees it. */
+  list(params: JsonObject, pageSize: number, caller?: ViewCaller): JsonObject {
     return paginate(
       'prompts',
-      this.registry.enabled().map((entry) => entry.definition),
+      this.registry.visible(caller).map((entry) => entry.definition),
       params,
       pageSize,
     );
   }
 
-  async get(params: JsonObject, ctx: ToolContext): Promise<JsonObject> {
+  /** A prompt `caller` may not see is answered exactly as an unknown one. */
+  async get(params: JsonObject, ctx: ToolContext, caller?: ViewCaller): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string')
       throw new McpError(ErrorCode.InvalidParams, 'prompts/get: name must be a string');
-    const entry = this.registry.get(name);
+    const entry = this.registry.find(name, caller);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     const raw = params.arguments ?? {};
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

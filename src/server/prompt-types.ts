@@ -7,6 +7,7 @@ import type { GetPromptResult, PromptArgument, PromptMessage } from '../core/typ
 import type { RegisteredHandle } from './registry.js';
 import type { Completer } from './resource-types.js';
 import type { ToolContext } from './tool-context.js';
+import type { Visibility } from './views/visibility.js';
 
 /**
  * Prompt arguments: a Standard Schema of an object of strings, or an explicit list. Arguments are
@@ -39,6 +40,12 @@ export interface PromptConfig<A extends PromptArgsInput | undefined> {
    * request gets 403 `insufficient_scope` (step-up). Listing is not affected.
    */
   scopes?: readonly string[];
+  /**
+   * Who may see the prompt (per-caller views): by scope, subject or OAuth client, or a predicate
+   * on the caller. To anyone else it does not exist: absent from `prompts/list`, `prompts/get` and
+   * completions answer as for an unknown prompt. Unlike `scopes` (listed, 403 for step-up).
+   */
+  visibleTo?: Visibility;
 }
 
 /**
@@ -73,7 +80,8 @@ export type PromptHandler<A> = (
  */
 export type PromptUpdate<A> = {
   // `undefined` removes a field (`{ scopes: undefined }`: no scopes any more).
-  [K in 'title' | 'description' | 'icons' | '_meta' | 'scopes']?: PromptConfig<any>[K] | undefined;
+  [K in 'title' | 'description' | 'icons' | '_meta' | 'scopes' | 'visibleTo']?:
+    PromptConfig<any>[K] | undefined;
 } & {
   /** The new handler; `undefined` keeps the current one. */
   handler?: PromptHandler<A> | undefined;

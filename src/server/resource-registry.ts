@@ -24,11 +24,20 @@ import type { ToolContext } from './tool-context.js';
 import { UriTemplate } from './uri-template.js';
 import { guarded } from './handler-errors.js';
 import { resourceNotFound } from './resource-not-found.js';
+import type { AuthInfo } from '../core/auth.js';
+import {
+  compileVisibility,
+  visibleToToken,
+  type RuleFailure,
+  type ViewCaller,
+  type ViewRule,
+} from './views/visibility.js';
 
 interface ResourceEntry {
   definition: Resource;
   read: ResourceReader;
   scopes: readonly string[] | undefined;
+  visible: ViewRule | undefined;
 }
 
 /** @internal */
@@ -38,6 +47,7 @@ export interface TemplateEntry {
   read: TemplateReader;
   options: TemplateOptions;
   scopes: readonly string[] | undefined;
+  visible: ViewRule | undefined;
 }
 
 function scopesOf(config: ResourceConfig, what: string): readonly string[] | undefined {
@@ -71,13 +81,25 @@ export class ResourceRegistry {
   private readonly resources: Registry<ResourceEntry>;
   private readonly templates: Registry<TemplateEntry>;
 
-  constructor(notifier: ListChangedNotifier) {
+  constructor(
+    notifier: ListChangedNotifier,
+    private readonly ruleFailed: RuleFailure = () => undefined,
+  ) {
     this.resources = new Registry('resources', notifier, 'resource');
     this.templates = new Registry('resources', notifier, 'resource template');
   }
 
   get size(): number {
     return this.resources.size + this.templates.size;
+  }
+
+  /** True when a resource or template has a `visibleTo` rule (lists and reads depend on the caller). */
+  get hasRules(): boolean {
+    return this.resources.hasRules || this.templates.hasRules;
+  }
+
+  private visibility(config: ResourceConfig, what: string): ViewRule | undefined {
+    return compileVisibility(config.visibleTo, what, this.ruleFailed);
   }
 
   register(name: string, uri: string, config: ResourceConfig, read: ResourceReader): RegisteredResource {
@@ -88,6 +110,7 @@ export class ResourceRegistry {
       definition: { uri, name, ...metadata(config, false) },
       read,
       scopes: scopesOf(config, what),
+      visible: this.visibility(config, what),
     });
     let current = config;
     return this.resources.handle(entry, (stored, { read: nextRead, ...changes }: ResourceUpdate) => {
@@ -97,6 +120,7 @@ export class ResourceRegistry {
         definition: { uri, name, ...metadata(current, false) },
         read: nextRead ?? stored.read,
         scopes: scopesOf(current, what),
+        visible: this.visibility(current, what),
       };
     });
   }
@@ -128,6 +152,7 @@ export class ResourceRegistry {
       read,
       options,
       scopes: scopesOf(config, what),
+      visible: this.visibility(config, what),
     });
     let current = config;
     return this.templates.handle(entry, (stored, { read: nextRead, ...changes }: TemplateUpdate) => {
@@ -138,51 +163,94 @@ export class ResourceRegistry {
         definition: definitionOf(current),
         read: nextRead ?? stored.read,
         scopes: scopesOf(current, what),
+        visible: this.visibility(current, what),
       };
     });
   }
 
-  /** The enabled template whose `uriTemplate` is exactly `uriTemplate` (completion refs). */
+  /** The enabled template whose `uriTemplate` is exactly `uriTemplate`, whoever asks (scope lookups). */
   templateByUri(uriTemplate: string): TemplateEntry | undefined {
     return this.templates.enabled().find((entry) => entry.definition.uriTemplate === uriTemplate);
+  }
+
+  /** The template `caller` may see whose `uriTemplate` is exactly `uriTemplate` (completion refs). */
+  visibleTemplate(uriTemplate: string, caller: ViewCaller | undefined): TemplateEntry | undefined {
+    return this.templates.firstVisible(caller, (entry) => entry.definition.uriTemplate === uriTemplate);
+  }
+
+  /**
+   * Who may get updates of `uri` (legacy subscriptions, 2026-07-28 listens): undefined when
+   * everyone may (no rules, or a URI nothing registered matches: notifications the server sends
+   * for it go out as before), else a test of the caller: it may read `uri` as `read` resolves it.
+   */
+  updateView(uri: string): ((caller: ViewCaller) => boolean) | undefined {
+    if (!this.hasRules) return undefined;
+    const known =
+      this.resources.get(uri) !== undefined ||
+      this.templates.enabled().some((entry) => entry.template.match(uri) !== undefined);
+    if (!known) return undefined;
+    return (caller) =>
+      this.resources.find(uri, caller) !== undefined ||
+      this.templates.firstVisible(caller, (entry) => entry.template.match(uri) !== undefined) !== undefined;
   }
 
   hasCompleters(): boolean {
     return this.templates.enabled().some((entry) => Object.keys(entry.options.complete ?? {}).length > 0);
   }
 
-  async list(params: JsonObject, pageSize: number, ctx: ToolContext): Promise<JsonObject> {
-    const all: Resource[] = this.resources.enabled().map((entry) => entry.definition);
-    for (const entry of this.templates.enabled()) {
+  /** `resources/list` as `caller` sees it (hidden templates' `list` is not called). */
+  async list(
+    params: JsonObject,
+    pageSize: number,
+    ctx: ToolContext,
+    caller?: ViewCaller,
+  ): Promise<JsonObject> {
+    const all: Resource[] = this.resources.visible(caller).map((entry) => entry.definition);
+    for (const entry of this.templates.visible(caller)) {
       const list = entry.options.list;
       if (list) all.push(...(await guarded(ctx, entry.definition.uriTemplate, () => list(ctx))));
     }
     return paginate('resources', all, params, pageSize);
   }
 
-  listTemplates(params: JsonObject, pageSize: number): JsonObject {
-    const all = this.templates.enabled().map((entry) => entry.definition);
+  listTemplates(params: JsonObject, pageSize: number, caller?: ViewCaller): JsonObject {
+    const all = this.templates.visible(caller).map((entry) => entry.definition);
     return paginate('resourceTemplates', all, params, pageSize);
   }
 
-  /** The scopes reading `uri` needs: its resource's, else the first matching template's (as `read` picks). */
-  scopes(uri: string): readonly string[] | undefined {
+  /**
+   * The scopes reading `uri` needs: its resource's, else the first matching template's (as `read`
+   * picks). Given the caller's token, what a declarative `visibleTo` hides from it is skipped.
+   */
+  scopes(uri: string, auth?: AuthInfo): readonly string[] | undefined {
     const resource = this.resources.get(uri);
-    if (resource) return resource.scopes;
-    return this.templates.enabled().find((entry) => entry.template.match(uri))?.scopes;
+    if (resource && (auth === undefined || visibleToToken(resource.visible, auth))) return resource.scopes;
+    return this.templates
+      .enabled()
+      .find(
+        (entry) => entry.template.match(uri) && (auth === undefined || visibleToToken(entry.visible, auth)),
+      )?.scopes;
   }
 
-  async read(params: JsonObject, ctx: ToolContext): Promise<JsonObject> {
+  /** The scopes completing the template `uriTemplate` needs (see {@link scopes}). */
+  templateScopes(uriTemplate: string, auth?: AuthInfo): readonly string[] | undefined {
+    const entry = this.templateByUri(uriTemplate);
+    if (entry === undefined || (auth !== undefined && !visibleToToken(entry.visible, auth))) return undefined;
+    return entry.scopes;
+  }
+
+  /** A resource or template `caller` may not see is skipped, as if it were not registered. */
+  async read(params: JsonObject, ctx: ToolContext, caller?: ViewCaller): Promise<JsonObject> {
     const uri = params.uri;
     if (typeof uri !== 'string' || uri === '') {
       throw new McpError(ErrorCode.InvalidParams, 'resources/read: uri must be a non-empty string');
     }
-    const resource = this.resources.get(uri);
+    const resource = this.resources.find(uri, caller);
     if (resource) {
       const contents = await guarded(ctx, uri, () => resource.read(uri, ctx));
       return normalize(uri, resource.definition.mimeType, contents);
     }
-    for (const entry of this.templates.enabled()) {
+    for (const entry of this.templates.visible(caller)) {
       const variables = entry.template.match(uri);
       if (variables) {
         const contents = await guarded(ctx, uri, () => entry.read(uri, variables, ctx));

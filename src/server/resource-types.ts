@@ -5,6 +5,7 @@ import type { ReadResourceResult, Resource } from '../core/types/resources.js';
 import type { RegisteredHandle } from './registry.js';
 import type { ToolContext } from './tool-context.js';
 import type { TemplateVariables } from './uri-template.js';
+import type { Visibility } from './views/visibility.js';
 
 /**
  * Listing metadata of a resource or template.
@@ -18,6 +19,12 @@ export type ResourceConfig = Omit<Resource, 'uri' | 'name'> & {
    * `resources/read` gets 403 `insufficient_scope` (step-up). Never sent in listings.
    */
   scopes?: readonly string[];
+  /**
+   * Who may see it (per-caller views): by scope, subject or OAuth client, or a predicate on the
+   * caller. To anyone else it does not exist: absent from the lists, "resource not found" on read,
+   * no updates, nothing to complete. Unlike `scopes` (listed, 403 for step-up).
+   */
+  visibleTo?: Visibility;
 };
 
 /**

@@ -6,6 +6,7 @@ import { ErrorCode, McpError } from '../core/errors.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { Fanout } from './fanout.js';
 import type { ServerSession, SessionServer } from './server-session.js';
+import { recordedCaller } from './views/caller.js';
 
 const SUBSCRIPTIONS_KEY = 'keel.subscriptions';
 
@@ -79,8 +80,16 @@ export async function resourceUpdatedHere(
   uri: string,
 ): Promise<void> {
   const sends: Promise<void>[] = [];
+  // Per-caller views: only the subscribers that may read `uri` (a hidden resource is "not found",
+  // and its updates too); undefined when everyone may.
+  const readable = server.listens.uriView?.(uri);
   for (const session of server.sessions) {
-    if (isSubscribed(session, uri)) sends.push(session.notify('notifications/resources/updated', { uri }));
+    if (!isSubscribed(session, uri)) continue;
+    if (readable !== undefined) {
+      const caller = recordedCaller(session);
+      if (caller === undefined || !readable(caller)) continue;
+    }
+    sends.push(session.notify('notifications/resources/updated', { uri }));
   }
   sends.push(server.listens.publish('notifications/resources/updated', { uri }));
   await Promise.all(sends);

@@ -14,6 +14,9 @@ import { runTool } from './tool-call.js';
 import type { ToolContext } from './tool-context.js';
 import { startToolTask } from './tasks/tool-task.js';
 import type { RegisteredTool, ToolConfig, ToolEntry, ToolHandler, ToolUpdate } from './tool-types.js';
+import { checkToolName, type ToolNameWarning } from './tool-names.js';
+import type { AuthInfo } from '../core/auth.js';
+import { compileVisibility, visibleToToken, type RuleFailure, type ViewCaller } from './views/visibility.js';
 
 // The spec's recommendation for tools without parameters.
 const NO_ARGUMENTS = Object.freeze({ type: 'object', additionalProperties: false });
@@ -48,8 +51,14 @@ function scopesOf(name: string, config: ToolConfig<any, any>): readonly string[]
 /** @internal Tools of one McpServer. */
 export class ToolRegistry {
   private readonly registry: Registry<ToolEntry>;
+  /** Names already warned about (SEP-986): once per name, even if registered again. */
+  private readonly warned = new Set<string>();
 
-  constructor(notifier: ListChangedNotifier) {
+  constructor(
+    notifier: ListChangedNotifier,
+    private readonly ruleFailed: RuleFailure = () => undefined,
+    private readonly nameWarning: () => ((warning: ToolNameWarning) => void) | undefined = () => undefined,
+  ) {
     this.registry = new Registry('tools', notifier, 'tool');
   }
 
@@ -57,12 +66,29 @@ export class ToolRegistry {
     return this.registry.size;
   }
 
+  /** True when some tool has a `visibleTo` rule (then `tools/list` depends on the caller). */
+  get hasRules(): boolean {
+    return this.registry.hasRules;
+  }
+
+  private warnName(name: string, warning: ToolNameWarning | undefined): void {
+    if (warning === undefined || this.warned.has(name)) return;
+    this.warned.add(name);
+    const hook = this.nameWarning();
+    try {
+      hook?.(warning);
+    } catch {
+      // A throwing hook must not fail the registration it was only told about.
+    }
+  }
+
   register<I extends SchemaInput | undefined, O extends SchemaInput | undefined>(
     name: string,
     config: ToolConfig<I, O>,
     handler: ToolHandler<I, O>,
   ): RegisteredTool<I, O> {
-    if (typeof name !== 'string' || name === '') throw new Error('A tool needs a non-empty name');
+    // Throws for a name that cannot work; the spec's SHOULDs only warn, once registered (tool-names.ts).
+    const nameWarning = checkToolName(name);
     if (typeof config?.description !== 'string' || config.description === '') {
       throw new Error(`Tool "${name}" needs a non-empty description`);
     }
@@ -80,8 +106,10 @@ export class ToolRegistry {
       output,
       handler,
       scopes: scopesOf(name, config),
+      visible: compileVisibility(config.visibleTo, `tool "${name}"`, this.ruleFailed),
     };
     const entry = this.registry.add(name, value);
+    this.warnName(name, nameWarning);
     let current: ToolConfig<any, any> = config;
     return this.registry.handle(entry, (stored, changes: ToolUpdate<I, O>) => {
       const { handler: nextHandler, ...metadata } = changes;
@@ -92,30 +120,40 @@ export class ToolRegistry {
         definition: definitionOf(name, current, stored),
         handler: nextHandler ?? stored.handler,
         scopes: scopesOf(name, current),
+        visible: compileVisibility(current.visibleTo, `tool "${name}"`, this.ruleFailed),
       };
     });
   }
 
-  /** The scopes a call of the enabled tool `name` needs (undefined: none, or no such tool). */
-  scopes(name: string): readonly string[] | undefined {
-    return this.registry.get(name)?.scopes;
+  /**
+   * The scopes a call of the enabled tool `name` needs (undefined: none, or no such tool, or,
+   * given the caller's token, a tool its declarative `visibleTo` hides from it).
+   */
+  scopes(name: string, auth?: AuthInfo): readonly string[] | undefined {
+    const entry = this.registry.get(name);
+    if (entry === undefined || (auth !== undefined && !visibleToToken(entry.visible, auth))) return undefined;
+    return entry.scopes;
   }
 
-  list(params: JsonObject, pageSize: number): JsonObject {
+  /** `tools/list` as `caller` sees it (pages are of that view: a cursor never skips or leaks). */
+  list(params: JsonObject, pageSize: number, caller?: ViewCaller): JsonObject {
     return paginate(
       'tools',
-      this.registry.enabled().map((entry) => entry.definition),
+      this.registry.visible(caller).map((entry) => entry.definition),
       params,
       pageSize,
     );
   }
 
-  /** Synchronous when the tool is (see {@link runTool}); a bad request throws an McpError. */
-  call(params: JsonObject, ctx: ToolContext): JsonObject | Promise<JsonObject> {
+  /**
+   * Synchronous when the tool is (see {@link runTool}); a bad request throws an McpError. A tool
+   * `caller` may not see is answered exactly as an unknown one (never a task).
+   */
+  call(params: JsonObject, ctx: ToolContext, caller?: ViewCaller): JsonObject | Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string')
       throw new McpError(ErrorCode.InvalidParams, 'tools/call: name must be a string');
-    const entry = this.registry.get(name);
+    const entry = this.registry.find(name, caller);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const args = params.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {

@@ -8,6 +8,7 @@ import type { Icon, Meta } from '../core/types/common.js';
 import type { CallToolResult, Tool, ToolAnnotations, ToolExecution } from '../core/types/tools.js';
 import type { RegisteredHandle } from './registry.js';
 import type { ToolContext } from './tool-context.js';
+import type { ViewRule, Visibility } from './views/visibility.js';
 
 /**
  * @example
@@ -30,6 +31,12 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
    * request gets 403 `insufficient_scope` (step-up). Listing is not affected.
    */
   scopes?: readonly string[];
+  /**
+   * Who may see the tool (per-caller views): by scope, subject or OAuth client, or a predicate on
+   * the caller. To anyone else it does not exist: absent from `tools/list`, and a call is the
+   * unknown-tool error. Unlike `scopes`, which keep the tool listed and answer 403 for step-up.
+   */
+  visibleTo?: Visibility;
 }
 
 /**
@@ -78,8 +85,9 @@ export type ToolHandler<I, O> = (
  * tool.update({ annotations: { readOnlyHint: true }, handler: () => 'still ok' });
  */
 export type ToolUpdate<I, O> = {
-  // `undefined` removes a field (`{ scopes: undefined }`: no scopes any more).
-  [K in 'title' | 'description' | 'annotations' | 'icons' | '_meta' | 'scopes']?:
+  // `undefined` removes a field (`{ scopes: undefined }`: no scopes any more; `{ visibleTo:
+  // undefined }`: visible to everyone).
+  [K in 'title' | 'description' | 'annotations' | 'icons' | '_meta' | 'scopes' | 'visibleTo']?:
     ToolConfig<any, any>[K] | undefined;
 } & {
   /** The new handler; `undefined` keeps the current one. */
@@ -103,4 +111,6 @@ export interface ToolEntry {
   handler: ToolHandler<any, any>;
   /** OAuth scopes a call needs (registration option `scopes`). */
   scopes: readonly string[] | undefined;
+  /** Who may see it (registration option `visibleTo`); undefined: everyone. */
+  visible: ViewRule | undefined;
 }

@@ -64,6 +64,13 @@ function checkHint(hint: Partial<CacheHint> | undefined, where: string): void {
 export class CacheHints {
   private readonly base: CacheHint;
   private readonly fixed = new Map<string, CacheHint>();
+  /**
+   * @internal Set by `McpServer`: true when the result of `method` depends on the caller
+   * (per-caller views: an item of that list has a `visibleTo` rule). Such a result is
+   * `cacheScope: "private"` whatever the options say: a shared cache must never hand one
+   * caller's view to another.
+   */
+  callerDependent: ((method: string) => boolean) | undefined = undefined;
 
   constructor(private readonly options: CachingOptions = {}) {
     checkHint(options.default, 'default');
@@ -81,6 +88,13 @@ export class CacheHints {
 
   /** The hint for a result of `method`, or undefined when that method's results are not cacheable. */
   for(method: string, params: JsonObject): CacheHint | undefined {
+    const hint = this.configured(method, params);
+    if (hint === undefined || hint.cacheScope === 'private' || this.callerDependent?.(method) !== true)
+      return hint;
+    return { ttlMs: hint.ttlMs, cacheScope: 'private' };
+  }
+
+  private configured(method: string, params: JsonObject): CacheHint | undefined {
     const read = this.options.read;
     if (method === 'resources/read' && typeof read === 'function') {
       const hint = read(String(params.uri));

@@ -7,7 +7,14 @@
 import type { Connection } from '../../../core/engine/connection.js';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
 import { DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS } from './listen-filter.js';
+import type { ViewCaller } from '../../views/visibility.js';
 import type { Listen, ListenClient } from './listen.js';
+
+/**
+ * @internal Who may get updates of a resource URI (per-caller views): undefined when everyone may
+ * (the server has no visibility rule on resources), else a test of the listen's caller.
+ */
+export type UriView = (uri: string) => ((caller: ViewCaller) => boolean) | undefined;
 
 /**
  * Default of `maxSubscriptions`: open subscriptions per server, over all connections.
@@ -69,6 +76,11 @@ export class ListenHub {
   private readonly byConnection = new Map<Connection, Map<RequestId, Listen>>();
   /** Open listens per client (principal or connection). */
   private readonly perClient = new Map<ListenClient, number>();
+  /**
+   * @internal Set by `McpServer`: a resource update reaches only the listens whose caller may
+   * read that resource (also what legacy subscriptions are held to, subscriptions.ts).
+   */
+  uriView: UriView | undefined = undefined;
 
   constructor(limits: { readonly [K in keyof ListenLimits]?: ListenLimits[K] | undefined } = {}) {
     this.limits = {
@@ -122,11 +134,27 @@ export class ListenHub {
     return own ? [...own.values()] : [];
   }
 
-  /** Deliver a change notification to every subscription whose filter wants it. */
-  async publish(method: string, params?: JsonObject): Promise<void> {
+  /**
+   * Deliver a change notification to every subscription whose filter wants it, and (per-caller
+   * views) whose caller `include` admits and may read the updated resource.
+   */
+  async publish(
+    method: string,
+    params?: JsonObject,
+    include?: (caller: ViewCaller) => boolean,
+  ): Promise<void> {
     if (this.live.size === 0) return;
+    const uri = params?.uri;
+    const readable =
+      this.uriView !== undefined && method === 'notifications/resources/updated' && typeof uri === 'string'
+        ? this.uriView(uri)
+        : undefined;
     const sends: Promise<void>[] = [];
-    for (const listen of this.live) sends.push(listen.deliver(method, params));
+    for (const listen of this.live) {
+      if (include !== undefined && !include(listen.caller)) continue;
+      if (readable !== undefined && !readable(listen.caller)) continue;
+      sends.push(listen.deliver(method, params));
+    }
     await Promise.all(sends);
   }
 }

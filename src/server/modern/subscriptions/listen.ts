@@ -12,6 +12,9 @@ import type { RequestContext } from '../../../core/engine/request-context.js';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
 import { MetaKey } from '../../../core/types/modern.js';
 import type { SubscriptionFilter } from '../../../core/types/subscriptions.js';
+import { isAuthInfo } from '../../auth/auth-info.js';
+import type { HandlerSession } from '../../handler-session.js';
+import type { ViewCaller } from '../../views/visibility.js';
 import { filterMatcher, wants, type FilterMatcher } from './listen-filter.js';
 
 const noop = (): void => undefined;
@@ -43,6 +46,7 @@ export class Listen {
   private readonly done: Promise<void>;
 
   private readonly matcher: FilterMatcher;
+  private viewCaller: ViewCaller | undefined;
 
   constructor(
     /** The connection it came on: closing that connection ends it. */
@@ -51,9 +55,26 @@ export class Listen {
     readonly filter: SubscriptionFilter,
     /** Whom it counts against for `maxSubscriptionsPerClient`. */
     readonly client: ListenClient,
+    /** The session it came on (what a visibility rule sees as `caller.session`). */
+    private readonly session: HandlerSession,
   ) {
     this.matcher = filterMatcher(filter);
     this.done = new Promise<void>((resolve) => (this.finish = resolve));
+  }
+
+  /**
+   * Who listens, for per-caller views: the listen request's own auth and `_meta` (made on first
+   * use: a server without visibility rules never asks).
+   */
+  get caller(): ViewCaller {
+    const authInfo = this.ctx.info?.authInfo;
+    return (this.viewCaller ??= {
+      auth: isAuthInfo(authInfo) ? authInfo : undefined,
+      session: this.session,
+      era: 'modern',
+      meta: this.ctx.meta,
+      info: this.ctx.info,
+    });
   }
 
   /** The subscription id: the listen request's JSON-RPC id. */

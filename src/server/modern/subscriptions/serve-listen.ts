@@ -77,7 +77,7 @@ export async function serveListen(
   void ctx.notify(SubscriptionMethod.Acknowledged, tagged({ notifications: { ...honored } }, ctx.id));
   // Nothing could ever be sent on it: end it now rather than hold a stream open for nothing.
   if (isEmptyFilter(honored)) return finalResult(ctx.id);
-  const listen = new Listen(session.connection, ctx, honored, client);
+  const listen = new Listen(session.connection, ctx, honored, client, session);
   hub.add(listen);
   // Each change of a named task, as tasks/get would show it (a notification that cannot be
   // written once the listen ended is dropped with it).
