@@ -50,7 +50,8 @@ export function quotaStoreContract(
     it('a rate admits its calls at once, refuses the next with when to retry, and admits it then', async () => {
       const { store, unitMs, advance } = await make();
       const r = rate(unitMs, 3);
-      for (let i = 0; i < 3; i++) expect(await store.admit({ principal: 'a', rates: [r] })).toEqual({ admitted: true });
+      for (let i = 0; i < 3; i++)
+        expect(await store.admit({ principal: 'a', rates: [r] })).toEqual({ admitted: true });
       const refused = await store.admit({ principal: 'a', rates: [r] });
       expect(refused).toMatchObject({ admitted: false, limit: 'rate' });
       const wait = (refused as { retryAfterMs: number }).retryAfterMs;
@@ -61,7 +62,10 @@ export function quotaStoreContract(
       expect(await store.admit({ principal: 'a', rates: [r] })).toMatchObject({ admitted: false });
       await advance(3 * unitMs + 1);
       expect(await store.admit({ principal: 'a', rates: [r] })).toEqual({ admitted: true });
-      expect(await store.admit({ principal: 'a', rates: [r] })).toMatchObject({ admitted: false, limit: 'rate' });
+      expect(await store.admit({ principal: 'a', rates: [r] })).toMatchObject({
+        admitted: false,
+        limit: 'rate',
+      });
     });
 
     it('principals are counted apart: one over its rate does not limit another', async () => {
@@ -84,24 +88,36 @@ export function quotaStoreContract(
         });
       }
       // 4 calls left in `wide`: the three refusals took none.
-      for (let i = 0; i < 4; i++) expect(await store.admit({ principal: 'a', rates: [wide] })).toEqual({ admitted: true });
-      expect(await store.admit({ principal: 'a', rates: [wide] })).toMatchObject({ admitted: false, limit: 'rate' });
+      for (let i = 0; i < 4; i++)
+        expect(await store.admit({ principal: 'a', rates: [wide] })).toEqual({ admitted: true });
+      expect(await store.admit({ principal: 'a', rates: [wide] })).toMatchObject({
+        admitted: false,
+        limit: 'rate',
+      });
     });
 
     it('concurrency: at most max slots; a refusal has no retry time and takes no call; release frees one', async () => {
       const { store, unitMs } = await make();
       const r = rate(unitMs, 3);
       const lease = 1_000 * unitMs;
-      expect(await store.admit({ principal: 'a', rates: [r], slot: slot('h1', 2, lease) })).toEqual({ admitted: true });
-      expect(await store.admit({ principal: 'a', rates: [r], slot: slot('h2', 2, lease) })).toEqual({ admitted: true });
+      expect(await store.admit({ principal: 'a', rates: [r], slot: slot('h1', 2, lease) })).toEqual({
+        admitted: true,
+      });
+      expect(await store.admit({ principal: 'a', rates: [r], slot: slot('h2', 2, lease) })).toEqual({
+        admitted: true,
+      });
       const refused = await store.admit({ principal: 'a', rates: [r], slot: slot('h3', 2, lease) });
       expect(refused).toEqual({ admitted: false, limit: 'concurrent' });
-      expect(await store.admit({ principal: 'b', rates: [r], slot: slot('h4', 2, lease) })).toEqual({ admitted: true });
+      expect(await store.admit({ principal: 'b', rates: [r], slot: slot('h4', 2, lease) })).toEqual({
+        admitted: true,
+      });
       await store.release('a', 'h1');
       await store.release('a', 'h1'); // twice: harmless
       await store.release('a', 'never-held');
       // The refused h3 took no call: one call is left for h5.
-      expect(await store.admit({ principal: 'a', rates: [r], slot: slot('h5', 2, lease) })).toEqual({ admitted: true });
+      expect(await store.admit({ principal: 'a', rates: [r], slot: slot('h5', 2, lease) })).toEqual({
+        admitted: true,
+      });
       expect(await store.admit({ principal: 'a', rates: [r], slot: slot('h6', 2, lease) })).toMatchObject({
         admitted: false,
       });
@@ -143,7 +159,9 @@ export function quotaStoreContract(
       expect(calls.filter((d) => d.admitted)).toHaveLength(5);
       const lease = 1_000 * unitMs;
       const slots = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => store.admit({ principal: 'b', rates: [], slot: slot(`h${i}`, 3, lease) })),
+        Array.from({ length: 10 }, (_, i) =>
+          store.admit({ principal: 'b', rates: [], slot: slot(`h${i}`, 3, lease) }),
+        ),
       );
       expect(slots.filter((d) => d.admitted)).toHaveLength(3);
     });
@@ -152,7 +170,11 @@ export function quotaStoreContract(
       it('every key it writes has a TTL, and quiet principals leave no keys behind', async () => {
         const { store, unitMs, keyTtls, advance } = await make();
         await store.admit({ principal: 'a', rates: [rate(unitMs, 2)], slot: slot('h1', 2, 4 * unitMs) });
-        await store.admit({ principal: 'a', rates: [rate(unitMs, 1, 'tool:x')], slot: slot('h2', 2, 4 * unitMs) });
+        await store.admit({
+          principal: 'a',
+          rates: [rate(unitMs, 1, 'tool:x')],
+          slot: slot('h2', 2, 4 * unitMs),
+        });
         await store.release('a', 'h2');
         await store.renew('a', ['h1'], 4 * unitMs);
         const ttls = await keyTtls!();

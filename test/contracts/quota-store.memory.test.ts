@@ -20,7 +20,10 @@ quotaStoreContract('InMemoryQuotaStore', () => {
 describe('InMemoryQuotaStore memory', () => {
   /** The store's own tables (private): what it holds. */
   const held = (store: InMemoryQuotaStore) => {
-    const inside = store as unknown as { rates: Map<string, number>; slots: Map<string, Map<string, number>> };
+    const inside = store as unknown as {
+      rates: Map<string, number>;
+      slots: Map<string, Map<string, number>>;
+    };
     return { rates: inside.rates.size, slots: inside.slots.size };
   };
   const rate = { name: 'rate', calls: 10, windowMs: 1_000 };
@@ -38,12 +41,18 @@ describe('InMemoryQuotaStore memory', () => {
   it('issue 26 quotas: never more than maxPrincipals entries, even when none has expired', async () => {
     const store = new InMemoryQuotaStore({ maxPrincipals: 100, now: () => 5 });
     for (let i = 0; i < 1_000; i++) {
-      await store.admit({ principal: `p${i}`, rates: [rate], slot: { holder: `h${i}`, max: 1, leaseMs: 60_000 } });
+      await store.admit({
+        principal: `p${i}`,
+        rates: [rate],
+        slot: { holder: `h${i}`, max: 1, leaseMs: 60_000 },
+      });
       const { rates, slots } = held(store);
       expect(rates + slots).toBeLessThanOrEqual(100);
     }
     // The most recent principal is still counted.
-    expect(await store.admit({ principal: 'p999', rates: [], slot: { holder: 'x', max: 1, leaseMs: 1 } })).toEqual({
+    expect(
+      await store.admit({ principal: 'p999', rates: [], slot: { holder: 'x', max: 1, leaseMs: 1 } }),
+    ).toEqual({
       admitted: false,
       limit: 'concurrent',
     });

@@ -84,7 +84,8 @@ export class InMemoryQuotaStore implements QuotaStore {
       set.set(slot.holder, now + slot.leaseMs);
       if (held === undefined) this.remember(this.slots, principal, set, now);
     }
-    for (let i = 0; i < rates.length; i++) this.remember(this.rates, entryKey(principal, rates[i]!.name), next[i]!, now);
+    for (let i = 0; i < rates.length; i++)
+      this.remember(this.rates, entryKey(principal, rates[i]!.name), next[i]!, now);
     return Promise.resolve({ admitted: true });
   }
 

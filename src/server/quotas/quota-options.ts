@@ -100,7 +100,10 @@ export function resolveQuotaOptions(options: QuotaOptions): {
   busyRetryAfterMs: number;
 } {
   const { limits } = options;
-  if (limits === undefined || (limits.rate === undefined && limits.tools === undefined && limits.concurrent === undefined))
+  if (
+    limits === undefined ||
+    (limits.rate === undefined && limits.tools === undefined && limits.concurrent === undefined)
+  )
     throw new RangeError('quotas: limits needs at least one of rate, tools, concurrent');
   if (limits.rate !== undefined) checkRate('limits.rate', limits.rate);
   for (const [tool, rate] of Object.entries(limits.tools ?? {})) checkRate(`limits.tools.${tool}`, rate);
@@ -110,8 +113,14 @@ export function resolveQuotaOptions(options: QuotaOptions): {
     if (NEVER_COUNTED.has(method) || method.startsWith('notifications/'))
       throw new RangeError(`quotas: ${method} is never counted (a caller over quota must still reach it)`);
   }
-  if (options.whenStoreFails !== undefined && options.whenStoreFails !== 'allow' && options.whenStoreFails !== 'refuse')
-    throw new RangeError(`quotas: whenStoreFails must be 'allow' or 'refuse', got ${String(options.whenStoreFails)}`);
+  if (
+    options.whenStoreFails !== undefined &&
+    options.whenStoreFails !== 'allow' &&
+    options.whenStoreFails !== 'refuse'
+  )
+    throw new RangeError(
+      `quotas: whenStoreFails must be 'allow' or 'refuse', got ${String(options.whenStoreFails)}`,
+    );
   return {
     methods,
     leaseMs: positive('leaseMs', options.leaseMs ?? 60_000),

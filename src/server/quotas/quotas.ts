@@ -43,9 +43,13 @@ export function quotas(options: QuotaOptions): ServerInterceptor {
     return quotaExceeded(decision.limit, retryAfterMs, describe(limits, decision.limit));
   };
   const tasksShape = (error: unknown): never => {
-    if (isTaskOwnerLimit(error))
-      throw quotaExceeded('tasks', busyRetryAfterMs, error.message.replace(/^Too many tasks: /, 'too many tasks: '));
-    throw error;
+    if (!isTaskOwnerLimit(error)) throw error;
+    const running = (error.data as { value?: unknown }).value;
+    throw quotaExceeded(
+      'tasks',
+      busyRetryAfterMs,
+      `${String(running)} running tasks for this caller (tasks.maxPerOwner)`,
+    );
   };
 
   return async (call: ServerCall, next: ServerNext): Promise<JsonObject> => {

@@ -24,8 +24,13 @@ export class StoreHealth {
     if (this.down) return;
     this.down = true;
     const meanwhile =
-      this.whenStoreFails === 'allow' ? 'counted calls are served without limits' : 'counted calls are refused';
-    this.logger.error(`quotas: the quota store failed (${operation}); ${meanwhile} until it answers again`, error);
+      this.whenStoreFails === 'allow'
+        ? 'counted calls are served without limits'
+        : 'counted calls are refused';
+    this.logger.error(
+      `quotas: the quota store failed (${operation}); ${meanwhile} until it answers again`,
+      error,
+    );
   }
 }
 
