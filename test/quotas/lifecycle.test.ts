@@ -37,9 +37,7 @@ function slotsHeld(store: InMemoryQuotaStore): number {
   return count;
 }
 
-async function setup(
-  era: Era,
-): Promise<{ fixture: Fixture; store: RecordingStore; inner: InMemoryQuotaStore }> {
+async function setup(): Promise<{ fixture: Fixture; store: RecordingStore; inner: InMemoryQuotaStore }> {
   const fixture = fixtureServer();
   const inner = new InMemoryQuotaStore();
   const store = new RecordingStore(inner);
@@ -49,7 +47,7 @@ async function setup(
 
 describe.each<Era>(['legacy', 'modern'])('issue 26 quotas lifecycle (%s era)', (era) => {
   test('a cancelled call frees its slot at the cancel, although its handler ignores the signal; its late end releases nothing more', async () => {
-    const { fixture, store, inner } = await setup(era);
+    const { fixture, store, inner } = await setup();
     const { client, close } = await connectClient(fixture.server, era);
     open.push(close);
     const abort = new AbortController();
@@ -70,7 +68,7 @@ describe.each<Era>(['legacy', 'modern'])('issue 26 quotas lifecycle (%s era)', (
   });
 
   test('a disconnect frees the slot of the call in flight, once; the late handler end changes nothing', async () => {
-    const { fixture, store, inner } = await setup(era);
+    const { fixture, store, inner } = await setup();
     const { client, close } = await connectClient(fixture.server, era);
     const call = client.callTool('gated').catch((e: unknown) => e);
     await until(() => fixture.gates.length === 1, 'gated call started');
@@ -86,7 +84,7 @@ describe.each<Era>(['legacy', 'modern'])('issue 26 quotas lifecycle (%s era)', (
   });
 
   test('a handler that throws frees its slot once; its error reaches the caller unchanged', async () => {
-    const { fixture, store, inner } = await setup(era);
+    const { fixture, store, inner } = await setup();
     fixture.server.tool('boom', { description: 'throws' }, () => {
       throw new McpError(ErrorCode.InvalidParams, 'bad input');
     });
