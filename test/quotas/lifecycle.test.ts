@@ -8,7 +8,15 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ErrorCode, McpError } from 'keel-mcp/core';
 import { InMemoryQuotaStore, quotas } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
-import { connectClient, fixtureServer, RecordingStore, settle, type Era, type Fixture } from './support.js';
+import {
+  connectClient,
+  fixtureServer,
+  gate,
+  RecordingStore,
+  settle,
+  type Era,
+  type Fixture,
+} from './support.js';
 
 useProcessGuard();
 
@@ -81,6 +89,26 @@ describe.each<Era>(['legacy', 'modern'])('issue 26 quotas lifecycle (%s era)', (
     await fixture.finished[0];
     await settle();
     expect(store.releases).toHaveLength(1);
+  });
+
+  test('a call cancelled while the store decides: the slot it is granted is released at once and the handler never runs', async () => {
+    const { fixture, store, inner } = await setup();
+    const { client, close } = await connectClient(fixture.server, era);
+    open.push(close);
+    const slow = gate();
+    store.stall = slow.promise;
+    const abort = new AbortController();
+    const call = client.callTool('gated', {}, { signal: abort.signal }).catch((e: unknown) => e);
+    await until(() => store.admits.length === 1, 'admit asked');
+    abort.abort();
+    await call;
+    await settle();
+    slow.open();
+    await until(() => store.releases.length === 1, 'granted slot released');
+    expect(fixture.runs.get('gated')).toBeUndefined();
+    expect(slotsHeld(inner)).toBe(0);
+    store.stall = undefined;
+    expect((await client.callTool('quick')).content).toEqual([{ type: 'text', text: 'ok' }]);
   });
 
   test('a handler that throws frees its slot once; its error reaches the caller unchanged', async () => {

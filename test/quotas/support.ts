@@ -88,12 +88,15 @@ export class RecordingStore implements QuotaStore {
   readonly admits: QuotaRequest[] = [];
   readonly releases: { principal: string; holder: string }[] = [];
   failing = false;
+  /** While set, `admit` waits for it before asking the inner store (a slow backend). */
+  stall: Promise<void> | undefined;
 
   constructor(readonly inner: QuotaStore = new InMemoryQuotaStore()) {}
 
   admit(request: QuotaRequest): Promise<QuotaDecision> {
     this.admits.push(request);
     if (this.failing) return Promise.reject(new Error('store down'));
+    if (this.stall !== undefined) return this.stall.then(() => this.inner.admit(request));
     return this.inner.admit(request);
   }
 

@@ -55,7 +55,7 @@ export function quotas(options: QuotaOptions): ServerInterceptor {
   return async (call: ServerCall, next: ServerNext): Promise<JsonObject> => {
     if (call.kind !== 'request' || !methods.has(call.method)) return next();
     const principal = key(call);
-    if (principal === undefined) return next();
+    if (principal === undefined) return next().catch(tasksShape);
     const holder = concurrent === undefined ? undefined : crypto.randomUUID();
     let decision: QuotaDecision;
     try {
