@@ -46,6 +46,19 @@ describe('issue 26 quotas: whom a call counts for', () => {
     expect(runs.get('other')).toBe(3);
   });
 
+  test('per-tool rates only: calls of other tools never reach the store', async () => {
+    const { server } = fixtureServer();
+    const store = new RecordingStore();
+    server.use(quotas({ store, limits: { tools: { quick: once } } }));
+    const a = await connect(server);
+    await a.callTool('other');
+    await a.callTool('other');
+    expect(store.admits).toHaveLength(0);
+    await a.callTool('quick');
+    await expect(a.callTool('quick')).rejects.toMatchObject({ data: { limit: 'tool:quick' } });
+    expect(store.admits).toHaveLength(2);
+  });
+
   test('methods: only the named methods count; tools/call is then free', async () => {
     const { server } = fixtureServer();
     server.use(quotas({ limits: { rate: once }, methods: ['tools/list'] }));

@@ -56,12 +56,15 @@ export function quotas(options: QuotaOptions): ServerInterceptor {
     if (call.kind !== 'request' || !methods.has(call.method)) return next();
     const principal = key(call);
     if (principal === undefined) return next().catch(tasksShape);
+    const ratesOfCall = rates(call);
+    // Only per-tool rates, and not one of those tools: nothing to ask the store.
+    if (concurrent === undefined && ratesOfCall.length === 0) return next().catch(tasksShape);
     const holder = concurrent === undefined ? undefined : crypto.randomUUID();
     let decision: QuotaDecision;
     try {
       decision = await store.admit({
         principal,
-        rates: rates(call),
+        rates: ratesOfCall,
         slot: holder === undefined ? undefined : { holder, max: concurrent!, leaseMs },
       });
       health.ok();
