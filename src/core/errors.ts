@@ -33,6 +33,12 @@ export const ErrorCode = {
    * ran; retry later.
    */
   ServerBusy: -32010,
+  /**
+   * Implementation-defined: the caller is over one of its quotas (`quotas()`: calls per window,
+   * concurrent calls, running tasks). It never ran; `data` says which `limit` and `retryAfterMs`.
+   * Over Streamable HTTP it travels with 429 and `Retry-After` when it is the POST's whole answer.
+   */
+  QuotaExceeded: -32011,
   /** 2026-07-28: HTTP header does not match the body. */
   HeaderMismatch: -32020,
   /**
@@ -63,6 +69,7 @@ const httpStatusByCode: Record<number, number> = {
   [ErrorCode.InvalidParams]: 400,
   [ErrorCode.InternalError]: 500,
   [ErrorCode.ServerBusy]: 503,
+  [ErrorCode.QuotaExceeded]: 429,
   [ErrorCode.HeaderMismatch]: 400,
   [ErrorCode.MissingRequiredClientCapability]: 400,
   [ErrorCode.UnsupportedProtocolVersion]: 400,

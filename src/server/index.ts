@@ -17,6 +17,10 @@ export {
 export { ServerSession, type HandlerSession } from './server-session.js';
 export { ToolContext, type HandlerContext } from './tool-context.js';
 export type { ServerCall, ServerInterceptor, ServerNext } from './interceptors.js';
+export { quotas } from './quotas/quotas.js';
+export type { QuotaLimits, QuotaOptions, QuotaRateLimit } from './quotas/quota-options.js';
+export { InMemoryQuotaStore, type InMemoryQuotaStoreOptions } from './quotas/memory-quota-store.js';
+export type { QuotaDecision, QuotaRate, QuotaRequest, QuotaSlot, QuotaStore } from './quotas/quota-store.js';
 export { methodNotFound } from './method-not-found.js';
 export { toolError } from './tool-call.js';
 export { resourceNotFound } from './resource-not-found.js';

@@ -14,3 +14,5 @@ export { RedisSessionStore } from './session-store.js';
 export type { RedisSessionClient, RedisSessionStoreOptions } from './session-store.js';
 export { RedisTaskStore } from './task-store.js';
 export type { RedisTaskClient, RedisTaskStoreOptions } from './task-store.js';
+export { RedisQuotaStore } from './quota-store.js';
+export type { RedisQuotaStoreOptions } from './quota-store.js';

@@ -3,11 +3,11 @@
  * goes, until its response. It outlives the HTTP connection that opened it (a dropped connection
  * is not a cancel; the client may resume with GET + `Last-Event-ID`).
  */
-import { ErrorCode, httpStatusForCode } from '../../../core/errors.js';
+import { ErrorCode } from '../../../core/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../../core/jsonrpc.js';
 import { stringifyMessage } from '../../../core/stringify-message.js';
 import { StreamEvictedError } from './event-store.js';
-import { emptyReply, endedSseReply, jsonReply, sessionHeaders, sseReply } from './responses.js';
+import { emptyReply, endedSseReply, errorAnswer, jsonReply, sessionHeaders, sseReply } from './responses.js';
 import { SseWriter } from './sse-writer.js';
 import { primeWriter, RESOLVED, storeThen } from './stream-events.js';
 import type { HttpReply, SseWriterOwner, StreamOwner } from './types.js';
@@ -200,13 +200,9 @@ export class RequestStream implements SseWriterOwner {
     this.ended = true;
     transport.streamEnded(this, false);
     const reply = jsonReply(stringifyMessage(message), announce ? transport.headers : ANONYMOUS);
-    // 2026-07-28 over HTTP: an error has its status (-32601 → 404, -32022/-32021/-32602 → 400),
-    // so a dual-era client and gateways can tell it apart without the body. Legacy keeps 200.
-    respond(
-      transport.modern && 'error' in message
-        ? { ...reply, status: httpStatusForCode(message.error.code) }
-        : reply,
-    );
+    // An error answer has its HTTP status (errorAnswer: 2026-07-28 maps every code, legacy only a
+    // quota refusal's 429), so a dual-era client and gateways can tell it apart without the body.
+    respond('error' in message ? errorAnswer(reply, message.error, transport.modern) : reply);
     transport.exchangeEnded(false);
   }
 

@@ -98,6 +98,32 @@ export function messageError(code: number, message: string, id: RequestId | null
   return httpError(httpStatusForCode(code), code, message, { id });
 }
 
+/**
+ * The reply of a POST whose whole answer is the JSON-RPC error `error`: one mapping for both eras.
+ * A quota refusal (`-32011`) is 429 with `Retry-After` (whole seconds, rounded up, from
+ * `data.retryAfterMs`) in either era, like the host's own per-client 429; other errors take their
+ * code's status in 2026-07-28 (-32601 → 404, -32602 → 400, ...) and stay 200 in the legacy era.
+ *
+ * @example
+ * respond(errorAnswer(jsonReply(body, headers), message.error, transport.modern));
+ */
+export function errorAnswer(
+  reply: HttpReply,
+  error: { readonly code: number; readonly data?: unknown },
+  modern: boolean,
+): HttpReply {
+  if (error.code === ErrorCode.QuotaExceeded) {
+    const retryAfterMs = (error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+    const seconds = typeof retryAfterMs === 'number' && retryAfterMs > 0 ? Math.ceil(retryAfterMs / 1000) : 1;
+    return {
+      ...reply,
+      status: httpStatusForCode(error.code),
+      headers: Object.freeze({ ...reply.headers, 'retry-after': String(seconds) }),
+    };
+  }
+  return modern ? { ...reply, status: httpStatusForCode(error.code) } : reply;
+}
+
 /** 400 with `-32600 Invalid Request`: the most common refusal. */
 export function badRequest(message: string, status = 400): HttpReply {
   return httpError(status, ErrorCode.InvalidRequest, message);
