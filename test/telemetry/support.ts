@@ -22,7 +22,7 @@ export interface Otel {
   readonly spans: InMemorySpanExporter;
   readonly meterProvider: MeterProvider;
   /** Every histogram point of `name` now: attributes and count. */
-  points(name: string): Promise<{ attributes: Record<string, unknown>; count: number; sum: number }[]>;
+  points(name: string): Promise<{ attributes: Record<string, unknown>; count: number; sum: number | undefined }[]>;
   reset(): void;
 }
 
