@@ -7,99 +7,19 @@
  * parent_span_id 8 bytes, each preceded by its field tag). Flushed by the fixture's own shutdown
  * (stdin EOF, SIGTERM).
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
-import { Client } from 'keel-mcp/client';
 import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { StdioClientTransport } from 'keel-mcp/stdio';
 import { useProcessGuard, within } from '../helpers/guard.js';
+import { fixture, jsonSpans, otlpReceiver, spawnFixtureHttp, tracingClient } from './otlp-processes.js';
 
 useProcessGuard();
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const fixture = (name: string): string => {
-  const path = join(ROOT, 'dist', 'examples', name);
-  if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` first`);
-  return path;
-};
-
-interface Receiver {
-  readonly endpoint: string;
-  /** Resolves with the first body posted to `path` for which `accept` holds. */
-  received(path: string, accept: (body: Buffer) => boolean): Promise<Buffer>;
-  close(): Promise<void>;
-}
-
-async function otlpReceiver(): Promise<Receiver> {
-  const bodies: { path: string; body: Buffer }[] = [];
-  const waiters = new Set<() => void>();
-  const server: HttpServer = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      bodies.push({ path: request.url ?? '', body: Buffer.concat(chunks) });
-      response.writeHead(200, { 'content-type': request.headers['content-type'] ?? 'application/json' });
-      response.end(request.headers['content-type']?.includes('json') ? '{}' : undefined);
-      for (const wake of waiters) wake();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    received(path, accept) {
-      return new Promise((resolve) => {
-        const check = (): void => {
-          const found = bodies.find((entry) => entry.path === path && accept(entry.body));
-          if (found) {
-            waiters.delete(check);
-            resolve(found.body);
-          }
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await within(cleanup(), 10_000);
 });
-
-/** A client that sends `traceparent` (a remote parent the test made up) in every request's `_meta`. */
-function tracingClient(traceId: string, parentId: string): Client {
-  return new Client({ name: 'e2e', version: '1' }).use((call, next) =>
-    next({ ...call.params, _meta: { ...call.params?._meta, traceparent: `00-${traceId}-${parentId}-01` } }),
-  );
-}
-
-interface OtlpJsonSpan {
-  name: string;
-  kind: number;
-  traceId: string;
-  parentSpanId?: string;
-  attributes: { key: string; value: { stringValue?: string } }[];
-}
-
-function jsonSpans(body: Buffer): OtlpJsonSpan[] {
-  const parsed = JSON.parse(body.toString('utf8')) as {
-    resourceSpans: { scopeSpans: { spans: OtlpJsonSpan[] }[] }[];
-  };
-  return parsed.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
-}
 
 test('issue 26 telemetry: the stdio fixture exports its SERVER span over OTLP http/json, child of the _meta traceparent', async () => {
   const receiver = await otlpReceiver();
@@ -150,36 +70,13 @@ test('issue 26 telemetry: the HTTP fixture exports its SERVER span over OTLP htt
   cleanups.push(() => receiver.close());
   const traceId = randomBytes(16);
   const parentId = randomBytes(8);
-  const child = spawn(process.execPath, [fixture('fixture-http.js')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-      OTEL_SERVICE_NAME: 'e2e-http',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const fixtureHttp = await spawnFixtureHttp({
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    OTEL_SERVICE_NAME: 'e2e-http',
   });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  const url = await within(
-    new Promise<string>((resolve) => {
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (text: string) => {
-        out += text;
-        const line = /^(http:\/\/\S+)$/m.exec(out);
-        if (line) resolve(line[1]!);
-      });
-    }),
-    10_000,
-    `fixture-http start (stderr: ${stderr})`,
-  );
+  cleanups.push(() => fixtureHttp.kill());
+  const url = fixtureHttp.url;
   const client = tracingClient(traceId.toString('hex'), parentId.toString('hex'));
   await within(client.connect(new StreamableHttpClientTransport(new URL(url))), 10_000, 'connect');
   await within(client.request('tools/call', { name: 'test_simple_text', arguments: {} }));
@@ -188,10 +85,10 @@ test('issue 26 telemetry: the HTTP fixture exports its SERVER span over OTLP htt
   const traceField = Buffer.concat([Buffer.from([0x0a, 16]), traceId]);
   const parentField = Buffer.concat([Buffer.from([0x22, 8]), parentId]);
   const exported = receiver.received('/v1/traces', (body) => body.includes(traceField));
-  child.kill('SIGTERM'); // the fixture closes its sessions and flushes the batch
+  const exitCode = fixtureHttp.stop(); // SIGTERM: the fixture closes its sessions and flushes the batch
   const body = await within(exported, 10_000, 'OTLP export');
   expect(body.includes(parentField)).toBe(true);
   expect(body.includes(Buffer.from('tools/call test_simple_text'))).toBe(true);
   expect(body.includes(Buffer.from('e2e-http'))).toBe(true);
-  expect(await within(exited, 10_000, 'fixture exit')).toBe(0);
+  expect(await exitCode).toBe(0);
 });
