@@ -40,9 +40,12 @@ export async function otelFromEnv(
   networkTransport: 'pipe' | 'tcp',
 ): Promise<OtelSetup | undefined> {
   if (!otelRequested() || env.OTEL_SDK_DISABLED === 'true') return undefined;
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const protocol =
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    console.error(`[otel] OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported here (http/json, http/protobuf)`);
+    console.error(
+      `[otel] OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported here (http/json, http/protobuf)`,
+    );
     return undefined;
   }
   const [api, traceNode, traceBase, resources, telemetry] = await Promise.all([

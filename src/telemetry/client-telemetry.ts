@@ -49,7 +49,10 @@ export interface InstrumentableClient {
  * await client.callTool('get-weather', { city: 'Paris' }); // a CLIENT span "tools/call get-weather"
  * await client.close(); // one mcp.client.session.duration point
  */
-export function instrumentClient<C extends InstrumentableClient>(client: C, options: TelemetryOptions = {}): C {
+export function instrumentClient<C extends InstrumentableClient>(
+  client: C,
+  options: TelemetryOptions = {},
+): C {
   const instruments = lazyInstruments(options, METRIC.CLIENT_OPERATION, METRIC.CLIENT_SESSION, 'client');
   const transport = options.networkTransport;
   let watched: Promise<void> | undefined;
@@ -102,20 +105,17 @@ function traced(
     outbound = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), ...carrier } };
     break;
   }
-  let outcome: Promise<JsonObject>;
-  try {
-    outcome = context.with(active, () => next(outbound));
-  } catch (error) {
-    outcome = Promise.reject(error);
-  }
-  return outcome.then(
-    (result) => {
-      operation.succeeded(result);
-      return result;
-    },
-    (error: unknown) => {
-      operation.failed(error);
-      throw error;
-    },
-  );
+  // `next` never throws synchronously (it always returns a promise).
+  return context
+    .with(active, () => next(outbound))
+    .then(
+      (result) => {
+        operation.succeeded(result);
+        return result;
+      },
+      (error: unknown) => {
+        operation.failed(error);
+        throw error;
+      },
+    );
 }

@@ -36,7 +36,11 @@ export class Operation {
     this.end(errorTypeOf(error), code, error instanceof Error ? error.message : undefined);
   }
 
-  private end(errorType: string | undefined, statusCode: string | undefined, message: string | undefined): void {
+  private end(
+    errorType: string | undefined,
+    statusCode: string | undefined,
+    message: string | undefined,
+  ): void {
     if (this.done) return;
     this.done = true;
     const span = this.span;
@@ -48,7 +52,9 @@ export class Operation {
         attributes[ATTR.STATUS_CODE] = statusCode;
         span.setAttribute(ATTR.STATUS_CODE, statusCode);
       }
-      span.setStatus(message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message });
+      span.setStatus(
+        message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message },
+      );
     }
     span.end();
     for (const key of SPAN_ONLY) delete attributes[key];

@@ -85,13 +85,8 @@ function traced(
   const settle = (): void => {
     if (watcher !== undefined) requestContext!.unwatchAbort(watcher);
   };
-  let outcome: Promise<JsonObject>;
-  try {
-    outcome = context.with(trace.setSpan(parent, span), next);
-  } catch (error) {
-    outcome = Promise.reject(error);
-  }
-  return outcome.then(
+  // `next` never throws synchronously (it always returns a promise).
+  return context.with(trace.setSpan(parent, span), next).then(
     (result) => {
       settle();
       operation.succeeded(result);

@@ -14,15 +14,7 @@ import { describe, expect, test } from 'vitest';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 type Layer =
-  | 'core'
-  | 'transports'
-  | 'server'
-  | 'hosts'
-  | 'client'
-  | 'adapters'
-  | 'cli'
-  | 'telemetry'
-  | 'entry';
+  'core' | 'transports' | 'server' | 'hosts' | 'client' | 'adapters' | 'cli' | 'telemetry' | 'entry';
 
 /**
  * What each layer may import. core: runtime-neutral basics. transports: implementations of the

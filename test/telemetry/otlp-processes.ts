@@ -69,11 +69,16 @@ export async function otlpReceiver(): Promise<Receiver> {
   };
 }
 
-
 /** A client that sends `traceparent` (a remote parent the test made up) in every request's `_meta`. */
 export function tracingClient(traceId: string, parentId: string): Client {
   return new Client({ name: 'e2e', version: '1' }).use((call, next) =>
-    next({ ...call.params, _meta: { ...(call.params?._meta as JsonObject | undefined), traceparent: `00-${traceId}-${parentId}-01` } }),
+    next({
+      ...call.params,
+      _meta: {
+        ...(call.params?._meta as JsonObject | undefined),
+        traceparent: `00-${traceId}-${parentId}-01`,
+      },
+    }),
   );
 }
 
@@ -91,7 +96,6 @@ export function jsonSpans(body: Buffer): OtlpJsonSpan[] {
   };
   return parsed.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
 }
-
 
 export interface FixtureProcess {
   readonly url: string;

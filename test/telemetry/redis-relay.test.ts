@@ -52,7 +52,13 @@ describe.skipIf(!redisAvailable())('issue 26 telemetry over Redis', () => {
       if (call.method !== 'tools/call') return next();
       const parent = randomBytes(8).toString('hex');
       parents.push(parent);
-      return next({ ...call.params, _meta: { ...(call.params?._meta as JsonObject | undefined), traceparent: `00-${traceId}-${parent}-01` } });
+      return next({
+        ...call.params,
+        _meta: {
+          ...(call.params?._meta as JsonObject | undefined),
+          traceparent: `00-${traceId}-${parent}-01`,
+        },
+      });
     });
     await within(client.connect(new StreamableHttpClientTransport(new URL(proxy.url('/mcp')))), 10_000);
     for (let i = 0; i < CALLS; i++) {
@@ -77,7 +83,8 @@ describe.skipIf(!redisAvailable())('issue 26 telemetry over Redis', () => {
       for (const resource of parsed.resourceSpans) {
         const service = resource.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue;
         for (const scope of resource.scopeSpans) {
-          for (const span of scope.spans) if (span.traceId === traceId) spans.push({ service: service!, span });
+          for (const span of scope.spans)
+            if (span.traceId === traceId) spans.push({ service: service!, span });
         }
       }
     }

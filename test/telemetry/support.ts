@@ -22,7 +22,9 @@ export interface Otel {
   readonly spans: InMemorySpanExporter;
   readonly meterProvider: MeterProvider;
   /** Every histogram point of `name` now: attributes and count. */
-  points(name: string): Promise<{ attributes: Record<string, unknown>; count: number; sum: number | undefined }[]>;
+  points(
+    name: string,
+  ): Promise<{ attributes: Record<string, unknown>; count: number; sum: number | undefined }[]>;
   reset(): void;
 }
 
@@ -60,7 +62,10 @@ export function setUpOtel(): Otel {
 /** The one finished span named `name` of `kind` (fails on none or several). */
 export function onlySpan(spans: readonly ReadableSpan[], name: string, kind: SpanKind): ReadableSpan {
   const found = spans.filter((span) => span.name === name && span.kind === kind);
-  expect(found.map((span) => span.name), `spans named ${name}`).toEqual([name]);
+  expect(
+    found.map((span) => span.name),
+    `spans named ${name}`,
+  ).toEqual([name]);
   return found[0]!;
 }
 
