@@ -173,6 +173,19 @@ describe.each(['legacy', 'modern'] as const)('issue 26 telemetry (%s era, memory
     hold.release();
   });
 
+  test('a client timeout: timeout on the client span, cancelled on the server span', async () => {
+    const hold = gate();
+    const { client } = await connect(era, hold);
+    const call = client.callTool('hold', {}, { timeoutMs: 50 }).catch((e: unknown) => e);
+    await within(hold.started);
+    await within(call);
+    await within(waitFor(() => spansOf(otel, 'tools/call hold', SpanKind.SERVER).length === 1));
+    const spans = otel.spans.getFinishedSpans();
+    expectError(onlySpan(spans, 'tools/call hold', SpanKind.CLIENT), 'timeout');
+    expectError(onlySpan(spans, 'tools/call hold', SpanKind.SERVER), 'cancelled');
+    hold.release();
+  });
+
   test('a disconnect ends the server span as connection_closed', async () => {
     const hold = gate();
     const { client, session } = await connect(era, hold);
