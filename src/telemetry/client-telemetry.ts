@@ -30,7 +30,13 @@ export function clientTelemetry(options: TelemetryOptions = {}): ClientIntercept
   return (call, next) => traced(call, next, instruments(), options.networkTransport);
 }
 
-/** What {@link instrumentClient} needs of a client: `McpClient` and the low-level `Client` have it. */
+/**
+ * What {@link instrumentClient} needs of a client: `McpClient` and the low-level `Client` have it.
+ *
+ * @example
+ * const low: InstrumentableClient = new Client({ name: 'agent', version: '1.0.0' });
+ * instrumentClient(low);
+ */
 export interface InstrumentableClient {
   use(interceptor: ClientInterceptor): unknown;
   /** Settles when the current connection closed. */
