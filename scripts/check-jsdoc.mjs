@@ -28,6 +28,7 @@ export const ENTRY_POINTS = [
   'src/adapters/express/index.ts',
   'src/adapters/fastify/index.ts',
   'src/adapters/redis/index.ts',
+  'src/telemetry/index.ts',
 ];
 
 const KINDS = [

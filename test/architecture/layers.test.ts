@@ -13,14 +13,16 @@ import { describe, expect, test } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-type Layer = 'core' | 'transports' | 'server' | 'hosts' | 'client' | 'adapters' | 'cli' | 'entry';
+type Layer =
+  'core' | 'transports' | 'server' | 'hosts' | 'client' | 'adapters' | 'cli' | 'telemetry' | 'entry';
 
 /**
  * What each layer may import. core: runtime-neutral basics. transports: implementations of the
  * Transport contract and the wire pieces they share. server: McpServer and the low-level Server.
  * hosts: what serves a server over HTTP or stdio. client: McpClient and the low-level Client,
  * which never see a server or a host. adapters: runtime and framework bindings. cli: the `keel`
- * command. entry: src/index.ts (`keel-mcp`: core plus McpServer and McpClient; no transport or
+ * command. telemetry: `keel-mcp/telemetry` (OpenTelemetry interceptors), which reads server and
+ * client types only and which no layer imports (only examples/ and tests). entry: src/index.ts (`keel-mcp`: core plus McpServer and McpClient; no transport or
  * host, so it stays runtime-neutral and free of HTTP code).
  */
 const MAY_IMPORT: Readonly<Record<Layer, readonly Layer[]>> = {
@@ -31,10 +33,20 @@ const MAY_IMPORT: Readonly<Record<Layer, readonly Layer[]>> = {
   client: ['core', 'transports', 'client'],
   adapters: ['core', 'transports', 'server', 'hosts', 'client', 'adapters'],
   cli: ['core', 'transports', 'server', 'hosts', 'client', 'adapters', 'cli'],
+  telemetry: ['core', 'server', 'client', 'telemetry'],
   entry: ['core', 'server', 'client'],
 };
 
-const FOLDERS = new Set<string>(['core', 'transports', 'server', 'hosts', 'client', 'adapters', 'cli']);
+const FOLDERS = new Set<string>([
+  'core',
+  'transports',
+  'server',
+  'hosts',
+  'client',
+  'adapters',
+  'cli',
+  'telemetry',
+]);
 
 /** The layer of a path relative to the repository root, or undefined outside src/. */
 function layerOf(path: string): Layer | 'unknown' | undefined {
@@ -147,6 +159,26 @@ describe('layers of src/ (issue 24 point 1)', () => {
           .map((specifier) => `${file}: ${specifier}`),
       );
     expect(nodeImports).toEqual([]);
+  });
+
+  test('issue 26 telemetry: only src/telemetry/ loads @opentelemetry/*, and it reads server and client types only', () => {
+    const otel = [...SOURCES]
+      .filter(([file]) => !file.startsWith('src/telemetry/'))
+      .flatMap(([file, source]) =>
+        specifiersOf(file, source)
+          .filter((specifier) => specifier.startsWith('@opentelemetry/'))
+          .map((specifier) => `${file}: ${specifier}`),
+      );
+    expect(otel).toEqual([]);
+    const telemetry = [...SOURCES].filter(([file]) => file.startsWith('src/telemetry/'));
+    expect(telemetry.length).toBeGreaterThan(0);
+    // A value import of server/ or client/ would put their code into the telemetry bundle.
+    const valueImports = telemetry.flatMap(([file, source]) =>
+      [...source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+'([^']+)'/gms)]
+        .filter((match) => match[1] === undefined && /^\.\.\/(server|client)\//.test(match[2]!))
+        .map((match) => `${file}: ${match[2]}`),
+    );
+    expect(valueImports).toEqual([]);
   });
 
   test('the scanner sees every form of import, and the table refuses upward ones', () => {

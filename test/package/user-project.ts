@@ -119,17 +119,25 @@ export function userSources(): Record<Script, string> {
     /^const transport = new StdioClientTransport\(.*\);$/m,
     'const transport = new StreamableHttpClientTransport(process.argv[2]!);',
   );
+  // keel-mcp/telemetry needs its optional peer @opentelemetry/api, which this project lacks: its
+  // import must fail naming that package (a clear error), and nothing else may.
   const imports = [
     `for (const subpath of ${JSON.stringify(subpaths)}) {`,
-    '  const loaded: Record<string, unknown> = await import(subpath);',
-    '  console.log(`${subpath} ${Object.keys(loaded).length}`);',
+    '  try {',
+    '    const loaded: Record<string, unknown> = await import(subpath);',
+    '    console.log(`${subpath} ${Object.keys(loaded).length}`);',
+    '  } catch (error) {',
+    "    const peer = (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && String(error).includes(\"'@opentelemetry/api'\");",
+    "    if (!subpath.endsWith('/telemetry') || !peer) throw error;",
+    '    console.log(`${subpath} needs-peer`);',
+    '  }',
     '}',
   ].join('\n');
   // Every entry point's declarations in the program, so `--skipLibCheck false` checks them all under
-  // the user's flags. But keel-mcp/fastify: its declarations name fastify's types, and a user of it
-  // has fastify installed; this project has not.
+  // the user's flags. But keel-mcp/fastify and keel-mcp/telemetry: their declarations name the
+  // types of fastify and @opentelemetry/api, which a user of them has installed; this project has not.
   const types = subpaths
-    .filter((subpath) => subpath !== `${exportMap.name}/fastify`)
+    .filter((subpath) => subpath !== `${exportMap.name}/fastify` && subpath !== `${exportMap.name}/telemetry`)
     .map((subpath, i) => `export type * as entry${i} from '${subpath}';`)
     .join('\n');
   return {
