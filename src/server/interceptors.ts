@@ -135,10 +135,23 @@ export class InterceptedCall implements ServerCall {
   /** The end of the chain: the era serves the request, or the notification is delivered. */
   end(params: JsonObject): Promise<JsonObject> {
     const ctx = this.context;
-    if (ctx === undefined) return Promise.resolve(this.deliver!(params)).then(() => EMPTY);
+    if (ctx === undefined) {
+      try {
+        return Promise.resolve(this.deliver!(params)).then(() => EMPTY);
+      } catch (error) {
+        return rejectWith(error);
+      }
+    }
     // After an abort the handler never starts: the request's own reason, as the engine has it.
     if (ctx.ended) return rejectWith(abortReason(ctx, this.method));
-    const result = this.served.serve(this.session, params, ctx);
+    // `next()` always returns a promise: an era that throws at once (an unknown method or tool)
+    // rejects it, so an interceptor that chains on it sees the failure the same way.
+    let result: JsonObject | Promise<JsonObject>;
+    try {
+      result = this.served.serve(this.session, params, ctx);
+    } catch (error) {
+      return rejectWith(error);
+    }
     return isThenable(result) ? result : Promise.resolve(result);
   }
 }

@@ -173,6 +173,22 @@ describe.each(ERAS)('%s era', (era) => {
     expect((observed[0] as McpError).code).toBe(error.code);
   });
 
+  test('next() rejects (never throws) when the era refuses at once: an unknown method', async () => {
+    const server = newServer();
+    const seen: unknown[] = [];
+    // Not async: a synchronous throw out of next() would skip the .then and escape the chain.
+    server.use((call, next) =>
+      next().then(undefined, (error: unknown) => {
+        if (call.method === 'x/unknown') seen.push(error);
+        throw error;
+      }),
+    );
+    const client = await connect(server, era);
+    const error = (await client.request('x/unknown', {}).catch((e: unknown) => e)) as McpError;
+    expect(error.code).toBe(ErrorCode.MethodNotFound);
+    expect(seen).toEqual([expect.objectContaining({ code: ErrorCode.MethodNotFound })]);
+  });
+
   test('next() twice rejects and the handler runs once', async () => {
     const server = newServer();
     let ran = 0;
