@@ -54,6 +54,28 @@ async function setup(): Promise<{ fixture: Fixture; store: RecordingStore; inner
 }
 
 describe.each<Era>(['legacy', 'modern'])('issue 26 quotas lifecycle (%s era)', (era) => {
+  test('the answer leaves only once the slot is free: a client that calls again on the answer is admitted', async () => {
+    const { fixture, store } = await setup();
+    const { client, close } = await connectClient(fixture.server, era);
+    open.push(close);
+    const slow = gate();
+    store.releaseStall = slow.promise;
+    let answered = false;
+    const first = client.callTool('quick', {}).then((result) => {
+      answered = true;
+      return result;
+    });
+    await until(() => store.releases.length === 1, 'the release started');
+    await settle();
+    expect(answered).toBe(false);
+    slow.open();
+    await within(first, 5_000, 'first answer');
+    store.releaseStall = undefined;
+    const second = await within(client.callTool('quick', {}), 5_000, 'second call');
+    expect(second.isError).toBeFalsy();
+    expect(fixture.runs.get('quick')).toBe(2);
+  });
+
   test('a cancelled call frees its slot at the cancel, although its handler ignores the signal; its late end releases nothing more', async () => {
     const { fixture, store, inner } = await setup();
     const { client, close } = await connectClient(fixture.server, era);

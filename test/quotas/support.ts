@@ -106,8 +106,13 @@ export class RecordingStore implements QuotaStore {
 
   release(principal: string, holder: string): Promise<void> {
     this.releases.push({ principal, holder });
+    if (this.releaseStall !== undefined)
+      return this.releaseStall.then(() => this.inner.release(principal, holder));
     return this.inner.release(principal, holder);
   }
+
+  /** While set, `release` waits for it before freeing the slot (a slow backend, another process). */
+  releaseStall: Promise<void> | undefined;
 
   /** Each holder that was granted, with how many times it was released. */
   releaseCounts(): Map<string, number> {

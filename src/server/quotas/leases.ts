@@ -11,10 +11,11 @@ import type { StoreHealth } from './store-health.js';
  *
  * @example
  * const lease = leases.hold('sub:alice', holder, call.signal);
- * try { return await next(); } finally { lease.release(); }
+ * try { return await next(); } finally { await lease.release(); }
  */
 export class Lease {
-  private released = false;
+  /** Settles once the store freed the slot (never rejects); set by the first release. */
+  private released: Promise<void> | undefined;
 
   constructor(
     private readonly keeper: Leases,
@@ -23,17 +24,20 @@ export class Lease {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  /** Free the slot; later calls do nothing. */
-  release(): void {
-    if (this.released) return;
-    this.released = true;
+  /**
+   * Free the slot; later calls return the same promise. It settles once the store answered (or
+   * failed: the slot then lapses with its lease), so a call's answer can wait for it: a client
+   * that sends its next call on the answer must find the slot free on any process.
+   */
+  release(): Promise<void> {
+    if (this.released !== undefined) return this.released;
     this.signal?.removeEventListener('abort', this);
-    this.keeper.drop(this);
+    return (this.released = this.keeper.drop(this));
   }
 
   /** The request was cancelled or its connection closed: it has ended, the slot with it. */
   handleEvent(): void {
-    this.release();
+    void this.release();
   }
 }
 
@@ -64,14 +68,14 @@ export class Leases {
       (this.timer as { unref?: () => void }).unref?.();
     }
     if (signal !== undefined) {
-      if (signal.aborted) lease.release();
+      if (signal.aborted) void lease.release();
       else signal.addEventListener('abort', lease, { once: true });
     }
     return lease;
   }
 
-  /** @internal Called once per lease by {@link Lease.release}. */
-  drop(lease: Lease): void {
+  /** @internal Called once per lease by {@link Lease.release}; never rejects. */
+  drop(lease: Lease): Promise<void> {
     const holders = this.held.get(lease.principal);
     if (holders?.delete(lease.holder) && holders.size === 0) this.held.delete(lease.principal);
     if (this.held.size === 0 && this.timer !== undefined) {
@@ -79,7 +83,7 @@ export class Leases {
       this.timer = undefined;
     }
     // A failed release is no leak: the slot lapses with its lease.
-    this.store.release(lease.principal, lease.holder).then(
+    return this.store.release(lease.principal, lease.holder).then(
       () => this.health.ok(),
       (error: unknown) => this.health.failed('release', error),
     );

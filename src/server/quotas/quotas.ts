@@ -84,7 +84,9 @@ export function quotas(options: QuotaOptions): ServerInterceptor {
     try {
       return await next().catch(tasksShape);
     } finally {
-      lease.release();
+      // The answer leaves after the slot is free (one store round trip, bounded by its command
+      // timeout): otherwise a client's next call could race the release and be refused.
+      await lease.release();
     }
   };
 }
