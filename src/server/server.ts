@@ -5,6 +5,7 @@
  */
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
+import type { AuthInfo } from '../core/auth.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { Implementation } from '../core/types/common.js';
@@ -81,8 +82,14 @@ export interface Connectable {
    * The OAuth scopes a request needs beyond the endpoint's own (`tools/call` of a tool registered
    * with `scopes`, and so on); undefined or empty: none. A protected HTTP endpoint answers 403
    * `insufficient_scope` when the token lacks one. McpServer implements it from its registries.
+   * `auth` is the verified caller: an item its per-caller view hides (`visibleTo`) needs nothing,
+   * so it is answered "not found" like an item that does not exist, never with a 403 naming scopes.
    */
-  requiredScopes?(method: string, params: JsonObject | undefined): readonly string[] | undefined;
+  requiredScopes?(
+    method: string,
+    params: JsonObject | undefined,
+    auth?: AuthInfo,
+  ): readonly string[] | undefined;
   /**
    * Join the server-wide notification fan-out of a deployment (several processes): what
    * `notifyResourceUpdated` and `Server.broadcast` raise here is also published on `link`, and

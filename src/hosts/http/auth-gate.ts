@@ -23,7 +23,8 @@ import type { HttpExchange, HttpReply } from '../../transports/http/server-wire/
 export class AuthGate {
   private readonly guard: ResourceGuard;
   private readonly lookup:
-    ((method: string, params: JsonObject | undefined) => readonly string[] | undefined) | undefined;
+    | ((method: string, params: JsonObject | undefined, auth: AuthInfo) => readonly string[] | undefined)
+    | undefined;
 
   constructor(
     options: ResourceServerOptions,
@@ -47,7 +48,7 @@ export class AuthGate {
     params: JsonObject | undefined,
     id: RequestId,
   ): HttpReply | undefined {
-    const refusal = this.guard.scopeRefusal(auth, this.lookup?.(method, params));
+    const refusal = this.guard.scopeRefusal(auth, this.lookup?.(method, params, auth));
     return refusal && refusalReply(refusal, id);
   }
 }
