@@ -139,6 +139,24 @@ describe('over HTTP: only a 4xx (or a JSON-RPC error answer) is a legacy signal'
     expect(cachedEra(KEY)).toBeUndefined();
   });
 
+  test('issue 26: a quota refusal (-32011 with HTTP 429) is no era signal either', async () => {
+    const { fetch: f, posted } = fakeFetch(async (m) =>
+      json(429, {
+        jsonrpc: '2.0',
+        id: m.id,
+        error: {
+          code: ErrorCode.QuotaExceeded,
+          message: 'Over quota',
+          data: { limit: 'rate', retryAfterMs: 1000 },
+        },
+      }),
+    );
+    const error = await failed(connectOver(f));
+    expect(error).toBeInstanceOf(EraDetectionError);
+    expect(posted.map((p) => p.method)).toEqual(['server/discover']);
+    expect(cachedEra(KEY)).toBeUndefined();
+  });
+
   test('a network error to the probe: EraDetectionError, nothing cached', async () => {
     const { fetch: f, posted } = fakeFetch(async () => {
       throw new TypeError('fetch failed');

@@ -86,8 +86,9 @@ function httpStatusOf(error: unknown): number | undefined {
  */
 function isLegacySignal(error: unknown, http: boolean): boolean {
   if (error instanceof McpError) {
-    // Keel's "busy, retry later" travels with HTTP 503 on HTTP: a state of the server, not its era.
-    return !(http && error.code === ErrorCode.ServerBusy);
+    // Keel's "busy, retry later" (HTTP 503) and "over your quota" (HTTP 429) are states of the
+    // server, not its era.
+    return !(http && (error.code === ErrorCode.ServerBusy || error.code === ErrorCode.QuotaExceeded));
   }
   if (error instanceof RequestTimeoutError) return !http;
   const status = httpStatusOf(error);
