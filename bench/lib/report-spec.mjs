@@ -222,7 +222,7 @@ export const CPU_ROWS = [
  * The targets, each on Keel's default setup (raw JSON Schema tools, `node:http` fast path) against
  * the bare limit. `also`: the Keel variants shown under the same limit for reference (no status).
  * A target with `against` is set instead on each of its `setups` against that setup (paired per
- * repetition), each with its own status. An entry with `per` has no limit: a reference row per
+ * repetition), each with its own status (without `limit`: a reference figure, no status). An entry with `per` has no limit: a reference row per
  * setup of `setups` with the setup's `metric` over its own `per` figure, paired per repetition.
  */
 export const TARGETS = [
@@ -328,6 +328,26 @@ export const TARGETS = [
     limit: 1.05,
     against: 'keel',
     setups: ['keelIntercepted'],
+  },
+  {
+    // Issue 26: OpenTelemetry on (SDK, in-memory exporters) against the same server without it.
+    // No limit: the figure is reported, with where the cost goes (docs/telemetry.md).
+    name: 'OpenTelemetry on (SDK, in-memory exporters) vs off, stdio 64 `echo` in flight: server CPU per call',
+    metric: 'stdio.c64.cpu',
+    against: 'keel',
+    setups: ['keelOtel'],
+  },
+  {
+    name: 'OpenTelemetry on (SDK, in-memory exporters) vs off, HTTP with sessions `echo` c=64: server CPU per call',
+    metric: 'http.c64.cpu',
+    against: 'keel',
+    setups: ['keelOtel'],
+  },
+  {
+    name: 'OpenTelemetry on (SDK, in-memory exporters) vs off, HTTP 2026-07-28 `echo` c=64: server CPU per call',
+    metric: 'modern.c64.cpu',
+    against: 'keel',
+    setups: ['keelOtel'],
   },
   {
     name: 'memory per idle HTTP session (RSS, no forced GC, handshake garbage included)',

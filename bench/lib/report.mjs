@@ -104,8 +104,19 @@ function againstTargetRows(target, results, byKey) {
     const r = ratios(target.metric, results[target.metric]?.[key], results[target.metric]?.[target.against]);
     if (r.length === 0) continue;
     const s = summary(r);
-    const met = s.median <= target.limit;
     const label = byKey.get(key)?.label ?? key;
+    // No limit: a figure to report against the base setup, not a target.
+    if (target.limit === undefined) {
+      rows.push([
+        rows.length === 0 ? target.name : '↳ same',
+        label,
+        `none (÷ ${base})`,
+        cell(r, fmt.ratio),
+        'reference',
+      ]);
+      continue;
+    }
+    const met = s.median <= target.limit;
     rows.push([
       rows.length === 0 ? target.name : '↳ same',
       label,
@@ -133,7 +144,7 @@ function againstTargetRows(target, results, byKey) {
     rows.push([
       target.name,
       target.setups.map((key) => byKey.get(key)?.label ?? key).join(', '),
-      `≤ ${target.limit}× ${base}`,
+      target.limit === undefined ? `none (÷ ${base})` : `≤ ${target.limit}× ${base}`,
       '—',
       'not measured',
     ]);

@@ -88,6 +88,14 @@ export function benchSetups(root) {
       modern: join(root, 'dist/bench/servers/keel-intercepted-http.js'),
     },
     {
+      key: 'keelOtel',
+      label: 'Keel, OpenTelemetry on',
+      what: 'the default Keel server with `serverTelemetry()` (`keel-mcp/telemetry`) and the OpenTelemetry SDK registered as in production (`NodeTracerProvider` with its AsyncLocalStorage context manager, `BatchSpanProcessor`, `MeterProvider` with a periodic reader) exporting to in-memory exporters (issue 26): the cost of one server span and one duration point per request, no network',
+      stdio: join(root, 'dist/bench/servers/keel-otel-stdio.js'),
+      http: join(root, 'dist/bench/servers/keel-otel-http.js'),
+      modern: join(root, 'dist/bench/servers/keel-otel-http.js'),
+    },
+    {
       key: 'keelWeb',
       label: 'Keel via web Request/Response',
       what: "the default Keel server's `createHttpHandler` called with web `Request` objects and answering `Response`s, bridged to `node:http` by Keel's generic fetch bridge (what Hono on Node does; Bun and Deno build these objects natively)",

@@ -59,6 +59,7 @@ describe('bench: 2026-07-28 rows', () => {
       'keel',
       'keelZod',
       'keelIntercepted',
+      'keelOtel',
       'keelBun',
       'keelDeno',
       'sdk2',

@@ -72,6 +72,7 @@ describe('bench setups and report', () => {
       keel: [30, 33],
       keelZod: [36, 44],
       keelIntercepted: [31, 34],
+      keelOtel: [45, 50],
       keelWeb: [60, 66],
       keelBun: [54, 60],
       keelDeno: [66, 66],
@@ -118,6 +119,16 @@ describe('bench setups and report', () => {
     expect(rows.map((row) => row[0])).toHaveLength(servers.length);
     // Issue 26: the interceptor chain has its own target against Keel without interceptors.
     expect(markdown).toContain('3 no-op interceptors vs none, HTTP with sessions `echo` c=64');
+    // OpenTelemetry on: a reported figure against Keel (45/30, 50/33), no limit and no status.
+    const otel = markdown
+      .split('\n')
+      .find((l) => l.startsWith('| OpenTelemetry on (SDK, in-memory exporters) vs off, HTTP with sessions'));
+    expect(
+      otel
+        ?.split('|')
+        .map((c) => c.trim())
+        .slice(2, 6),
+    ).toEqual([label('keelOtel'), `none (÷ ${label('keel')})`, '1.51× (1.50×–1.52×)', 'reference']);
     // A measurement nobody ran has no table.
     expect(markdown).not.toContain('### stdio — sequential');
 
