@@ -5,6 +5,7 @@ import type { RequestOptions } from '../core/engine/outbound.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { Meta } from '../core/types/common.js';
 import type { CallToolResult } from '../core/types/tools.js';
+import type { CacheMode } from './cache/cached-results.js';
 
 /**
  * Per-call options: cancellation, timeout, progress.
@@ -13,7 +14,14 @@ import type { CallToolResult } from '../core/types/tools.js';
  * const options: CallOptions = { signal: controller.signal, timeoutMs: 5_000, maxTotalTimeoutMs: 60_000 };
  * await client.readResource('file:///notes.txt', options);
  */
-export type CallOptions = Omit<RequestOptions, 'relatedRequestId'>;
+export type CallOptions = Omit<RequestOptions, 'relatedRequestId'> & {
+  /**
+   * Lists and `resources/read` in the 2026-07-28 era: `use` (default) serves a result the
+   * server's caching hints still allow, `refresh` fetches and caches anew, `bypass` neither reads
+   * nor writes the cache. Ignored by other methods.
+   */
+  cache?: CacheMode;
+};
 
 /**
  * @example

@@ -23,6 +23,8 @@ export type {
 } from './client-events.js';
 export { Client } from './client.js';
 export type { ClientCall, ClientInterceptor, ClientNext } from './interceptors.js';
+export { ResultCache, type ResultCacheOptions } from './cache/result-cache.js';
+export type { CacheMode, ClientCacheOptions } from './cache/cached-results.js';
 export type { ClientOptions } from './client-options.js';
 export {
   applyElicitationDefaults,

@@ -3,8 +3,11 @@
  * server→client requests (sampling, elicitation, roots), the capabilities derived from them, and
  * notification events. `McpClient` adds the typed client→server methods on top.
  */
+import { CachedResults } from './cache/cached-results.js';
 import type { ClientInterceptor } from './interceptors.js';
 import { ErrorCode, McpError } from '../core/errors.js';
+import type { JsonObject } from '../core/jsonrpc.js';
+import type { CallOptions } from './call-options.js';
 import type { ProtocolVersion } from '../core/protocol-version.js';
 import type { Transport } from '../core/transport.js';
 import type { ClientCapabilities, ServerCapabilities } from '../core/types/capabilities.js';
@@ -49,6 +52,8 @@ export class McpClientBase {
   protected readonly taskTracker = new TaskTracker();
   /** @internal Tools that run only as tasks (a plain callTool runs them as one). */
   protected readonly taskSupport = new TaskSupportCache();
+  /** Cached 2026-07-28 list and read results (undefined: `cache: false`). */
+  protected readonly cache: CachedResults | undefined;
   private sampling: SamplingOptions | undefined;
   private elicitation: ElicitationOptions | undefined;
   private roots: RootsSource | undefined;
@@ -69,6 +74,7 @@ export class McpClientBase {
     const logger = options.connection?.logger;
     this.events = new ClientEmitter((error, event) => logger?.error(`${event} listener failed`, error));
     this.outputSchemas = new OutputSchemaCache(options.outputValidator);
+    this.cache = options.cache === false ? undefined : new CachedResults(options.cache ?? {});
     if (options.sampling) this.sampling = toSamplingOptions(options.sampling);
     if (options.elicitation) {
       this.elicitation = { ...options.elicitation };
@@ -89,7 +95,7 @@ export class McpClientBase {
       if (!this.roots) throw methodNotFound('roots/list');
       return resolveRoots(this.roots, ctx);
     });
-    bindNotifications(this.lowLevel, this.events, this.outputSchemas);
+    bindNotifications(this.lowLevel, this.events, this.outputSchemas, this.cache);
     this.lowLevel.setNotificationHandler('notifications/tasks/status', (params) =>
       this.taskTracker.notify(params),
     );
@@ -97,6 +103,7 @@ export class McpClientBase {
     this.lowLevel.onsessionreset = (reset) => {
       // A new session may come with other tools: never validate against the old schemas.
       this.outputSchemas.clear();
+      this.cache?.sessionReplaced();
       this.events.emit('sessionReset', reset);
     };
   }
@@ -168,9 +175,27 @@ export class McpClientBase {
     this.outputSchemas.clear();
     this.toolHeaders.clear();
     this.taskSupport.clear();
+    // A new connection is a new authorization context until told otherwise (`cache.partition`).
+    this.cache?.sessionReplaced();
+    this.cache?.connected(transport);
     await this.lowLevel.connect(transport, options);
     this.taskTracker.attach(this.lowLevel.connection);
     this.lowLevel.connection.onClose(() => this.events.emit('close', undefined));
+  }
+
+  /**
+   * Send a request whose result may be cached (lists, `resources/read`): served from the cache
+   * when the server's 2026-07-28 hints allow it and the call's `cache` mode agrees.
+   */
+  protected cached(
+    method: string,
+    params: JsonObject,
+    options: CallOptions | undefined,
+  ): Promise<JsonObject> {
+    const cache = this.cache;
+    if (cache === undefined || this.lowLevel.era !== 'modern')
+      return this.lowLevel.request(method, params, options);
+    return cache.request((m, p, o) => this.lowLevel.request(m, p, o), method, params, options);
   }
 
   /** Close the connection (idempotent); settles after teardown. */

@@ -8,6 +8,7 @@ import type { RequestOptions } from '../core/engine/outbound.js';
 import type { ProtocolVersion } from '../core/protocol-version.js';
 import type { Implementation } from '../core/types/common.js';
 import type { ClientCapabilities } from '../core/types/capabilities.js';
+import type { ClientCacheOptions } from './cache/cached-results.js';
 import type { ClientOptions } from './client-options.js';
 import type { ElicitationOptions } from './elicitation.js';
 import type { JsonSchemaValidator } from './json-schema-validator.js';
@@ -56,6 +57,12 @@ export interface McpClientOptions {
   validateToolOutput?: boolean;
   /** The JSON Schema engine for that check. Default: `defaultJsonSchemaValidator`. */
   outputValidator?: JsonSchemaValidator;
+  /**
+   * 2026-07-28 caching hints (`ttlMs`, `cacheScope`) of lists and `resources/read`: honoured by
+   * default with a store of this client's own; `false` turns caching off; see
+   * {@link ClientCacheOptions} to share a store or name the caller. Legacy era: nothing cached.
+   */
+  cache?: false | ClientCacheOptions;
 }
 
 /**

@@ -148,6 +148,7 @@ export class McpClient extends McpClientBase {
       validateOutput: this.options.validateToolOutput,
       tracker: this.taskTracker,
       taskSupport: this.taskSupport,
+      cached: (method, params, options) => this.cached(method, params, options),
       refresh: ({ signal, timeoutMs }) =>
         collect(this.tools(pageOptions({ signal, timeoutMs }))).then(() => undefined),
     };
@@ -278,11 +279,7 @@ export class McpClient extends McpClientBase {
   }
 
   async readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
-    return requireArray(
-      await this.lowLevel.request('resources/read', { uri }, options),
-      'contents',
-      'resources/read',
-    );
+    return requireArray(await this.cached('resources/read', { uri }, options), 'contents', 'resources/read');
   }
 
   /**
@@ -370,6 +367,6 @@ export class McpClient extends McpClientBase {
     params: PaginatedParams,
     options: CallOptions | undefined,
   ): Promise<Page> {
-    return requireArray<Page>(await this.lowLevel.request(method, params, options), key, method);
+    return requireArray<Page>(await this.cached(method, params, options), key, method);
   }
 }

@@ -26,6 +26,8 @@ import { assertOutputSchema, parseToolOutput } from './tool-output.js';
 export interface ToolCallHost extends TaskHost {
   /** The client's `validateToolOutput` (a call's `validateOutput` wins). */
   readonly validateOutput: boolean | undefined;
+  /** A request whose result may come from the client's result cache (`tools/list`). */
+  cached(method: string, params: JsonObject, options: CallOptions | undefined): Promise<JsonObject>;
   /** Walk every page of `tools/list` (refreshes the caches). */
   refresh(options: CallOptions): Promise<void>;
 }
@@ -42,7 +44,7 @@ export async function listToolsPage(
   options: CallOptions | undefined,
 ): Promise<ListToolsResult> {
   const result = requireArray<ListToolsResult>(
-    await host.lowLevel.request('tools/list', params, options),
+    await host.cached('tools/list', params, options),
     'tools',
     'tools/list',
   );
