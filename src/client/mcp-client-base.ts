@@ -53,7 +53,7 @@ export class McpClientBase {
   /** @internal Tools that run only as tasks (a plain callTool runs them as one). */
   protected readonly taskSupport = new TaskSupportCache();
   /** Cached 2026-07-28 list and read results (undefined: `cache: false`). */
-  protected readonly cache: CachedResults | undefined;
+  private readonly cache: CachedResults | undefined;
   private sampling: SamplingOptions | undefined;
   private elicitation: ElicitationOptions | undefined;
   private roots: RootsSource | undefined;
