@@ -127,7 +127,9 @@ export function useProcessGuard(): ProcessGuard {
   // is cleared when it returns.
   afterEach(async () => {
     timers.stop();
-    const leaked = skipHandles ? [] : await waitForNoLeaks(before, 2_000, timers);
+    // 3 s: the official SDK's StdioClientTransport.close() leaves a 2 s unref'd timer behind (its
+    // race against the child's exit); on a loaded machine a 2 s wait could end before it fires.
+    const leaked = skipHandles ? [] : await waitForNoLeaks(before, 3_000, timers);
     // Give a stray rejection one more turn to surface before judging.
     await new Promise((resolve) => setImmediate(resolve));
     process.off('unhandledRejection', onUnhandled);
