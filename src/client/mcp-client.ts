@@ -149,8 +149,9 @@ export class McpClient extends McpClientBase {
       tracker: this.taskTracker,
       taskSupport: this.taskSupport,
       cached: (method, params, options) => this.cached(method, params, options),
+      // The server said our tool list is stale (-32020): a cached page would be too.
       refresh: ({ signal, timeoutMs }) =>
-        collect(this.tools(pageOptions({ signal, timeoutMs }))).then(() => undefined),
+        collect(this.tools(pageOptions({ signal, timeoutMs, cache: 'refresh' }))).then(() => undefined),
     };
   }
 

@@ -3,6 +3,7 @@
  * hands out a cursor it already gave would make a naive loop spin forever; this one stops with a
  * {@link ProtocolViolationError} instead, and also stops after `maxPages`.
  */
+import type { CacheMode } from './cache/cached-results.js';
 import type { PaginatedParams, PaginatedResult } from '../core/types/common.js';
 import { ProtocolViolationError } from './errors.js';
 
@@ -16,6 +17,8 @@ export interface PaginateOptions {
   signal?: AbortSignal | undefined;
   /** Per-page request timeout. */
   timeoutMs?: number | undefined;
+  /** 2026-07-28 result cache, per page (see `CallOptions.cache`): `'refresh'` re-fetches every page. */
+  cache?: CacheMode | undefined;
 }
 
 /**
@@ -119,12 +122,14 @@ export function pageParams(cursor: string | undefined): { cursor?: string } {
  * @example
  * pageOptions({ signal, maxPages: 5 }); // { signal }
  */
-export function pageOptions({ signal, timeoutMs }: PaginateOptions): {
+export function pageOptions({ signal, timeoutMs, cache }: PaginateOptions): {
   signal?: AbortSignal;
   timeoutMs?: number;
+  cache?: CacheMode;
 } {
-  const options: { signal?: AbortSignal; timeoutMs?: number } = {};
+  const options: { signal?: AbortSignal; timeoutMs?: number; cache?: CacheMode } = {};
   if (signal !== undefined) options.signal = signal;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  if (cache !== undefined) options.cache = cache;
   return options;
 }

@@ -238,8 +238,24 @@ describe('a store shared by several clients', () => {
     expect(count(rig, 'resources/read')).toBe(3);
   });
 
+  test('the store is bounded in size too: a result over the bound is not kept, others make room', async () => {
+    const rig = newServer();
+    const store = new ResultCache({ maxSize: 400 });
+    const c = await client(rig, 'modern', { store });
+    await c.listPrompts(); // small
+    await c.readResource('note://public');
+    expect(store.size).toBe(2);
+    await c.listTools(); // larger than what is left: the oldest entries go
+    expect(store.size).toBeLessThan(3);
+    const tiny = new ResultCache({ maxSize: 10 });
+    const d = await client(rig, 'modern', { store: tiny });
+    await d.listTools();
+    expect(tiny.size).toBe(0);
+  });
+
   test('bad bounds are refused', () => {
     expect(() => new ResultCache({ maxEntries: 0 })).toThrow(RangeError);
+    expect(() => new ResultCache({ maxSize: -1 })).toThrow(RangeError);
   });
 });
 
@@ -248,6 +264,26 @@ describe('over Streamable HTTP', () => {
   afterEach(async () => {
     await serving?.close({ deadlineMs: 2_000 });
     serving = undefined;
+  });
+
+  test('a -32020 (the tool list the client holds is stale) re-lists from the server, not from the cache', async () => {
+    const rig = newServer();
+    serving = await serveHttp(rig.server, { port: 0, host: '127.0.0.1', path: '/mcp' });
+    const c = new McpClient({ name: 'stale', version: '1' }, { era: 'modern' });
+    await c.connect(new StreamableHttpClientTransport(new URL(serving.url)));
+    open.push(() => c.close());
+    await c.listTools(); // cached for 60 s, without the tool below
+    rig.server.tool(
+      'route',
+      {
+        description: 'mirrors region as Mcp-Param-Region',
+        input: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+      },
+      (args) => `routed to ${String(args.region)}`,
+    );
+    const result = await c.callTool('route', { region: 'eu-1' });
+    expect((result.content[0] as { text: string }).text).toBe('routed to eu-1');
+    expect(count(rig, 'tools/list')).toBe(2);
   });
 
   test("clients of one URL share the server's public results through one store, never private ones", async () => {

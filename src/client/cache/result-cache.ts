@@ -13,13 +13,18 @@ import type { JsonObject } from '../../core/jsonrpc.js';
 export interface ResultCacheOptions {
   /** Entries kept at most; the least recently used goes first. Default 500. */
   maxEntries?: number;
+  /**
+   * Characters of cached JSON kept at most, over all entries (a result larger than this is not
+   * cached). Default 8,000,000.
+   */
+  maxSize?: number;
   /** The clock, in milliseconds (tests). Default `Date.now`. */
   now?: () => number;
 }
 
 interface Entry {
-  /** Never handed out: every read gets its own copy. */
-  readonly value: JsonObject;
+  /** The result as JSON: every read parses its own copy (cheaper than `structuredClone`). */
+  readonly text: string;
   readonly expires: number;
   readonly server: string;
   readonly method: string;
@@ -51,15 +56,13 @@ export interface ResultKey {
 export class ResultCache {
   private readonly entries = new Map<string, Entry>();
   private readonly max: number;
+  private readonly maxSize: number;
   private readonly now: () => number;
+  private chars = 0;
 
   constructor(options: ResultCacheOptions = {}) {
-    const max = options.maxEntries ?? 500;
-    if (!Number.isSafeInteger(max) || max < 1)
-      throw new RangeError(
-        `ResultCache maxEntries must be a positive integer, got ${String(options.maxEntries)}`,
-      );
-    this.max = max;
+    this.max = positive(options.maxEntries, 500, 'maxEntries');
+    this.maxSize = positive(options.maxSize, 8_000_000, 'maxSize');
     this.now = options.now ?? Date.now;
   }
 
@@ -73,49 +76,70 @@ export class ResultCache {
     const id = idOf(key);
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
-    this.entries.delete(id);
-    if (entry.expires <= this.now()) return undefined;
+    if (entry.expires <= this.now()) {
+      this.remove(id);
+      return undefined;
+    }
     // Most recently used last: the Map's order is the eviction order.
+    this.entries.delete(id);
     this.entries.set(id, entry);
-    return structuredClone(entry.value);
+    return JSON.parse(entry.text) as JsonObject;
   }
 
-  /** @internal Keep a copy of `value` for `ttlMs`. */
+  /** @internal Keep a copy of `value` for `ttlMs` (not at all if it alone is over `maxSize`). */
   set(key: ResultKey, value: JsonObject, ttlMs: number): void {
     const id = idOf(key);
-    this.entries.delete(id);
+    this.remove(id);
+    const text = JSON.stringify(value);
+    if (text.length > this.maxSize) return;
     this.entries.set(id, {
-      value: structuredClone(value),
+      text,
       expires: this.now() + ttlMs,
       server: key.server,
       method: key.method,
       uri: key.uri,
     });
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.chars += text.length;
+    while (this.entries.size > this.max || this.chars > this.maxSize)
+      this.remove(this.entries.keys().next().value!);
   }
 
   /** @internal Drop every result of `methods` from `server` (all partitions): a list changed. */
   dropMethods(server: string, methods: readonly string[]): void {
     for (const [id, entry] of this.entries)
-      if (entry.server === server && methods.includes(entry.method)) this.entries.delete(id);
+      if (entry.server === server && methods.includes(entry.method)) this.remove(id);
   }
 
   /** @internal Drop every cached read of `uri` from `server`: the resource was updated. */
   dropUri(server: string, uri: string): void {
-    for (const [id, entry] of this.entries)
-      if (entry.server === server && entry.uri === uri) this.entries.delete(id);
+    for (const [id, entry] of this.entries) if (entry.server === server && entry.uri === uri) this.remove(id);
   }
 
   /** @internal Drop one partition's entries (a client's session was replaced). */
   dropPartition(server: string, partition: string): void {
     const prefix = `${server}\u0000${partition}\u0000`;
-    for (const id of this.entries.keys()) if (id.startsWith(prefix)) this.entries.delete(id);
+    for (const id of this.entries.keys()) if (id.startsWith(prefix)) this.remove(id);
   }
 
   /** Drop everything. */
   clear(): void {
     this.entries.clear();
+    this.chars = 0;
   }
+
+  private remove(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return;
+    this.entries.delete(id);
+    this.chars -= entry.text.length;
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen < 1)
+    throw new RangeError(`ResultCache ${name} must be a positive integer, got ${String(value)}`);
+  return chosen;
 }
 
 function idOf(key: ResultKey): string {
