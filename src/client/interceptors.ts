@@ -6,6 +6,7 @@
  * intercepted.
  */
 import type { RequestOptions } from '../core/engine/outbound.js';
+import { rejectWith } from '../core/engine/thenable.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 
 /**
@@ -119,10 +120,4 @@ export function runClientInterceptors(
     }
   };
   return dispatch(0, params, options);
-}
-
-/** A promise rejected with `error` as it was thrown (an interceptor may throw anything). */
-function rejectWith(error: unknown): Promise<never> {
-  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on unchanged
-  return Promise.reject(error);
 }

@@ -14,7 +14,7 @@ import type { RequestContext } from '../core/engine/request-context.js';
 import { ErrorCode, McpError } from '../core/error-classes.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
 import type { MessageInfo } from '../core/transport.js';
-import { isThenable } from '../core/engine/thenable.js';
+import { isThenable, rejectWith } from '../core/engine/thenable.js';
 import { isAuthInfo } from './auth/auth-info.js';
 import type { ProtocolEra, ServerSession } from './server-session.js';
 
@@ -214,10 +214,4 @@ function abortReason(ctx: RequestContext, method: string): unknown {
   return signal.aborted
     ? signal.reason
     : new McpError(ErrorCode.InternalError, `${method} ended before its handler started`);
-}
-
-/** A promise rejected with `error` as it was thrown (an interceptor may throw anything). */
-function rejectWith(error: unknown): Promise<never> {
-  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on unchanged
-  return Promise.reject(error);
 }

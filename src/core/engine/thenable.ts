@@ -21,3 +21,15 @@ export function isThenable<T = unknown>(value: T | PromiseLike<T>): value is Pro
     typeof (value as { then?: unknown }).then === 'function'
   );
 }
+
+/**
+ * A promise rejected with `error` as it was thrown: code that passes on what user code threw
+ * (interceptors may throw anything) must not wrap or replace it.
+ *
+ * @example
+ * try { return Promise.resolve(interceptor(call, next)); } catch (error) { return rejectWith(error); }
+ */
+export function rejectWith(error: unknown): Promise<never> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on unchanged
+  return Promise.reject(error);
+}
