@@ -5,6 +5,7 @@
  * a `private` one only to the client (the authorization context) that fetched it.
  */
 import type { JsonObject } from '../../core/jsonrpc.js';
+import { limitOption } from '../../core/limit-option.js';
 
 /**
  * @example
@@ -61,8 +62,8 @@ export class ResultCache {
   private chars = 0;
 
   constructor(options: ResultCacheOptions = {}) {
-    this.max = positive(options.maxEntries, 500, 'maxEntries');
-    this.maxSize = positive(options.maxSize, 8_000_000, 'maxSize');
+    this.max = limitOption('ResultCache maxEntries', options.maxEntries, 500);
+    this.maxSize = limitOption('ResultCache maxSize', options.maxSize, 8_000_000);
     this.now = options.now ?? Date.now;
   }
 
@@ -133,13 +134,6 @@ export class ResultCache {
     this.entries.delete(id);
     this.chars -= entry.text.length;
   }
-}
-
-function positive(value: number | undefined, fallback: number, name: string): number {
-  const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < 1)
-    throw new RangeError(`ResultCache ${name} must be a positive integer, got ${String(value)}`);
-  return chosen;
 }
 
 function idOf(key: ResultKey): string {

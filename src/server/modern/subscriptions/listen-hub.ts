@@ -4,6 +4,7 @@
  * (`maxSubscriptionsPerClient`), URIs per listen (`maxResourceSubscriptions`, checked when the
  * filter is read).
  */
+import { limitOption } from '../../../core/limit-option.js';
 import type { Connection } from '../../../core/engine/connection.js';
 import type { JsonObject, RequestId } from '../../../core/jsonrpc.js';
 import { DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS } from './listen-filter.js';
@@ -47,20 +48,6 @@ export interface ListenLimits {
   readonly maxPerClient: number;
   /** URIs in one listen's `resourceSubscriptions`; more is `-32602`. */
   readonly maxUris: number;
-}
-
-/**
- * Check a limit option: undefined gives `fallback`; anything but a positive integer throws.
- *
- * @example
- * limitOption('maxSubscriptions', undefined, 1024); // 1024
- */
-export function limitOption(name: string, value: number | undefined, fallback: number): number {
-  const limit = value ?? fallback;
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-  }
-  return limit;
 }
 
 /**
