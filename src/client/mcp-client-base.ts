@@ -6,6 +6,12 @@
 import { CachedResults } from './cache/cached-results.js';
 import type { ClientInterceptor } from './interceptors.js';
 import { ErrorCode, McpError } from '../core/errors.js';
+import {
+  declareExtension,
+  extensionSettings,
+  type Extension,
+  type ExtensionMap,
+} from '../core/extensions.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { CallOptions } from './call-options.js';
 import type { ProtocolVersion } from '../core/protocol-version.js';
@@ -58,6 +64,8 @@ export class McpClientBase {
   private elicitation: ElicitationOptions | undefined;
   private roots: RootsSource | undefined;
   private declared: ClientCapabilities | undefined;
+  /** Extensions added with {@link McpClientBase.extend} (declared next to the options' own). */
+  private added: ExtensionMap | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -132,6 +140,39 @@ export class McpClientBase {
 
   get serverCapabilities(): ServerCapabilities | undefined {
     return this.lowLevel.serverCapabilities;
+  }
+
+  /**
+   * The settings the server declared for extension `id` (SEP-2133), or undefined when it does not
+   * support it (or before connect).
+   *
+   * @example
+   * if (client.serverExtension('io.modelcontextprotocol/ui')) showAppsPanel();
+   */
+  serverExtension(id: string): JsonObject | undefined {
+    return extensionSettings(this.lowLevel.serverCapabilities, id);
+  }
+
+  /**
+   * Add an extension (SEP-2133): it is declared under `capabilities.extensions` with its settings
+   * (in `initialize`, or in every 2026-07-28 request's `_meta`), then its `setup` runs with this
+   * client (interceptors, event listeners). Before `connect` only: capabilities are fixed there.
+   * An identifier that is malformed or already declared throws.
+   *
+   * @example
+   * client.extend({ id: 'com.example/search', settings: { maxResults: 50 } });
+   */
+  extend(extension: Extension<this>): this {
+    if (this.isConnected)
+      throw new Error(
+        `Cannot add extension ${String(extension?.id)} after connect: capabilities are fixed at connect. Add it before connecting.`,
+      );
+    const current: ClientCapabilities = {
+      extensions: { ...this.options.capabilities?.extensions, ...this.added },
+    };
+    this.added = declareExtension(current, extension).extensions;
+    extension.setup?.(this);
+    return this;
   }
 
   get serverInfo(): Implementation | undefined {
@@ -271,7 +312,9 @@ export class McpClientBase {
 
   private deriveCapabilities(): ClientCapabilities {
     const { sampling, elicitation, roots } = this;
-    return deriveCapabilities({ sampling, elicitation, roots }, this.options.capabilities);
+    const derived = deriveCapabilities({ sampling, elicitation, roots }, this.options.capabilities);
+    if (this.added === undefined) return derived;
+    return { ...derived, extensions: { ...derived.extensions, ...this.added } };
   }
 }
 

@@ -22,6 +22,13 @@ export {
   type ErrorCodeValue,
 } from './error-classes.js';
 export { httpStatusForCode } from './errors.js';
+export {
+  extensionSettings,
+  isExtensionId,
+  withExtension,
+  type Extension,
+  type ExtensionMap,
+} from './extensions.js';
 export type {
   JsonObject,
   JsonRpcErrorObject,

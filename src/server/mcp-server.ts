@@ -6,6 +6,7 @@
 import type { AuthInfo } from '../core/auth.js';
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
+import { declareExtension, type Extension, type ExtensionMap } from '../core/extensions.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { SchemaInput } from '../core/schema/compile-schema.js';
 import type { Transport } from '../core/transport.js';
@@ -135,6 +136,9 @@ type Method = (
   caller: ViewCaller | undefined,
   request: HandlerRequest,
 ) => JsonObject | Promise<JsonObject>;
+
+/** Methods the eras answer themselves: {@link McpServer.method} cannot take them. */
+const CORE_METHODS = new Set(['initialize', 'ping', 'server/discover', 'subscriptions/listen']);
 
 /**
  * The high-level MCP server.
@@ -289,6 +293,50 @@ export class McpServer implements Connectable {
       uri: (uri) => this.resources.scopes(uri, auth),
       template: (uriTemplate) => this.resources.templateScopes(uriTemplate, auth),
     });
+  }
+
+  /**
+   * Add an extension (SEP-2133): it is declared under `capabilities.extensions` (in `initialize`
+   * and `server/discover`) with its settings, then its `setup` runs with this server to register
+   * what it brings (methods with {@link McpServer.method}, tools, resources, interceptors).
+   * Handlers ask `ctx.clientExtension(id)` whether the caller declared it. Add extensions before
+   * clients connect; an identifier that is malformed or already declared throws. See
+   * docs/extensions.md.
+   *
+   * @example
+   * server.extend({
+   *   id: 'com.example/echo',
+   *   setup: (s) => s.method('echo/say', (params) => ({ said: params.text ?? '' })),
+   * });
+   */
+  extend(extension: Extension<McpServer>): this {
+    const declared = declareExtension(this.server.capabilities, extension);
+    this.declared.extensions = declared.extensions as ExtensionMap;
+    this.syncCapabilities();
+    extension.setup?.(this);
+    return this;
+  }
+
+  /**
+   * Serve a request method of your own or of an extension, in both eras and on every transport,
+   * through the interceptors, with the context tools get (`ctx.signal`, `ctx.log`, `ctx.elicit`,
+   * `ctx.auth`, `ctx.clientExtension`). Return the result object; throw an `McpError` to answer
+   * with an error. A method MCP or another handler already serves throws.
+   *
+   * @example
+   * server.method('com.example/ping', async (params, ctx) => ({ pong: true, from: ctx.clientInfo?.name ?? '' }));
+   */
+  method(
+    name: string,
+    handler: (params: JsonObject, ctx: ToolContext) => JsonObject | Promise<JsonObject>,
+  ): this {
+    if (typeof name !== 'string' || name.length === 0 || name.startsWith('notifications/'))
+      throw new TypeError(`method: a request method name, got ${JSON.stringify(name)}`);
+    if (typeof handler !== 'function') throw new TypeError(`method ${name}: the handler must be a function`);
+    if (this.server.handlerFor(name) !== undefined || CORE_METHODS.has(name))
+      throw new Error(`method ${name} is already served`);
+    this.serveWithContext(name, (params, ctx) => handler(params, ctx));
+    return this;
   }
 
   /** The capabilities sent in `initialize` (derived from what is registered). */
@@ -505,25 +553,33 @@ export class McpServer implements Connectable {
     this.server.registerCapabilities({ ...d });
   }
 
-  private installHandlers(): void {
-    const on = (method: string, capability: keyof ServerCapabilities, run: Method): void => {
-      // Made once per method: a call allocates no closure for it (see HandlerBody).
-      const body: HandlerBody<ServerSession> = (channel, params, ctx, session, request) => {
-        const context = new ToolContext(ctx, session, this, request, channel);
-        return run(params, context, session, this.callerFor(context, session, request), request);
-      };
-      const handler = (
-        params: JsonObject,
-        ctx: RequestContext,
-        session: ServerSession,
-        request: HandlerRequest,
-      ) => {
-        if (this.server.capabilities[capability] === undefined) throw methodNotFound(method);
-        // The request's era runs the body with its back-channel (a nested request, or input rounds).
-        return request.run(ctx, params, this, session, body);
-      };
-      this.server.setRequestHandler(method, markSelfReporting(handler));
+  /**
+   * Serve `method` with `run` in a handler context: the request's era runs it with its
+   * back-channel (a nested request, or input rounds). `capability`: answer -32601 while the
+   * server does not declare it.
+   */
+  private serveWithContext(method: string, run: Method, capability?: keyof ServerCapabilities): void {
+    // Made once per method: a call allocates no closure for it (see HandlerBody).
+    const body: HandlerBody<ServerSession> = (channel, params, ctx, session, request) => {
+      const context = new ToolContext(ctx, session, this, request, channel);
+      return run(params, context, session, this.callerFor(context, session, request), request);
     };
+    const handler = (
+      params: JsonObject,
+      ctx: RequestContext,
+      session: ServerSession,
+      request: HandlerRequest,
+    ) => {
+      if (capability !== undefined && this.server.capabilities[capability] === undefined)
+        throw methodNotFound(method);
+      return request.run(ctx, params, this, session, body);
+    };
+    this.server.setRequestHandler(method, markSelfReporting(handler));
+  }
+
+  private installHandlers(): void {
+    const on = (method: string, capability: keyof ServerCapabilities, run: Method): void =>
+      this.serveWithContext(method, run, capability);
     on('tools/list', 'tools', (params, _ctx, _session, caller) =>
       this.tools.list(params, this.pageSize, caller),
     );

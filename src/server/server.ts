@@ -6,6 +6,7 @@
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
 import type { AuthInfo } from '../core/auth.js';
+import { declareExtension, type Extension } from '../core/extensions.js';
 import type { JsonObject } from '../core/jsonrpc.js';
 import type { MessageInfo, Transport } from '../core/transport.js';
 import type { Implementation } from '../core/types/common.js';
@@ -176,6 +177,21 @@ export class Server implements Connectable {
   /** Merge capabilities (before clients connect). */
   registerCapabilities(capabilities: JsonObject): void {
     this.capabilities = { ...this.capabilities, ...capabilities };
+  }
+
+  /**
+   * Add an extension (SEP-2133): its identifier and settings are declared under
+   * `capabilities.extensions` (in `initialize` and `server/discover`), then its `setup` runs with
+   * this server (custom methods, interceptors). Add extensions before clients connect; an
+   * identifier that is malformed or already declared throws.
+   *
+   * @example
+   * server.extend({ id: 'com.example/echo', setup: (s) => s.setRequestHandler('echo/say', (params) => params) });
+   */
+  extend(extension: Extension<Server>): this {
+    this.capabilities = declareExtension(this.capabilities, extension);
+    extension.setup?.(this);
+    return this;
   }
 
   setRequestHandler(method: string, handler: ServerRequestHandler): void {

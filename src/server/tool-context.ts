@@ -17,6 +17,7 @@
  */
 import type { AuthInfo } from '../core/auth.js';
 import { ContextClosedError, McpError, MissingClientCapabilityError } from '../core/errors.js';
+import { extensionSettings } from '../core/extensions.js';
 import type { JsonObject, RequestId } from '../core/jsonrpc.js';
 import type { MessageInfo } from '../core/transport.js';
 import type { ClientCapabilities } from '../core/types/capabilities.js';
@@ -141,6 +142,18 @@ export class ToolContext {
   /** What the client declared: at `initialize` (legacy), or in this request's `_meta` (2026-07-28). */
   get clientCapabilities(): ClientCapabilities {
     return this.handlerRequest.clientCapabilities;
+  }
+
+  /**
+   * The settings the client declared for extension `id` (SEP-2133) for this request: at
+   * `initialize` (legacy) or in this request's `_meta` (2026-07-28); undefined when it did not
+   * declare it, so an extension falls back to core behaviour for that client.
+   *
+   * @example
+   * if (ctx.clientExtension('io.modelcontextprotocol/ui') === undefined) return 'Plain-text summary';
+   */
+  clientExtension(id: string): JsonObject | undefined {
+    return extensionSettings(this.handlerRequest.clientCapabilities, id);
   }
 
   get clientInfo(): Implementation | undefined {

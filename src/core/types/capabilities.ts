@@ -1,6 +1,7 @@
 /**
  * Capabilities exchanged in `initialize` (2025-11-25).
  */
+import type { ExtensionMap } from '../extensions.js';
 
 /**
  * @example
@@ -17,6 +18,8 @@ export type ClientCapabilities = {
     cancel?: object;
     requests?: { sampling?: { createMessage?: object }; elicitation?: { create?: object } };
   };
+  /** SEP-2133: the extensions the client supports, with their settings (see `withExtension`). */
+  extensions?: ExtensionMap;
   [key: string]: unknown;
 };
 
@@ -32,5 +35,7 @@ export type ServerCapabilities = {
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
   tasks?: { list?: object; cancel?: object; requests?: { tools?: { call?: object } } };
+  /** SEP-2133: the extensions the server supports, with their settings. */
+  extensions?: ExtensionMap;
   [key: string]: unknown;
 };

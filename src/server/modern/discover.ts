@@ -2,7 +2,8 @@
  * `server/discover`: the versions a client may send per request, the capabilities as they hold in
  * the modern era, the server's identity (in the result's `_meta`) and its instructions.
  */
-import { isJsonObject, type JsonObject } from '../../core/jsonrpc.js';
+import { withExtension } from '../../core/extensions.js';
+import type { JsonObject } from '../../core/jsonrpc.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../../core/types/modern.js';
 import type { SessionServer } from '../server-session.js';
 import { TASKS_EXTENSION } from './tasks-wire.js';
@@ -22,14 +23,8 @@ export function discover(
   const capabilities: JsonObject = { ...server.capabilities };
   // The tasks extension replaces the 2025-11-25 `tasks` capability, which must not appear here.
   delete capabilities.tasks;
-  if (server.tasksOffered === true) {
-    const extensions = capabilities.extensions;
-    capabilities.extensions = {
-      ...(isJsonObject(extensions) ? extensions : {}),
-      [TASKS_EXTENSION]: {},
-    };
-  }
-  const result: JsonObject = { supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities };
+  const declared = server.tasksOffered === true ? withExtension(capabilities, TASKS_EXTENSION) : capabilities;
+  const result: JsonObject = { supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities: declared };
   if (server.instructions !== undefined) result.instructions = server.instructions;
   return result;
 }
