@@ -29,7 +29,11 @@ async function installTools(ctx) {
   // The 0.1.16 package is also where the baseline's YAML parser comes from.
   tools.suite = await tool(TOOLS.suite);
   // One 0.2.0-alpha.12 install serves the next lane and both report-only 2026-07-28 lanes.
-  if (lanes.some((lane) => lane === 'next' || lane === 'tasks' || lane.startsWith('modern-')))
+  if (
+    lanes.some(
+      (lane) => ['next', 'tasks', 'ext-server', 'ext-client'].includes(lane) || lane.startsWith('modern-'),
+    )
+  )
     tools.nextSuite = await tool(TOOLS.nextSuite);
   if (lanes.includes('smoke')) tools.inspector = await tool(TOOLS.inspector);
   return tools;
@@ -59,7 +63,7 @@ function checkFixtures(ctx, lane) {
       );
     }
   };
-  const clientLane = lane === 'client' || lane === 'modern-client';
+  const clientLane = lane === 'client' || lane === 'modern-client' || lane === 'ext-client';
   if (!clientLane) needScript(ctx.options.serverCommand, 'fixture:http');
   if (clientLane) needScript(ctx.options.clientCommand, 'fixture:client');
   if (lane === 'smoke') {
@@ -102,10 +106,34 @@ const LANE_RUNNERS = {
     runServerLane(ctx, {
       name: 'tasks',
       suite: ctx.tools.nextSuite,
-      each: { prefix: 'tasks-', args: ['--force'] },
+      each: { label: 'tasks-*', match: (name) => name.startsWith('tasks-'), args: ['--force'] },
       repeat: ctx.options.repeat,
       // Its only check is SKIPPED ("pending subscriptions/listen rewrite"): listed so a pass shows as STALE.
       expected: new Set(['tasks-status-notifications']),
+    }),
+  // Issue 27: every other extension scenario (skills, SEP-2640) against the HTTP fixture, one by
+  // one with --force; judged strictly: a SKIPPED check fails the lane (it verified nothing).
+  'ext-server': (ctx) =>
+    runServerLane(ctx, {
+      name: 'ext-server',
+      suite: ctx.tools.nextSuite,
+      each: {
+        label: '[extension] but tasks-*',
+        extensions: true,
+        match: (name) => !name.startsWith('tasks-'),
+        args: ['--force'],
+      },
+      repeat: ctx.options.repeat,
+      noSkips: true,
+    }),
+  // Issue 27: the extension scenarios against the fixture client (authorization extensions, skills),
+  // one suite run per scenario, strict as ext-server.
+  'ext-client': (ctx) =>
+    runClientLane(ctx, {
+      name: 'ext-client',
+      suite: ctx.tools.nextSuite,
+      each: { extensions: true, match: (name) => !name.startsWith('tasks-'), args: ['--force'] },
+      noSkips: true,
     }),
   // Report-only (see lib/report-only.mjs) until Keel's client passes it. Run once, no --repeat.
   'modern-client': (ctx) =>

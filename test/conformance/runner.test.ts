@@ -56,7 +56,8 @@ describe('result folders and checks.json', () => {
       check('d', 'INFO'),
       check('e', 'SKIPPED'),
     ]);
-    expect(summary).toMatchObject({ success: 1, failure: 1, warning: 1 });
+    expect(summary).toMatchObject({ success: 1, failure: 1, warning: 1, skipped: 1 });
+    expect(summary.skips.map((skip) => skip.id)).toEqual(['e']);
     expect(summary.failures).toEqual([
       { id: 'b', errorMessage: 'boom', description: undefined, details: undefined },
     ]);
@@ -101,6 +102,21 @@ describe('judging a run', () => {
     });
     expect(verdict.ok).toBe(true);
     expect(verdict.totals).toEqual({ success: 1, failure: 0, warning: 0 });
+  });
+
+  it('issue 27: with noSkips a SKIPPED check fails its scenario (an extension lane must verify everything)', () => {
+    const skipping = resultMap(summary('skills', [check('a', 'SUCCESS'), check('b', 'SKIPPED')]));
+    const strict = results.judge({ ...base, results: skipping, scenarios: ['skills'], noSkips: true });
+    expect(strict.ok).toBe(false);
+    expect(strict.rows[0]?.status).toBe('SKIP');
+    expect(strict.problems).toEqual(['skills: 1 checks skipped (b)']);
+    expect(results.judge({ ...base, results: skipping, scenarios: ['skills'] }).ok).toBe(true);
+  });
+
+  it('issue 27: lists only the scenarios `conformance list` tags [extension]', () => {
+    const text =
+      '  - ping [2025-06-18]\n  - sep-2640-skills-directory [extension]\n  - auth/dpop [extension]\n';
+    expect(results.parseExtensionScenarios(text)).toEqual(['sep-2640-skills-directory', 'auth/dpop']);
   });
 
   it('fails on a FAILURE and names the scenario', () => {
@@ -192,7 +208,17 @@ describe('judging a run', () => {
 
 describe('command line', () => {
   it('defaults to every judged lane, and accepts repeated or comma-separated lanes', () => {
-    const judged = ['server', 'client', 'next', 'modern-server', 'modern-client', 'tasks', 'smoke'];
+    const judged = [
+      'server',
+      'client',
+      'next',
+      'modern-server',
+      'modern-client',
+      'tasks',
+      'ext-server',
+      'ext-client',
+      'smoke',
+    ];
     expect(options.parseOptions([]).lanes).toEqual(judged);
     expect(options.parseOptions(['--lane', 'all']).lanes).toEqual(judged);
     expect(options.parseOptions(['--lane', 'smoke,server']).lanes).toEqual(['server', 'smoke']);

@@ -80,6 +80,8 @@ export async function runClientLane(
     reportOnly = false,
     baselineFile = ctx.options.expectedFailures,
     expected = ctx.baseline.client,
+    each,
+    noSkips = false,
   } = {},
 ) {
   const { options } = ctx;
@@ -100,34 +102,47 @@ export async function runClientLane(
     ctx.print(`[${name}] NOTE: network isolation disabled (--no-netns)`);
   }
   const suiteFlags = specVersion ? ['--spec-version', specVersion] : [];
-  const scenarios = options.scenario
+  const listed = options.scenario
     ? [options.scenario]
-    : await listScenarios(ctx, suite, 'client', specVersion);
+    : await listScenarios(ctx, suite, 'client', specVersion, { extensions: each?.extensions });
+  // `each`: one suite run per selected scenario (extension scenarios run only when named).
+  const scenarios = each && !options.scenario ? listed.filter(each.match) : listed;
   const args = ['client', '--command', options.clientCommand];
-  if (options.scenario) args.push('--scenario', options.scenario, ...suiteFlags);
-  else {
+  if (options.scenario) args.push('--scenario', options.scenario, ...suiteFlags, ...(each?.args ?? []));
+  else if (!each) {
     args.push('--suite', 'all', ...suiteFlags);
     // The suite enforces the baseline too (stale entries fail); only suite runs accept the flag. A
     // report-only lane has none, so the suite reports every scenario.
     if (!reportOnly && existsSync(baselineFile)) args.push('--expected-failures', baselineFile);
   }
+  const runs =
+    each && !options.scenario
+      ? scenarios.map((scenario) => [...args, '--scenario', scenario, ...suiteFlags, ...each.args])
+      : [args];
   const tag = `${ctx.stamp}-${name}`;
   const outputDir = join(ctx.resultsDir, tag);
-  const result = await runSuite(ctx, suite, args, {
-    outputDir,
-    logFile: join(ctx.logDir, `${tag}-suite.log`),
-    netnsFlags,
-  });
+  let result;
+  for (const [index, runArgs] of runs.entries()) {
+    const part = runs.length > 1 ? `-${index + 1}` : '';
+    const one = await runSuite(ctx, suite, runArgs, {
+      outputDir,
+      logFile: join(ctx.logDir, `${tag}${part}-suite.log`),
+      netnsFlags,
+    });
+    // The first failing exit is the run's (a later success must not hide it).
+    if (result === undefined || (result.exit === 0 && one.exit !== 0)) result = one;
+  }
   const results = readResults(outputDir);
-  const notes = options.scenario
-    ? []
-    : await rerunTimingAlone(ctx, results, {
-        name,
-        suite,
-        suiteFlags,
-        command: options.clientCommand,
-        netnsFlags,
-      });
+  const notes =
+    options.scenario || each
+      ? []
+      : await rerunTimingAlone(ctx, results, {
+          name,
+          suite,
+          suiteFlags,
+          command: options.clientCommand,
+          netnsFlags,
+        });
   const verdict = judge({
     results,
     scenarios,
@@ -136,9 +151,14 @@ export async function runClientLane(
     allowWarnings: options.allowWarnings,
     // The suite's exit 1 came from the timing check that the isolated re-run has since cleared.
     suiteExit: notes.some((note) => note.cleared) && result.exit === 1 ? 0 : result.exit,
+    noSkips,
   });
   const selection = [
-    ...(options.scenario ? ['--scenario', options.scenario] : ['--suite', 'all']),
+    ...(options.scenario
+      ? ['--scenario', options.scenario]
+      : each
+        ? [`--scenario <each of ${scenarios.length}>`, ...each.args]
+        : ['--suite', 'all']),
     ...suiteFlags,
   ].join(' ');
   const title = `${name}: conformance ${suite.version} client ${selection}, command: ${options.clientCommand}`;
@@ -164,13 +184,14 @@ export async function runClientLane(
       summaries: [`${name}: ${formatReportOnly(counts)} [${Math.round(durationMs / 1000)} s]`],
     };
   }
-  const { success, failure, warning } = verdict.judgedTotals;
+  const { success, failure, warning, skipped } = verdict.judgedTotals;
+  const skips = noSkips ? `, ${skipped} skipped` : '';
   const excused = verdict.expectedScenarios;
   const rerun = notes.filter((note) => note.cleared).map((note) => note.scenario);
   return {
     ok: verdict.ok,
     summaries: [
-      `${name}: ${success} passed, ${failure} failed, ${warning} warnings (+${excused} expected-failure scenarios)` +
+      `${name}: ${success} passed, ${failure} failed, ${warning} warnings${skips} (+${excused} expected-failure scenarios)` +
         (rerun.length > 0 ? ` [timing re-run alone: ${rerun.join(', ')}]` : '') +
         ` → ${verdict.ok ? 'PASS' : 'FAIL'}`,
     ],

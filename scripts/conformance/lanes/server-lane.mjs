@@ -20,7 +20,17 @@ const LOG_TAIL_LINES = 60;
  */
 export async function runServerLane(
   ctx,
-  { name, suite, suiteArgs, specVersion, each, repeat = 1, expected = new Set(), reportOnly = false },
+  {
+    name,
+    suite,
+    suiteArgs,
+    specVersion,
+    each,
+    repeat = 1,
+    expected = new Set(),
+    reportOnly = false,
+    noSkips = false,
+  },
 ) {
   const { options } = ctx;
   const started = Date.now();
@@ -37,22 +47,21 @@ export async function runServerLane(
   const summaries = [];
   let ok = true;
   try {
-    // `each`: one suite run per scenario whose name starts with `each.prefix` (scenarios the
-    // suite only runs when named, e.g. extension scenarios outside the spec timeline).
-    const listed = options.scenario ? undefined : await listScenarios(ctx, suite, 'server', specVersion);
-    const scenarios = options.scenario
-      ? [options.scenario]
-      : each
-        ? listed.filter((scenario) => scenario.startsWith(each.prefix))
-        : listed;
-    if (scenarios.length === 0) throw new Error(`no scenario selected (prefix ${each?.prefix})`);
+    // `each`: one suite run per scenario `each.match` selects (scenarios the suite only runs when
+    // named, e.g. extension scenarios outside the spec timeline; `each.extensions`: from those
+    // `conformance list` tags [extension]).
+    const listed = options.scenario
+      ? undefined
+      : await listScenarios(ctx, suite, 'server', specVersion, { extensions: each?.extensions });
+    const scenarios = options.scenario ? [options.scenario] : each ? listed.filter(each.match) : listed;
+    if (scenarios.length === 0) throw new Error(`no scenario selected (${each?.label})`);
     const selections = options.scenario
       ? [['--scenario', options.scenario, ...(each?.args ?? [])]]
       : each
         ? scenarios.map((scenario) => ['--scenario', scenario, ...each.args])
         : [suiteArgs];
     const selection =
-      each && !options.scenario ? [`${each.prefix}* (${scenarios.length})`, ...each.args] : selections[0];
+      each && !options.scenario ? [`${each.label} (${scenarios.length})`, ...each.args] : selections[0];
     for (let run = 1; run <= repeat; run += 1) {
       const label = repeat > 1 ? `${name} run ${run}/${repeat}` : name;
       const tag = `${ctx.stamp}-${name}-run${run}`;
@@ -77,6 +86,7 @@ export async function runServerLane(
         expected,
         allowWarnings: options.allowWarnings,
         suiteExit: result.exit,
+        noSkips,
       });
       const title = `${label}: conformance ${suite.version} server ${selection.join(' ')}`;
       if (reportOnly) {
@@ -96,9 +106,10 @@ export async function runServerLane(
       }
       ctx.print(formatVerdict(title, verdict));
       ctx.print(`results: ${outputDir}\nsuite log: ${result.logFile}`);
-      const { success, failure, warning } = verdict.judgedTotals;
+      const { success, failure, warning, skipped } = verdict.judgedTotals;
+      const skips = noSkips ? `, ${skipped} skipped` : '';
       summaries.push(
-        `${label}: ${success} passed, ${failure} failed, ${warning} warnings → ${verdict.ok ? 'PASS' : 'FAIL'}`,
+        `${label}: ${success} passed, ${failure} failed, ${warning} warnings${skips} → ${verdict.ok ? 'PASS' : 'FAIL'}`,
       );
       ok = ok && verdict.ok;
     }

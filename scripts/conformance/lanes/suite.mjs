@@ -1,7 +1,7 @@
 // Running the conformance suite itself (under Node 22) and listing its scenarios.
 import { join } from 'node:path';
 import { runToCompletion } from '../lib/children.mjs';
-import { parseScenarioList } from '../lib/results.mjs';
+import { parseExtensionScenarios, parseScenarioList } from '../lib/results.mjs';
 import { wrapInNamespace } from '../lib/netns.mjs';
 
 const SUITE_TIMEOUT_MS = 10 * 60_000;
@@ -12,8 +12,9 @@ const SUITE_TIMEOUT_MS = 10 * 60_000;
  *
  * @example
  * const names = await listScenarios(ctx, ctx.tools.suite, 'server');
+ * const extensionOnly = await listScenarios(ctx, ctx.tools.nextSuite, 'client', undefined, { extensions: true });
  */
-export async function listScenarios(ctx, suite, mode, specVersion) {
+export async function listScenarios(ctx, suite, mode, specVersion, { extensions = false } = {}) {
   const args = [suite.bin, 'list', `--${mode}`, ...(specVersion ? ['--spec-version', specVersion] : [])];
   const result = await runToCompletion(ctx.tools.node22, args, {
     cwd: ctx.root,
@@ -22,7 +23,7 @@ export async function listScenarios(ctx, suite, mode, specVersion) {
     logFile: join(ctx.logDir, `${ctx.stamp}-list-${mode}-${suite.version}.log`),
   });
   if (result.code !== 0) throw new Error(`conformance list failed (exit ${result.code}):\n${result.tail}`);
-  return parseScenarioList(result.stdout);
+  return extensions ? parseExtensionScenarios(result.stdout) : parseScenarioList(result.stdout);
 }
 
 /**

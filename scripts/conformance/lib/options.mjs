@@ -1,7 +1,17 @@
 // Command-line options of the conformance runner.
 import { parseArgs } from 'node:util';
 
-export const LANES = ['server', 'client', 'next', 'modern-server', 'modern-client', 'tasks', 'smoke'];
+export const LANES = [
+  'server',
+  'client',
+  'next',
+  'modern-server',
+  'modern-client',
+  'tasks',
+  'ext-server',
+  'ext-client',
+  'smoke',
+];
 
 /**
  * Lanes whose suite Keel does not pass yet: they print and record their counts but never fail the
@@ -11,7 +21,16 @@ export const LANES = ['server', 'client', 'next', 'modern-server', 'modern-clien
 export const REPORT_ONLY_LANES = [];
 
 /** Lanes that run a suite against a server (the rest run it against a client, or are smoke tests). */
-const SCENARIO_LANES = ['server', 'client', 'next', 'modern-server', 'modern-client', 'tasks'];
+const SCENARIO_LANES = [
+  'server',
+  'client',
+  'next',
+  'modern-server',
+  'modern-client',
+  'tasks',
+  'ext-server',
+  'ext-client',
+];
 
 export const USAGE = `Usage: npm run conformance -- [options]
        node scripts/conformance/run.mjs [options]
@@ -29,12 +48,18 @@ Lanes (--lane, repeatable or comma-separated; default: all):
            with the 2026-07-28 expected-failures list
   tasks    0.2.0-alpha.12 "server --scenario <tasks-*> --force" for each tasks-extension scenario
            (SEP-2663, 2026-07-28) against the HTTP fixture
+  ext-server
+           0.2.0-alpha.12 "server --scenario <name> --force" for each other [extension] scenario
+           (skills, SEP-2640) against the HTTP fixture; a SKIPPED check fails it
+  ext-client
+           0.2.0-alpha.12 "client --scenario <name> --force" for each [extension] client scenario
+           but tasks-* (authorization extensions, skills) against the fixture client; SKIPPED fails
   smoke    official SDK client + inspector-cli call test_simple_text over stdio and HTTP
-  all      the seven above, in that order
+  all      the nine above, in that order
 
 Options:
   --lane <lane>               see above
-  --repeat <n>                run the server, modern-server and tasks lanes n times in a row, each against
+  --repeat <n>                run the server, modern-server, tasks and ext-server lanes n times in a row, each against
                               one server process (default 1)
   --scenario <name>           run one scenario in one server/client/next/modern-* lane (for details)
   --allow-warnings            do not fail a scenario for WARNING checks (default: warnings fail)

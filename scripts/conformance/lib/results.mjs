@@ -35,7 +35,16 @@ function findCheckFiles(dir) {
  * summarizeChecks('ping', [{ id: 'ping', status: 'SUCCESS' }]); // { name: 'ping', success: 1, failure: 0, ... }
  */
 export function summarizeChecks(name, checks) {
-  const summary = { name, success: 0, failure: 0, warning: 0, failures: [], warnings: [] };
+  const summary = {
+    name,
+    success: 0,
+    failure: 0,
+    warning: 0,
+    skipped: 0,
+    failures: [],
+    warnings: [],
+    skips: [],
+  };
   for (const check of Array.isArray(checks) ? checks : []) {
     const brief = {
       id: check.id,
@@ -50,6 +59,9 @@ export function summarizeChecks(name, checks) {
     } else if (check.status === 'WARNING') {
       summary.warning += 1;
       summary.warnings.push(brief);
+    } else if (check.status === 'SKIPPED') {
+      summary.skipped += 1;
+      summary.skips.push(brief);
     }
   }
   return summary;
@@ -90,6 +102,17 @@ export function parseScenarioList(text) {
 }
 
 /**
+ * The scenarios `conformance list` tags `[extension]` (outside the spec timeline: the suite runs
+ * them only when named, with `--force`).
+ *
+ * @example
+ * parseExtensionScenarios('  - ping [2025-06-18]\n  - sep-2640-skills-directory [extension]\n'); // ['sep-2640-skills-directory']
+ */
+export function parseExtensionScenarios(text) {
+  return [...text.matchAll(/^\s+- (\S+) \[extension\]/gm)].map((match) => match[1]);
+}
+
+/**
  * Judges a run. A scenario fails on any FAILURE, on any WARNING unless `allowWarnings`, when it
  * emitted no SUCCESS check, or when it wrote no results. A scenario in `expected` must fail (else it
  * is a stale entry, as in the suite's own baseline mode). `suiteExit` is the suite's exit code:
@@ -100,7 +123,7 @@ export function parseScenarioList(text) {
  * const verdict = judge({ results, scenarios: ['ping'], expected: new Set(), allowWarnings: false, suiteExit: 0 });
  * verdict.ok; // true when every scenario passed
  */
-export function judge({ results, scenarios, expected, allowWarnings, suiteExit }) {
+export function judge({ results, scenarios, expected, allowWarnings, suiteExit, noSkips = false }) {
   const names = [...new Set([...scenarios, ...results.keys()])];
   const rows = [];
   const problems = [];
@@ -117,8 +140,10 @@ export function judge({ results, scenarios, expected, allowWarnings, suiteExit }
     // tier-check's rule: a scenario with no SUCCESS did not pass, although the suite prints ✓ for it
     // (a client that crashes before its first request leaves an empty checks.json, for instance).
     if (result.success === 0) status = 'EMPTY';
+    // `noSkips`: a skipped check verified nothing (extension lanes: every check must run).
+    if (noSkips && result.skipped > 0) status = 'SKIP';
     if (result.failure > 0) status = 'FAIL';
-    const failing = status === 'FAIL' || status === 'WARN' || status === 'EMPTY';
+    const failing = status === 'FAIL' || status === 'WARN' || status === 'EMPTY' || status === 'SKIP';
     if (listed) status = failing ? 'expected' : 'STALE';
     if (status === 'FAIL' || status === 'WARN') {
       problems.push(`${name}: ${result.failure} failed, ${result.warning} warnings`);
@@ -126,6 +151,11 @@ export function judge({ results, scenarios, expected, allowWarnings, suiteExit }
     if (status === 'EMPTY') {
       problems.push(
         `${name}: no SUCCESS check at all (skipped, or the program under test crashed: read its log)`,
+      );
+    }
+    if (status === 'SKIP') {
+      problems.push(
+        `${name}: ${result.skipped} checks skipped (${result.skips.map((check) => check.id).join(', ')})`,
       );
     }
     if (status === 'STALE') {
@@ -143,8 +173,9 @@ export function judge({ results, scenarios, expected, allowWarnings, suiteExit }
         success: total.success + row.success,
         failure: total.failure + row.failure,
         warning: total.warning + row.warning,
+        skipped: total.skipped + (row.skipped ?? 0),
       }),
-      { success: 0, failure: 0, warning: 0 },
+      { success: 0, failure: 0, warning: 0, skipped: 0 },
     );
   const expectedRows = rows.filter((row) => row.status === 'expected');
   return {
