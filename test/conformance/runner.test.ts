@@ -101,7 +101,7 @@ describe('judging a run', () => {
       scenarios: ['ping'],
     });
     expect(verdict.ok).toBe(true);
-    expect(verdict.totals).toEqual({ success: 1, failure: 0, warning: 0 });
+    expect(verdict.totals).toEqual({ success: 1, failure: 0, warning: 0, skipped: 0 });
   });
 
   it('issue 27: with noSkips a SKIPPED check fails its scenario (an extension lane must verify everything)', () => {
@@ -176,7 +176,7 @@ describe('judging a run', () => {
     expect(verdict.problems).toHaveLength(1);
     expect(verdict.problems[0]).toContain('auth/b');
     expect(verdict.expectedScenarios).toBe(2);
-    expect(verdict.judgedTotals).toEqual({ success: 1, failure: 0, warning: 0 });
+    expect(verdict.judgedTotals).toEqual({ success: 1, failure: 0, warning: 0, skipped: 0 });
   });
 
   it('fails when the suite exits non-zero although every result passed', () => {
