@@ -3,7 +3,8 @@
  * authorization server when the server refuses, registers, runs the authorization code flow,
  * refreshes, and steps up on `insufficient_scope`.
  */
-import type { AuthChallenge, HttpAuthProvider, TokenStore } from '../../core/auth.js';
+import type { AuthChallenge, HttpAuthProvider, HttpAuthRequest, TokenStore } from '../../core/auth.js';
+import { DPoPSigner } from './dpop.js';
 import { AttemptCounter } from './attempts.js';
 import { discoverAuthorization } from './discovery.js';
 import { AuthorizationError } from './errors.js';
@@ -24,7 +25,7 @@ import { MemoryTokenStore, readJson, tokensKey } from './store.js';
 import { isExpired, type StoredTokens } from './tokens.js';
 import { FlightSlot } from './single-flight.js';
 import { secureUrl } from './urls.js';
-import { parseBearerChallenge } from './www-authenticate.js';
+import { parseBearerChallenge, parseWwwAuthenticate } from './www-authenticate.js';
 
 /**
  * OAuth 2.1 for the Streamable HTTP client transport (`auth` option). Nothing happens until the
@@ -53,6 +54,10 @@ export class OAuthClientProvider implements HttpAuthProvider {
   private readonly attempts: AttemptCounter;
   /** When each request (by signal) last had its one refresh (one per {@link ATTEMPT_WINDOW_MS}). */
   private readonly refreshed = new WeakMap<AbortSignal, number>();
+  /** With the `dpop` option: the key and the servers' nonces. */
+  private readonly dpop: DPoPSigner | undefined;
+  /** The DPoP nonce each request (by its signal) last sent a proof with. */
+  private readonly sentNonce = new WeakMap<AbortSignal, string | undefined>();
 
   constructor(private readonly options: OAuthClientProviderOptions) {
     const redirectUri = options.clientMetadata.redirect_uris[0];
@@ -61,14 +66,40 @@ export class OAuthClientProvider implements HttpAuthProvider {
     this.store = options.store ?? new MemoryTokenStore();
     this.now = options.now ?? Date.now;
     this.attempts = new AttemptCounter(MAX_AUTHORIZATION_ATTEMPTS, ATTEMPT_WINDOW_MS, this.now);
+    if (options.dpop) this.dpop = new DPoPSigner(options.dpop === true ? {} : options.dpop, this.store);
   }
 
   private get grants(): GrantContext {
-    return { options: this.options, store: this.store, now: this.now };
+    return { options: this.options, store: this.store, now: this.now, dpop: this.dpop };
   }
 
   /** See {@link HttpAuthProvider.authorization}: the current token, refreshed first when it expired. */
   async authorization(url: URL, signal: AbortSignal): Promise<string | undefined> {
+    const tokens = await this.current(url, signal);
+    if (!tokens) return undefined;
+    return `${isDPoP(tokens.token_type) ? 'DPoP' : 'Bearer'} ${tokens.access_token}`;
+  }
+
+  /**
+   * See {@link HttpAuthProvider.headers}: `authorization`, and for a DPoP-bound token a fresh
+   * `dpop` proof of this request (method, URL, token hash, the server's latest nonce).
+   */
+  async headers(request: HttpAuthRequest, signal: AbortSignal): Promise<Readonly<Record<string, string>>> {
+    const tokens = await this.current(request.url, signal);
+    if (!tokens) return {};
+    if (!this.dpop || !isDPoP(tokens.token_type)) return { authorization: `Bearer ${tokens.access_token}` };
+    this.sentNonce.set(signal, this.dpop.nonce(request.url));
+    const proof = await this.dpop.proof(request.url, request.method, tokens.access_token);
+    return { authorization: `DPoP ${tokens.access_token}`, dpop: proof };
+  }
+
+  /** See {@link HttpAuthProvider.answered}: keeps a new DPoP nonce. */
+  answered(url: URL, headers: Headers): void {
+    this.dpop?.remember(url, headers);
+  }
+
+  /** The tokens to send to `url` now (refreshed first when expired), or undefined. */
+  private async current(url: URL, signal: AbortSignal): Promise<StoredTokens | undefined> {
     const state = this.state(url);
     // A request sent while a flow runs would only be refused: let it wait for the new token.
     await state.flight.current?.wait(signal).catch(() => undefined);
@@ -83,13 +114,14 @@ export class OAuthClientProvider implements HttpAuthProvider {
             )
         : undefined;
     }
-    const token = tokens && !isExpired(tokens, this.now()) ? tokens.access_token : undefined;
-    this.sent.set(signal, token);
-    return token === undefined ? undefined : `Bearer ${token}`;
+    const usable = tokens && !isExpired(tokens, this.now()) ? tokens : undefined;
+    this.sent.set(signal, usable?.access_token);
+    return usable;
   }
 
   /** See {@link HttpAuthProvider.challenge}. */
   async challenge(challenge: AuthChallenge, signal: AbortSignal): Promise<boolean> {
+    if (this.dpop && this.nonceRefusal(challenge, signal)) return true;
     const state = this.state(challenge.url);
     // Join the flow in progress; a failed flow rejects here with its error, for every request.
     // An abandoned flight (all its requests aborted) is not joined: this request starts its own.
@@ -111,6 +143,22 @@ export class OAuthClientProvider implements HttpAuthProvider {
     const state = this.state(url);
     if (state.discovery) await this.store.delete(tokensKey(state.discovery.issuer, state.discovery.resource));
     state.tokens = undefined;
+  }
+
+  /**
+   * RFC 9449 §9: a 401 `DPoP error="use_dpop_nonce"` with a `DPoP-Nonce` this request's proof did
+   * not carry is answered by one retry with that nonce (a nonce the proof already carried would
+   * only be refused again).
+   */
+  private nonceRefusal(challenge: AuthChallenge, signal: AbortSignal): boolean {
+    if (challenge.status !== 401 || !challenge.wwwAuthenticate) return false;
+    const asked = parseWwwAuthenticate(challenge.wwwAuthenticate).some(
+      (c) => c.scheme === 'dpop' && c.params.error === 'use_dpop_nonce',
+    );
+    const nonce = challenge.headers?.get('dpop-nonce');
+    if (!asked || !nonce) return false;
+    this.dpop!.remember(challenge.url, challenge.headers);
+    return this.sentNonce.get(signal) !== nonce;
   }
 
   private state(url: URL): ServerState {
@@ -175,6 +223,10 @@ export class OAuthClientProvider implements HttpAuthProvider {
     await authorizeServer(this.grants, state, discovery, scopes, shared);
     return true;
   }
+}
+
+function isDPoP(tokenType: string): boolean {
+  return tokenType.toLowerCase() === 'dpop';
 }
 
 /**
