@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { serveHttp, type HttpServing } from 'keel-mcp/node';
-import { Client, MemoryTokenStore, type FetchLike } from 'keel-mcp/client';
+import { DPOP_EXTENSION_ID, McpClient, MemoryTokenStore, type FetchLike } from 'keel-mcp/client';
 import { JwtVerifier, McpServer, type ResourceServerOptions } from 'keel-mcp/server';
 import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
@@ -27,9 +27,12 @@ afterEach(async () => {
   serving = oidc = undefined;
 });
 
-function serve(as: OidcProvider, dpop: ResourceServerOptions['dpop']): Promise<HttpServing> {
+function serve(as: OidcProvider, dpop: NonNullable<ResourceServerOptions['dpop']>): Promise<HttpServing> {
   const server = new McpServer({ name: 'protected', version: '1' });
-  server.tool('read', { description: 'read', scopes: ['mcp:read'] }, () => 'read ok');
+  // Answers 'read ok' to a client that declared the DPoP extension (SEP-1932), else 'undeclared'.
+  server.tool('read', { description: 'read', scopes: ['mcp:read'] }, (_args, ctx) =>
+    ctx.clientExtension(DPOP_EXTENSION_ID) ? 'read ok' : 'undeclared',
+  );
   return serveHttp(server, {
     port: 0,
     host: '127.0.0.1',
@@ -70,14 +73,15 @@ function recording(into: Exchange[]): FetchLike & typeof fetch {
 }
 
 async function connectAndRead(url: string, auth: ReturnType<typeof provider>, mcp: Exchange[]): Promise<string> {
-  const client = new Client({ name: 'e2e', version: '1' });
+  const client = new McpClient({ name: 'e2e', version: '1' });
+  for (const extension of auth.extensions) client.extend(extension);
   await within(
     client.connect(new StreamableHttpClientTransport(url, { auth, openGetStream: false, fetch: recording(mcp) })),
     10_000,
     'connect',
   );
   try {
-    const result = await within(client.request('tools/call', { name: 'read', arguments: {} }), 10_000, 'read');
+    const result = await within(client.callTool('read', {}), 10_000, 'read');
     return (result.content as { text: string }[])[0]!.text;
   } finally {
     await client.close();

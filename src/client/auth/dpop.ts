@@ -6,6 +6,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { TokenStore } from '../../core/auth.js';
+import type { Extension } from '../../core/extensions.js';
 import { readJson } from './store.js';
 
 /**
@@ -40,14 +41,15 @@ export interface DPoPOptions {
 }
 
 /**
- * The extension to declare in a client using DPoP (`client.extend(dpopExtension())`): the
- * server learns that this client presents DPoP-bound tokens. Settings are empty.
+ * The extension to declare in a client using DPoP (`client.extend(dpopExtension())`, or every
+ * entry of the provider's `extensions`): the server learns that this client presents DPoP-bound
+ * tokens. Settings are empty.
  *
  * @example
  * const client = new McpClient({ name: 'agent', version: '1.0.0' });
  * client.extend(dpopExtension());
  */
-export function dpopExtension(): { readonly id: string; readonly settings: Record<string, never> } {
+export function dpopExtension(): Extension<unknown> {
   return { id: DPOP_EXTENSION_ID, settings: {} };
 }
 

@@ -4,7 +4,8 @@
  * refreshes, and steps up on `insufficient_scope`.
  */
 import type { AuthChallenge, HttpAuthProvider, HttpAuthRequest, TokenStore } from '../../core/auth.js';
-import { DPoPSigner } from './dpop.js';
+import type { Extension } from '../../core/extensions.js';
+import { DPoPSigner, dpopExtension } from './dpop.js';
 import { AttemptCounter } from './attempts.js';
 import { discoverAuthorization } from './discovery.js';
 import { AuthorizationError } from './errors.js';
@@ -56,6 +57,11 @@ export class OAuthClientProvider implements HttpAuthProvider {
   private readonly refreshed = new WeakMap<AbortSignal, number>();
   /** With the `dpop` option: the key and the servers' nonces. */
   private readonly dpop: DPoPSigner | undefined;
+  /**
+   * The extensions to declare in the client using this provider (`client.extend(e)` for each
+   * before connecting): DPoP's (SEP-1932) with the `dpop` option, else none.
+   */
+  readonly extensions: readonly Extension<unknown>[];
   /** The DPoP nonce each request (by its signal) last sent a proof with. */
   private readonly sentNonce = new WeakMap<AbortSignal, string | undefined>();
 
@@ -67,6 +73,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
     this.now = options.now ?? Date.now;
     this.attempts = new AttemptCounter(MAX_AUTHORIZATION_ATTEMPTS, ATTEMPT_WINDOW_MS, this.now);
     if (options.dpop) this.dpop = new DPoPSigner(options.dpop === true ? {} : options.dpop, this.store);
+    this.extensions = Object.freeze(this.dpop ? [dpopExtension()] : []);
   }
 
   private get grants(): GrantContext {
