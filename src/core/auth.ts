@@ -54,6 +54,7 @@ export interface AuthChallenge {
  * const request: HttpAuthRequest = { url: new URL('https://mcp.example.com/mcp'), method: 'POST' };
  */
 export interface HttpAuthRequest {
+  /** The MCP endpoint the request goes to. */
   readonly url: URL;
   /** Upper-case HTTP method. */
   readonly method: string;

@@ -59,24 +59,30 @@ interface Exchange {
 
 /** A fetch that records each request's headers and the answer's status and challenge. */
 function recording(into: Exchange[]): FetchLike & typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
+  return async (input: string | URL | Request, init?: RequestInit) => {
     const response = await fetch(input, init);
     into.push({
-      url: String(input),
+      url: input instanceof Request ? input.url : input.toString(),
       method: init?.method ?? 'GET',
       headers: new Headers(init?.headers),
       status: response.status,
       challenge: response.headers.get('www-authenticate'),
     });
     return response;
-  }) as FetchLike & typeof fetch;
+  };
 }
 
-async function connectAndRead(url: string, auth: ReturnType<typeof provider>, mcp: Exchange[]): Promise<string> {
+async function connectAndRead(
+  url: string,
+  auth: ReturnType<typeof provider>,
+  mcp: Exchange[],
+): Promise<string> {
   const client = new McpClient({ name: 'e2e', version: '1' });
   for (const extension of auth.extensions) client.extend(extension);
   await within(
-    client.connect(new StreamableHttpClientTransport(url, { auth, openGetStream: false, fetch: recording(mcp) })),
+    client.connect(
+      new StreamableHttpClientTransport(url, { auth, openGetStream: false, fetch: recording(mcp) }),
+    ),
     10_000,
     'connect',
   );
@@ -118,10 +124,15 @@ it('issue 27 dpop: a token bound to the client key works; without its proof, as 
 
   const noProof = await attempt({ authorization: `DPoP ${token}` });
   expect(noProof.status).toBe(401);
-  expect(noProof.challenge).toMatch(/^DPoP error="invalid_dpop_proof", error_description="The request has no DPoP proof"/);
+  expect(noProof.challenge).toMatch(
+    /^DPoP error="invalid_dpop_proof", error_description="The request has no DPoP proof"/,
+  );
 
   const thief = await proofKey();
-  const otherKey = await attempt({ authorization: `DPoP ${token}`, dpop: await proof(thief, token, serving.url) });
+  const otherKey = await attempt({
+    authorization: `DPoP ${token}`,
+    dpop: await proof(thief, token, serving.url),
+  });
   expect(otherKey.status).toBe(401);
   expect(otherKey.challenge).toMatch(/^DPoP error="invalid_dpop_proof", error_description="[^"]*another key/);
 
@@ -149,7 +160,9 @@ it('issue 27 dpop: the client completes the nonce dance at the token endpoint an
   // Every request after the refusal carries the nonce it was given, and none is refused again.
   const after = mcp.slice(mcp.indexOf(nonceRefusals[0]!) + 1);
   expect(after.length).toBeGreaterThan(1);
-  expect(after.every((e) => e.status !== 401 && typeof decodeJwt(e.headers.get('dpop')!).nonce === 'string')).toBe(true);
+  expect(
+    after.every((e) => e.status !== 401 && typeof decodeJwt(e.headers.get('dpop')!).nonce === 'string'),
+  ).toBe(true);
   expect(oidc.serverErrors).toEqual([]);
 });
 
@@ -159,7 +172,9 @@ it('issue 27 dpop: a restarted client with the same store keeps its key, so its 
   const store = new MemoryTokenStore();
   const login = oidcLogin();
   const first: Exchange[] = [];
-  expect(await connectAndRead(serving.url, provider({ redirect: login, store, dpop: true }), first)).toBe('read ok');
+  expect(await connectAndRead(serving.url, provider({ redirect: login, store, dpop: true }), first)).toBe(
+    'read ok',
+  );
   const as: Exchange[] = [];
   const second: Exchange[] = [];
   const restarted = provider({ redirect: login, store, dpop: true, fetch: recording(as) });

@@ -8,7 +8,16 @@ import type { HttpServing } from 'keel-mcp/node';
 import { DEFAULT_DPOP_ALGORITHMS, type ResourceServerOptions } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 import { initializeRequest, post } from '../http-server/support/harness.js';
-import { jwtAuth, KeyServer, mint, PRM_URL, RESOURCE, serveProtected, signingKey, type SigningKey } from '../auth-server/support.js';
+import {
+  jwtAuth,
+  KeyServer,
+  mint,
+  PRM_URL,
+  RESOURCE,
+  serveProtected,
+  signingKey,
+  type SigningKey,
+} from '../auth-server/support.js';
 import { proof, proofKey, type ProofKey } from './support.js';
 
 useProcessGuard();
@@ -55,7 +64,10 @@ const ALGS = `algs="${DEFAULT_DPOP_ALGORITHMS.join(' ')}"`;
 test('issue 27 dpop: a bound token with a proof of its key is accepted', async () => {
   const url = await start();
   const t = await token();
-  const answer = await initialize(url, { authorization: `DPoP ${t}`, dpop: await proof(client, t, RESOURCE) });
+  const answer = await initialize(url, {
+    authorization: `DPoP ${t}`,
+    dpop: await proof(client, t, RESOURCE),
+  });
   expect(answer.status).toBe(200);
 });
 
@@ -84,9 +96,14 @@ test('issue 27 dpop: an unbound Bearer token still works unless DPoP is required
 test('issue 27 dpop: the DPoP scheme with an unbound token is refused with invalid_token', async () => {
   const url = await start();
   const t = await token(null);
-  const answer = await initialize(url, { authorization: `DPoP ${t}`, dpop: await proof(client, t, RESOURCE) });
+  const answer = await initialize(url, {
+    authorization: `DPoP ${t}`,
+    dpop: await proof(client, t, RESOURCE),
+  });
   expect(answer.status).toBe(401);
-  expect(answer.challenge).toMatch(/^DPoP error="invalid_token", error_description="The token is not DPoP-bound"/);
+  expect(answer.challenge).toMatch(
+    /^DPoP error="invalid_token", error_description="The token is not DPoP-bound"/,
+  );
 });
 
 test("issue 27 dpop: a proof by another key than the token's is refused with invalid_dpop_proof", async () => {
@@ -105,23 +122,37 @@ test('issue 27 dpop: a replayed proof (same jti) is refused', async () => {
   expect((await initialize(url, { authorization: `DPoP ${t}`, dpop: once })).status).toBe(200);
   const again = await initialize(url, { authorization: `DPoP ${t}`, dpop: once });
   expect(again.status).toBe(401);
-  expect(again.challenge).toMatch(/^DPoP error="invalid_dpop_proof", error_description="[^"]*already used \(jti\)"/);
+  expect(again.challenge).toMatch(
+    /^DPoP error="invalid_dpop_proof", error_description="[^"]*already used \(jti\)"/,
+  );
 });
 
 describe('issue 27 dpop: each proof defect is refused with invalid_dpop_proof', () => {
   const hour = 3600;
   const cases: [string, (t: string) => Promise<string | undefined>, RegExp][] = [
     ['no proof', async () => undefined, /no DPoP proof/],
-    ['two proofs', async (t) => `${await proof(client, t, RESOURCE)}, ${await proof(client, t, RESOURCE)}`, /more than one/],
+    [
+      'two proofs',
+      async (t) => `${await proof(client, t, RESOURCE)}, ${await proof(client, t, RESOURCE)}`,
+      /more than one/,
+    ],
     ['not a JWT', async () => 'not-a-jwt', /not a JWT/],
     ['typ is not dpop+jwt', (t) => proof(client, t, RESOURCE, { header: { typ: 'JWT' } }), /type dpop\+jwt/],
-    ['a private key in jwk', (t) => proof(client, t, RESOURCE, { header: { jwk: { ...client.jwk, d: 'AAAA' } } }), /not a public key/],
+    [
+      'a private key in jwk',
+      (t) => proof(client, t, RESOURCE, { header: { jwk: { ...client.jwk, d: 'AAAA' } } }),
+      /not a public key/,
+    ],
     ['no jwk', (t) => proof(client, t, RESOURCE, { header: { jwk: undefined } }), /no jwk/],
     ['a bad signature', async (t) => `${(await proof(client, t, RESOURCE)).slice(0, -6)}AAAAAA`, /signature/],
     ['another method', (t) => proof(client, t, RESOURCE, { htm: 'GET' }), /method \(htm\)/],
     ['another URL', (t) => proof(client, t, 'https://elsewhere.test/mcp'), /URL \(htu\)/],
     ['an old iat', (t) => proof(client, t, RESOURCE, { iat: Math.floor(Date.now() / 1000) - hour }), /iat/],
-    ['an iat in the future', (t) => proof(client, t, RESOURCE, { iat: Math.floor(Date.now() / 1000) + hour }), /iat/],
+    [
+      'an iat in the future',
+      (t) => proof(client, t, RESOURCE, { iat: Math.floor(Date.now() / 1000) + hour }),
+      /iat/,
+    ],
     ['no jti', (t) => proof(client, t, RESOURCE, { jti: undefined }), /no jti/],
     ['no ath', (t) => proof(client, t, RESOURCE, { ath: undefined }), /ath/],
     ['the ath of another token', (t) => proof(client, t, RESOURCE, { ath: 'x'.repeat(43) }), /ath/],
@@ -140,7 +171,10 @@ describe('issue 27 dpop: each proof defect is refused with invalid_dpop_proof', 
   test('an algorithm the server does not accept', async () => {
     const url = await start({ algorithms: ['ES384'] });
     const t = await token();
-    const answer = await initialize(url, { authorization: `DPoP ${t}`, dpop: await proof(client, t, RESOURCE) });
+    const answer = await initialize(url, {
+      authorization: `DPoP ${t}`,
+      dpop: await proof(client, t, RESOURCE),
+    });
     expect(answer.status).toBe(401);
     expect(answer.challenge).toMatch(/^DPoP error="invalid_dpop_proof", error_description="[^"]*algorithm/);
     expect(answer.challenge).toContain('algs="ES384"');
@@ -170,7 +204,9 @@ test('issue 27 dpop: required DPoP refuses an unbound Bearer token and challenge
   const url = await start({ required: true });
   const bearer = await initialize(url, { authorization: `Bearer ${await token(null)}` });
   expect(bearer.status).toBe(401);
-  expect(bearer.challenge).toMatch(/^DPoP error="invalid_token", error_description="This resource requires a DPoP-bound token"/);
+  expect(bearer.challenge).toMatch(
+    /^DPoP error="invalid_token", error_description="This resource requires a DPoP-bound token"/,
+  );
   const none = await initialize(url, {});
   expect(none.challenge).toBe(`DPoP ${ALGS}, resource_metadata="${PRM_URL}", scope="mcp"`);
 });
@@ -187,7 +223,10 @@ test('issue 27 dpop: the protected resource metadata advertises the proof algori
 test('issue 27 dpop: without the dpop option the DPoP scheme is another scheme (the plain challenge)', async () => {
   serving = await serveProtected(jwtAuth(keys));
   const t = await token();
-  const answer = await initialize(serving.url, { authorization: `DPoP ${t}`, dpop: await proof(client, t, RESOURCE) });
+  const answer = await initialize(serving.url, {
+    authorization: `DPoP ${t}`,
+    dpop: await proof(client, t, RESOURCE),
+  });
   expect(answer.status).toBe(401);
   expect(answer.challenge).toBe(`Bearer resource_metadata="${PRM_URL}", scope="mcp"`);
 });

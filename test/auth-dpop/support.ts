@@ -1,6 +1,14 @@
 /** DPoP proofs made the way RFC 9449 §4.2 describes, for the resource server tests. */
 import { createHash, randomUUID } from 'node:crypto';
-import { base64url, calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import {
+  base64url,
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 
 export interface ProofKey {
   readonly privateKey: CryptoKey;
@@ -30,7 +38,12 @@ export interface ProofParts {
 }
 
 /** A proof for `token` by `key`; every claim and header can be overridden (undefined: left out). */
-export async function proof(key: ProofKey, token: string, url: string, parts: ProofParts = {}): Promise<string> {
+export async function proof(
+  key: ProofKey,
+  token: string,
+  url: string,
+  parts: ProofParts = {},
+): Promise<string> {
   const claims: Record<string, unknown> = {
     htm: parts.htm ?? 'POST',
     htu: parts.htu ?? url,

@@ -100,7 +100,7 @@ export class DPoPSigner {
   async thumbprint(): Promise<string> {
     const { jwk } = await this.keyPair();
     const { calculateJwkThumbprint } = await import('jose');
-    return calculateJwkThumbprint(jwk as Parameters<typeof calculateJwkThumbprint>[0], 'sha256');
+    return calculateJwkThumbprint(jwk, 'sha256');
   }
 
   /**

@@ -123,8 +123,7 @@ export function parseBearerChallenge(header: string | undefined): BearerChalleng
   if (!header) return undefined;
   const challenges = parseWwwAuthenticate(header);
   // A DPoP-only server (RFC 9449 §7.1) carries the same parameters in its DPoP challenge.
-  const bearer =
-    challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'dpop');
+  const bearer = challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'dpop');
   if (!bearer) return undefined;
   const p = bearer.params;
   return {

@@ -45,7 +45,7 @@ export class DPoPNonces {
     return (this.key ??= crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, [
       'sign',
       'verify',
-    ]) as Promise<CryptoKey>);
+    ]));
   }
 }
 

@@ -84,9 +84,13 @@ export class DPoPProofChecker {
 
   constructor(options: DPoPResourceOptions, resource: string) {
     this.algorithms = Object.freeze([...(options.algorithms ?? DEFAULT_DPOP_ALGORITHMS)]);
-    const refused = this.algorithms.filter((alg) => typeof alg !== 'string' || alg === 'none' || /^HS/i.test(alg));
+    const refused = this.algorithms.filter(
+      (alg) => typeof alg !== 'string' || alg === 'none' || /^HS/i.test(alg),
+    );
     if (refused.length > 0 || this.algorithms.length === 0) {
-      throw new TypeError(`auth.dpop.algorithms: only asymmetric algorithms are allowed (refused: ${refused.join(', ')})`);
+      throw new TypeError(
+        `auth.dpop.algorithms: only asymmetric algorithms are allowed (refused: ${refused.join(', ')})`,
+      );
     }
     this.required = options.required === true;
     this.maxAge = positive(options.maxAgeSeconds, 300, 'auth.dpop.maxAgeSeconds');
@@ -129,7 +133,7 @@ export class DPoPProofChecker {
     try {
       const key = await jose.importJWK(jwk, header.alg);
       claims = (await jose.jwtVerify(proof, key, { typ: 'dpop+jwt', algorithms: [...this.algorithms] }))
-        .payload as Record<string, unknown>;
+        .payload;
     } catch {
       return invalid('The DPoP proof signature is invalid');
     }

@@ -94,7 +94,8 @@ export class ResourceGuard {
       : [];
     this.metadataUrl = protectedResourceMetadataLocations(options.resource).pathBased;
     const scopes = this.requiredScopes.length > 0 ? this.requiredScopes : supported;
-    if (options.dpop) this.dpop = new DPoPProofChecker(options.dpop === true ? {} : options.dpop, options.resource);
+    if (options.dpop)
+      this.dpop = new DPoPProofChecker(options.dpop === true ? {} : options.dpop, options.resource);
     const params = {
       resource_metadata: this.metadataUrl,
       scope: scopes && scopes.length > 0 ? scopes.join(' ') : undefined,
@@ -221,11 +222,17 @@ export class ResourceGuard {
     if (jkt === undefined) {
       return bound === undefined
         ? undefined
-        : this.dpopRefusal('invalid_token', 'The token is DPoP-bound: send it with the DPoP scheme and a proof');
+        : this.dpopRefusal(
+            'invalid_token',
+            'The token is DPoP-bound: send it with the DPoP scheme and a proof',
+          );
     }
     if (typeof bound !== 'string') return this.dpopRefusal('invalid_token', 'The token is not DPoP-bound');
     if (bound !== jkt) {
-      return this.dpopRefusal('invalid_dpop_proof', 'The DPoP proof is signed by another key than the token is bound to');
+      return this.dpopRefusal(
+        'invalid_dpop_proof',
+        'The DPoP proof is signed by another key than the token is bound to',
+      );
     }
     return undefined;
   }
