@@ -5,7 +5,8 @@
  * the MCP server), the latest kept per origin.
  */
 import * as oauth from 'oauth4webapi';
-import type { TokenStore } from '../../core/auth.js';
+import type { AuthChallenge, TokenStore } from '../../core/auth.js';
+import { parseWwwAuthenticate } from './www-authenticate.js';
 import type { Extension } from '../../core/extensions.js';
 import { readJson } from './store.js';
 
@@ -84,6 +85,8 @@ export class DPoPSigner {
   private key: Promise<{ pair: CryptoKeyPair; alg: string; jwk: Record<string, unknown> }> | undefined;
   private handle: oauth.DPoPHandle | undefined;
   private readonly nonces = new Map<string, string>();
+  /** The nonce each request (by its signal) last sent a proof with. */
+  private readonly sentNonce = new WeakMap<AbortSignal, string | undefined>();
 
   constructor(
     private readonly options: DPoPOptions,
@@ -127,6 +130,36 @@ export class DPoPSigner {
   /** The nonce last given by `url`'s origin, if any. */
   nonce(url: URL): string | undefined {
     return this.nonces.get(url.origin);
+  }
+
+  /**
+   * The headers of one MCP request with a DPoP-bound `accessToken`: `authorization: DPoP …` and
+   * a fresh `dpop` proof. `signal` identifies the request (for {@link nonceChallenge}).
+   */
+  async requestHeaders(
+    url: URL,
+    method: string,
+    accessToken: string,
+    signal: AbortSignal,
+  ): Promise<Readonly<Record<string, string>>> {
+    this.sentNonce.set(signal, this.nonce(url));
+    return { authorization: `DPoP ${accessToken}`, dpop: await this.proof(url, method, accessToken) };
+  }
+
+  /**
+   * RFC 9449 §9: whether a refusal is a 401 `DPoP error="use_dpop_nonce"` with a `DPoP-Nonce`
+   * that the refused request's proof did not carry (then the nonce is kept and the request is
+   * worth one retry; a nonce the proof already carried would only be refused again).
+   */
+  nonceChallenge(challenge: AuthChallenge, signal: AbortSignal): boolean {
+    if (challenge.status !== 401 || !challenge.wwwAuthenticate) return false;
+    const asked = parseWwwAuthenticate(challenge.wwwAuthenticate).some(
+      (c) => c.scheme === 'dpop' && c.params.error === 'use_dpop_nonce',
+    );
+    const nonce = challenge.headers?.get('dpop-nonce');
+    if (!asked || !nonce) return false;
+    this.remember(challenge.url, challenge.headers);
+    return this.sentNonce.get(signal) !== nonce;
   }
 
   /**

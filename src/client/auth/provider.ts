@@ -26,7 +26,7 @@ import { MemoryTokenStore, readJson, tokensKey } from './store.js';
 import { isExpired, type StoredTokens } from './tokens.js';
 import { FlightSlot } from './single-flight.js';
 import { secureUrl } from './urls.js';
-import { parseBearerChallenge, parseWwwAuthenticate } from './www-authenticate.js';
+import { parseBearerChallenge } from './www-authenticate.js';
 
 /**
  * OAuth 2.1 for the Streamable HTTP client transport (`auth` option). Nothing happens until the
@@ -62,8 +62,6 @@ export class OAuthClientProvider implements HttpAuthProvider {
    * before connecting): DPoP's (SEP-1932) with the `dpop` option, else none.
    */
   readonly extensions: readonly Extension<unknown>[];
-  /** The DPoP nonce each request (by its signal) last sent a proof with. */
-  private readonly sentNonce = new WeakMap<AbortSignal, string | undefined>();
 
   constructor(private readonly options: OAuthClientProviderOptions) {
     const redirectUri = options.clientMetadata.redirect_uris[0];
@@ -95,9 +93,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
     const tokens = await this.current(request.url, signal);
     if (!tokens) return {};
     if (!this.dpop || !isDPoP(tokens.token_type)) return { authorization: `Bearer ${tokens.access_token}` };
-    this.sentNonce.set(signal, this.dpop.nonce(request.url));
-    const proof = await this.dpop.proof(request.url, request.method, tokens.access_token);
-    return { authorization: `DPoP ${tokens.access_token}`, dpop: proof };
+    return this.dpop.requestHeaders(request.url, request.method, tokens.access_token, signal);
   }
 
   /** See {@link HttpAuthProvider.answered}: keeps a new DPoP nonce. */
@@ -128,7 +124,7 @@ export class OAuthClientProvider implements HttpAuthProvider {
 
   /** See {@link HttpAuthProvider.challenge}. */
   async challenge(challenge: AuthChallenge, signal: AbortSignal): Promise<boolean> {
-    if (this.dpop && this.nonceRefusal(challenge, signal)) return true;
+    if (this.dpop?.nonceChallenge(challenge, signal)) return true;
     const state = this.state(challenge.url);
     // Join the flow in progress; a failed flow rejects here with its error, for every request.
     // An abandoned flight (all its requests aborted) is not joined: this request starts its own.
@@ -150,22 +146,6 @@ export class OAuthClientProvider implements HttpAuthProvider {
     const state = this.state(url);
     if (state.discovery) await this.store.delete(tokensKey(state.discovery.issuer, state.discovery.resource));
     state.tokens = undefined;
-  }
-
-  /**
-   * RFC 9449 §9: a 401 `DPoP error="use_dpop_nonce"` with a `DPoP-Nonce` this request's proof did
-   * not carry is answered by one retry with that nonce (a nonce the proof already carried would
-   * only be refused again).
-   */
-  private nonceRefusal(challenge: AuthChallenge, signal: AbortSignal): boolean {
-    if (challenge.status !== 401 || !challenge.wwwAuthenticate) return false;
-    const asked = parseWwwAuthenticate(challenge.wwwAuthenticate).some(
-      (c) => c.scheme === 'dpop' && c.params.error === 'use_dpop_nonce',
-    );
-    const nonce = challenge.headers?.get('dpop-nonce');
-    if (!asked || !nonce) return false;
-    this.dpop!.remember(challenge.url, challenge.headers);
-    return this.sentNonce.get(signal) !== nonce;
   }
 
   private state(url: URL): ServerState {
