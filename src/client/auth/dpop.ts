@@ -7,6 +7,8 @@
 import * as oauth from 'oauth4webapi';
 import type { AuthChallenge, TokenStore } from '../../core/auth.js';
 import { parseWwwAuthenticate } from './www-authenticate.js';
+import type { DiscoveredAuthorization } from './discovery.js';
+import { AuthorizationError } from './errors.js';
 import type { Extension } from '../../core/extensions.js';
 import { readJson } from './store.js';
 
@@ -97,6 +99,11 @@ export class DPoPSigner {
   async tokenHandle(): Promise<oauth.DPoPHandle> {
     const { pair } = await this.keyPair();
     return (this.handle ??= oauth.DPoP({}, pair));
+  }
+
+  /** The JWS algorithm of the key (`ES256` unless chosen or given otherwise). */
+  async algorithm(): Promise<string> {
+    return (await this.keyPair()).alg;
   }
 
   /** The JWK SHA-256 thumbprint of the public key (RFC 7638): the `cnf.jkt` of bound tokens. */
@@ -215,6 +222,39 @@ export class DPoPSigner {
       await this.store.set(dpopKeyKey(), JSON.stringify(value));
     }
     return { pair, alg, jwk: publicOnly(publicJwk) };
+  }
+}
+
+/**
+ * Refuse, before any authorization request, what DPoP negotiation says cannot work: a resource
+ * that takes only DPoP-bound tokens (`dpop_bound_access_tokens_required` in its metadata) with no
+ * `dpop` option, or an authorization server whose `dpop_signing_alg_values_supported` leaves out
+ * the algorithm of the client's key. Fails with a `token` AuthorizationError.
+ *
+ * @example
+ * await checkDPoPNegotiation(discovery, signer);
+ */
+export async function checkDPoPNegotiation(
+  discovery: DiscoveredAuthorization,
+  signer: DPoPSigner | undefined,
+): Promise<void> {
+  if (!signer) {
+    if (discovery.resourceMetadata?.dpop_bound_access_tokens_required === true) {
+      throw new AuthorizationError(
+        'token',
+        `${discovery.resource} accepts only DPoP-bound tokens (dpop_bound_access_tokens_required): set the dpop option`,
+      );
+    }
+    return;
+  }
+  const supported = discovery.authorizationServer.dpop_signing_alg_values_supported;
+  if (!Array.isArray(supported)) return;
+  const alg = await signer.algorithm();
+  if (!supported.includes(alg)) {
+    throw new AuthorizationError(
+      'token',
+      `${discovery.issuer} takes DPoP proofs signed with ${supported.join(', ') || 'no algorithm'}, not ${alg} (dpop.algorithm chooses the key's)`,
+    );
   }
 }
 

@@ -13,7 +13,7 @@ import { forgetRegistration, obtainRegistration } from './registration.js';
 import { tokensKey } from './store.js';
 import { refreshTokens, type StoredTokens } from './tokens.js';
 import type { FlightSlot } from './single-flight.js';
-import type { DPoPSigner } from './dpop.js';
+import { checkDPoPNegotiation, type DPoPSigner } from './dpop.js';
 
 /**
  * What the provider knows about one MCP server.
@@ -59,6 +59,7 @@ export async function authorizeServer(
   signal: AbortSignal,
 ): Promise<void> {
   const http = { ...(ctx.options.fetch && { fetch: ctx.options.fetch }), signal };
+  await checkDPoPNegotiation(discovery, ctx.dpop);
   const registration = await registrationFor(ctx, discovery, http);
   const redirectUri = ctx.options.clientMetadata.redirect_uris[0]!;
   state.scopes = scopes;
