@@ -21,7 +21,13 @@ import { readJson } from './store.js';
  */
 export const DPOP_EXTENSION_ID = 'io.modelcontextprotocol/auth/dpop';
 
-/** Proof algorithms this client can sign with (asymmetric only, RFC 9449 §4.2). */
+/**
+ * Proof algorithms this client can sign with (asymmetric only, RFC 9449 §4.2).
+ *
+ * @example
+ * const algorithm: DPoPAlgorithm = 'ES384';
+ * new OAuthClientProvider({ ...options, dpop: { algorithm } });
+ */
 export type DPoPAlgorithm = 'ES256' | 'ES384' | 'ES512' | 'PS256' | 'RS256' | 'EdDSA';
 
 /**
