@@ -185,3 +185,45 @@ it('issue 27 dpop: a restarted client with the same store keeps its key, so its 
   const jwk = (p: string | null) => JSON.stringify(decodeProtectedHeader(p!).jwk);
   expect(jwk(second.at(-1)!.headers.get('dpop'))).toBe(jwk(first.at(-1)!.headers.get('dpop')));
 });
+
+it('issue 27 dpop: a refresh carries a proof of the same key and gets a token bound to it again', async () => {
+  oidc = await startOidcProvider({ scopes: 'mcp:read' });
+  serving = await serve(oidc, true);
+  const as: Exchange[] = [];
+  const mcp: Exchange[] = [];
+  let now = Date.now();
+  const auth = provider({ redirect: oidcLogin(), fetch: recording(as), dpop: true, now: () => now });
+  const client = new McpClient({ name: 'e2e', version: '1' });
+  for (const extension of auth.extensions) client.extend(extension);
+  await within(
+    client.connect(
+      new StreamableHttpClientTransport(serving.url, { auth, openGetStream: false, fetch: recording(mcp) }),
+    ),
+    10_000,
+    'connect',
+  );
+  const read = async () =>
+    ((await within(client.callTool('read', {}), 10_000, 'read')).content as { text: string }[])[0]!.text;
+  try {
+    expect(await read()).toBe('read ok');
+    // The client's clock moves past the token's expiry: the next request refreshes first.
+    now += 3_600_000;
+    expect(await read()).toBe('read ok');
+  } finally {
+    await client.close();
+  }
+  const tokenRequests = as.filter((e) => e.url.endsWith('/token'));
+  expect(tokenRequests).toHaveLength(2);
+  const keys = tokenRequests.map((e) => JSON.stringify(decodeProtectedHeader(e.headers.get('dpop')!).jwk));
+  expect(keys[1]).toBe(keys[0]);
+  const tokens = mcp
+    .filter((e) => e.status === 200 && e.method === 'POST')
+    .map((e) => e.headers.get('authorization')!.slice('DPoP '.length));
+  const distinct = [...new Set(tokens)];
+  expect(distinct).toHaveLength(2);
+  expect(distinct.map((t) => (decodeJwt(t).cnf as { jkt: string }).jkt)).toEqual([
+    expect.any(String),
+    (decodeJwt(distinct[0]!).cnf as { jkt: string }).jkt,
+  ]);
+  expect(oidc.serverErrors).toEqual([]);
+});
