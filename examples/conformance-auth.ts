@@ -42,5 +42,7 @@ export function conformanceAuth(
     clientMetadataUrl: CONFORMANCE_CIMD_URL,
     ...(preRegistered && { credentials: () => preRegistered }),
     redirect: headlessRedirect({ redirectUri: REDIRECT_URI }),
+    // SEP-1932: the DPoP scenarios' authorization server binds tokens to the client's key.
+    ...(scenario.startsWith('auth/dpop') && { dpop: true }),
   });
 }

@@ -51,6 +51,7 @@ export type {
   AuthInfo,
   AuthorizationRedirect,
   HttpAuthProvider,
+  HttpAuthRequest,
   TokenStore,
 } from './core/auth.js';
 export {

@@ -95,6 +95,13 @@ export {
 export { discoverAuthorizationServer } from './auth/as-metadata.js';
 export type { ProtectedResourceMetadata } from './auth/protected-resource.js';
 export { parseBearerChallenge, type BearerChallenge } from './auth/www-authenticate.js';
+export {
+  DPOP_EXTENSION_ID,
+  dpopExtension,
+  dpopKeyKey,
+  type DPoPAlgorithm,
+  type DPoPOptions,
+} from './auth/dpop.js';
 // Machine-to-machine grants, each an `HttpAuthProvider` (docs/auth-machine.md).
 export {
   clientCredentialsAuth,

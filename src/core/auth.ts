@@ -42,6 +42,22 @@ export interface AuthChallenge {
   readonly status: 401 | 403;
   /** The response's `WWW-Authenticate` header, if any. */
   readonly wwwAuthenticate: string | undefined;
+  /** Every header of the refusal (a DPoP server sends its nonce in `DPoP-Nonce`, RFC 9449 §9). */
+  readonly headers?: Headers;
+}
+
+/**
+ * One HTTP request an {@link HttpAuthProvider} authorizes: a DPoP proof (RFC 9449) names its
+ * method and URL.
+ *
+ * @example
+ * const request: HttpAuthRequest = { url: new URL('https://mcp.example.com/mcp'), method: 'POST' };
+ */
+export interface HttpAuthRequest {
+  /** The MCP endpoint the request goes to. */
+  readonly url: URL;
+  /** Upper-case HTTP method. */
+  readonly method: string;
 }
 
 /**
@@ -67,6 +83,17 @@ export interface HttpAuthProvider {
    * a typed error to fail the request with that error.
    */
   challenge(challenge: AuthChallenge, signal: AbortSignal): Promise<boolean>;
+  /**
+   * Optional: every authorization header of one request (`authorization`, and `dpop` for a
+   * DPoP-bound token), by lower-case name. When present the transport calls it instead of
+   * {@link authorization}.
+   */
+  headers?(request: HttpAuthRequest, signal: AbortSignal): Promise<Readonly<Record<string, string>>>;
+  /**
+   * Optional: the headers of each response that was not refused (a DPoP server may send a new
+   * `DPoP-Nonce` with any answer, RFC 9449 §9). Must be cheap and must not throw.
+   */
+  answered?(url: URL, headers: Headers): void;
 }
 
 /**

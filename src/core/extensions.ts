@@ -15,9 +15,11 @@ import { isJsonObject, type JsonObject } from './jsonrpc.js';
  */
 export type ExtensionMap = { [id: string]: JsonObject };
 
-// A reverse-DNS prefix of dot-separated labels, a slash, and a name (SEP-2133's identifier form).
+// A reverse-DNS prefix of dot-separated labels, a slash, and a name (SEP-2133's identifier form);
+// the name may have slash-separated segments (`io.modelcontextprotocol/auth/dpop`, as the
+// official conformance suite names the authorization extensions).
 const EXTENSION_ID =
-  /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
+  /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+(\/[A-Za-z0-9][A-Za-z0-9._-]*)+$/;
 
 /**
  * True for a well-formed extension identifier: `{vendor-prefix}/{extension-name}` with a

@@ -41,7 +41,14 @@ export type {
   RequestId,
 } from './jsonrpc.js';
 export type { MessageInfo, PollableIterator, SendOptions, Transport } from './transport.js';
-export type { AuthChallenge, AuthInfo, AuthorizationRedirect, HttpAuthProvider, TokenStore } from './auth.js';
+export type {
+  AuthChallenge,
+  AuthInfo,
+  AuthorizationRedirect,
+  HttpAuthProvider,
+  HttpAuthRequest,
+  TokenStore,
+} from './auth.js';
 export {
   Connection,
   type ConnectionOptions,

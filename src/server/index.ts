@@ -114,4 +114,5 @@ export { JwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './
 export { IntrospectionVerifier, type IntrospectionVerifierOptions } from './auth/introspection-verifier.js';
 export { protectedResourceMetadataHandler } from './auth/metadata.js';
 export { MAX_AUTHORIZATION_BYTES } from './auth/challenge.js';
+export { DEFAULT_DPOP_ALGORITHMS, type DPoPResourceOptions } from './auth/dpop-proof.js';
 export { MAX_VERIFIER_RESPONSE_BYTES } from './auth/bounded-fetch.js';

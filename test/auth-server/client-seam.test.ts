@@ -44,6 +44,7 @@ test('401 → token, 403 insufficient_scope → step-up, on the same session', a
       url: new URL(serving.url),
       status: 401,
       wwwAuthenticate: `Bearer resource_metadata="${PRM_URL}", scope="mcp"`,
+      headers: expect.any(Headers),
     },
   ]);
   const sessionId = transport.sessionId;
@@ -56,6 +57,7 @@ test('401 → token, 403 insufficient_scope → step-up, on the same session', a
       url: new URL(serving.url),
       status: 403,
       wwwAuthenticate: `Bearer error="insufficient_scope", scope="mcp files:write", resource_metadata="${PRM_URL}", error_description="Missing scope: files:write"`,
+      headers: expect.any(Headers),
     },
   ]);
   // The stepped-up token is for the same subject: the session is still its own.

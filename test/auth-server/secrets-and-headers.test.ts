@@ -112,7 +112,8 @@ test('parseAuthorization: scheme case-insensitive, one or more spaces, b64token 
   expect(parseAuthorization('Bearer  abc')).toEqual({ kind: 'bearer', token: 'abc' });
   expect(parseAuthorization('Bearer    abc')).toEqual({ kind: 'bearer', token: 'abc' });
   expect(parseAuthorization('Basic abc')).toEqual({ kind: 'other-scheme' });
-  expect(parseAuthorization('DPoP abc')).toEqual({ kind: 'other-scheme' });
+  // The DPoP scheme (RFC 9449 §7.1) is read; the guard refuses it unless `dpop` is on.
+  expect(parseAuthorization('DPoP abc')).toEqual({ kind: 'dpop', token: 'abc' });
   for (const bad of [
     '',
     ' abc',

@@ -50,6 +50,11 @@ export interface OidcProviderOptions {
    * or `oauth` alone makes a client's discovery fall back. Default `both`.
    */
   discovery?: 'both' | 'openid' | 'oauth';
+  /**
+   * DPoP (RFC 9449, on in oidc-provider 9: a token request with a proof gets a bound token):
+   * `nonce` makes its token endpoint require a server nonce (§8). Default: DPoP on, no nonce.
+   */
+  dpop?: { readonly nonce?: boolean };
 }
 
 export interface OidcProvider {
@@ -147,6 +152,10 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       devInteractions: { enabled: true },
       registration: { enabled: true },
       clientCredentials: { enabled: true },
+      dPoP: {
+        enabled: true,
+        ...(options.dpop?.nonce && { nonceSecret: randomBytes(32), requireNonce: () => true }),
+      },
       introspection: { enabled: true, allowedPolicy: () => true },
       revocation: { enabled: true, allowedPolicy: () => true },
       resourceIndicators: {

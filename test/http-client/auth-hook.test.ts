@@ -102,7 +102,9 @@ test('a 401 goes to the provider once; the same request is resent with the new t
   accepted.value = 't2'; // the server rotates: t1 is no longer good
   const result = await client.request('tools/list', {});
   expect((result.tools as unknown[]).length).toBe(1);
-  expect(auth.challenges).toEqual([{ url: new URL(url), status: 401, wwwAuthenticate: CHALLENGE }]);
+  expect(auth.challenges).toEqual([
+    { url: new URL(url), status: 401, wwwAuthenticate: CHALLENGE, headers: expect.any(Headers) },
+  ]);
   const posts = seen.filter((s) => s.method === 'POST');
   expect(posts.slice(-2)).toEqual([
     { method: 'POST', authorization: 'Bearer t1', refused: true },

@@ -46,4 +46,12 @@ export { assertPkceS256 } from './authorize.js';
 export { selectScopes } from './scope.js';
 export { EXPIRY_MARGIN_MS, isExpired, refreshTokens, type StoredTokens, type TokenGrant } from './tokens.js';
 export { boundedFetch, MAX_OAUTH_RESPONSE_BYTES } from './bounded-fetch.js';
+export {
+  DPOP_EXTENSION_ID,
+  DPoPSigner,
+  dpopExtension,
+  dpopKeyKey,
+  type DPoPAlgorithm,
+  type DPoPOptions,
+} from './dpop.js';
 export * from './machine/index.js';

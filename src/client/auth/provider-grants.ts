@@ -13,6 +13,7 @@ import { forgetRegistration, obtainRegistration } from './registration.js';
 import { tokensKey } from './store.js';
 import { refreshTokens, type StoredTokens } from './tokens.js';
 import type { FlightSlot } from './single-flight.js';
+import { checkDPoPNegotiation, type DPoPSigner } from './dpop.js';
 
 /**
  * What the provider knows about one MCP server.
@@ -40,6 +41,8 @@ export interface GrantContext {
   readonly options: OAuthClientProviderOptions;
   readonly store: TokenStore;
   readonly now: () => number;
+  /** Present with the `dpop` option: token requests carry its proofs. */
+  readonly dpop?: DPoPSigner | undefined;
 }
 
 /**
@@ -56,6 +59,7 @@ export async function authorizeServer(
   signal: AbortSignal,
 ): Promise<void> {
   const http = { ...(ctx.options.fetch && { fetch: ctx.options.fetch }), signal };
+  await checkDPoPNegotiation(discovery, ctx.dpop);
   const registration = await registrationFor(ctx, discovery, http);
   const redirectUri = ctx.options.clientMetadata.redirect_uris[0]!;
   state.scopes = scopes;
@@ -70,6 +74,7 @@ export async function authorizeServer(
         redirectUri,
         redirect: ctx.options.redirect,
         scope: scopes.length > 0 ? scopes.join(' ') : undefined,
+        dpop: await ctx.dpop?.tokenHandle(),
       },
       http,
     );
@@ -106,7 +111,13 @@ export async function refreshServer(
   try {
     const registration = await registrationFor(ctx, discovery, http);
     const fresh = await refreshTokens(
-      { as: discovery.authorizationServer, registration, resource: discovery.resource, now: ctx.now },
+      {
+        as: discovery.authorizationServer,
+        registration,
+        resource: discovery.resource,
+        now: ctx.now,
+        dpop: await ctx.dpop?.tokenHandle(),
+      },
       tokens,
       http,
     );

@@ -1,6 +1,7 @@
 import type { AuthorizationRedirect, TokenStore } from '../../core/auth.js';
 import type { FetchLike } from './http.js';
 import type { ClientMetadata, PreRegisteredCredentials } from './registration.js';
+import type { DPoPOptions } from './dpop.js';
 
 /**
  * Authorization flows for one request before it fails with `step-up-limit` (the spec's bound).
@@ -45,4 +46,11 @@ export interface OAuthClientProviderOptions {
   readonly fetch?: FetchLike;
   /** The clock (milliseconds), for token expiry. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Sender-constrained tokens (DPoP, RFC 9449; MCP extension SEP-1932): token requests carry a
+   * proof of this client's key, and a token the server binds to it (`token_type: DPoP`) is sent as
+   * `Authorization: DPoP` with a fresh `DPoP` proof on every request. Server nonces are handled.
+   * `true`: an ES256 key generated once and kept in {@link store}.
+   */
+  readonly dpop?: boolean | DPoPOptions;
 }

@@ -3,7 +3,9 @@
  * authorization server when the server refuses, registers, runs the authorization code flow,
  * refreshes, and steps up on `insufficient_scope`.
  */
-import type { AuthChallenge, HttpAuthProvider, TokenStore } from '../../core/auth.js';
+import type { AuthChallenge, HttpAuthProvider, HttpAuthRequest, TokenStore } from '../../core/auth.js';
+import type { Extension } from '../../core/extensions.js';
+import { DPoPSigner, dpopExtension } from './dpop.js';
 import { AttemptCounter } from './attempts.js';
 import { discoverAuthorization } from './discovery.js';
 import { AuthorizationError } from './errors.js';
@@ -53,6 +55,13 @@ export class OAuthClientProvider implements HttpAuthProvider {
   private readonly attempts: AttemptCounter;
   /** When each request (by signal) last had its one refresh (one per {@link ATTEMPT_WINDOW_MS}). */
   private readonly refreshed = new WeakMap<AbortSignal, number>();
+  /** With the `dpop` option: the key and the servers' nonces. */
+  private readonly dpop: DPoPSigner | undefined;
+  /**
+   * The extensions to declare in the client using this provider (`client.extend(e)` for each
+   * before connecting): DPoP's (SEP-1932) with the `dpop` option, else none.
+   */
+  readonly extensions: readonly Extension<unknown>[];
 
   constructor(private readonly options: OAuthClientProviderOptions) {
     const redirectUri = options.clientMetadata.redirect_uris[0];
@@ -61,14 +70,39 @@ export class OAuthClientProvider implements HttpAuthProvider {
     this.store = options.store ?? new MemoryTokenStore();
     this.now = options.now ?? Date.now;
     this.attempts = new AttemptCounter(MAX_AUTHORIZATION_ATTEMPTS, ATTEMPT_WINDOW_MS, this.now);
+    if (options.dpop) this.dpop = new DPoPSigner(options.dpop === true ? {} : options.dpop, this.store);
+    this.extensions = Object.freeze(this.dpop ? [dpopExtension()] : []);
   }
 
   private get grants(): GrantContext {
-    return { options: this.options, store: this.store, now: this.now };
+    return { options: this.options, store: this.store, now: this.now, dpop: this.dpop };
   }
 
   /** See {@link HttpAuthProvider.authorization}: the current token, refreshed first when it expired. */
   async authorization(url: URL, signal: AbortSignal): Promise<string | undefined> {
+    const tokens = await this.current(url, signal);
+    if (!tokens) return undefined;
+    return `${isDPoP(tokens.token_type) ? 'DPoP' : 'Bearer'} ${tokens.access_token}`;
+  }
+
+  /**
+   * See {@link HttpAuthProvider.headers}: `authorization`, and for a DPoP-bound token a fresh
+   * `dpop` proof of this request (method, URL, token hash, the server's latest nonce).
+   */
+  async headers(request: HttpAuthRequest, signal: AbortSignal): Promise<Readonly<Record<string, string>>> {
+    const tokens = await this.current(request.url, signal);
+    if (!tokens) return {};
+    if (!this.dpop || !isDPoP(tokens.token_type)) return { authorization: `Bearer ${tokens.access_token}` };
+    return this.dpop.requestHeaders(request.url, request.method, tokens.access_token, signal);
+  }
+
+  /** See {@link HttpAuthProvider.answered}: keeps a new DPoP nonce. */
+  answered(url: URL, headers: Headers): void {
+    this.dpop?.remember(url, headers);
+  }
+
+  /** The tokens to send to `url` now (refreshed first when expired), or undefined. */
+  private async current(url: URL, signal: AbortSignal): Promise<StoredTokens | undefined> {
     const state = this.state(url);
     // A request sent while a flow runs would only be refused: let it wait for the new token.
     await state.flight.current?.wait(signal).catch(() => undefined);
@@ -83,13 +117,14 @@ export class OAuthClientProvider implements HttpAuthProvider {
             )
         : undefined;
     }
-    const token = tokens && !isExpired(tokens, this.now()) ? tokens.access_token : undefined;
-    this.sent.set(signal, token);
-    return token === undefined ? undefined : `Bearer ${token}`;
+    const usable = tokens && !isExpired(tokens, this.now()) ? tokens : undefined;
+    this.sent.set(signal, usable?.access_token);
+    return usable;
   }
 
   /** See {@link HttpAuthProvider.challenge}. */
   async challenge(challenge: AuthChallenge, signal: AbortSignal): Promise<boolean> {
+    if (this.dpop?.nonceChallenge(challenge, signal)) return true;
     const state = this.state(challenge.url);
     // Join the flow in progress; a failed flow rejects here with its error, for every request.
     // An abandoned flight (all its requests aborted) is not joined: this request starts its own.
@@ -175,6 +210,10 @@ export class OAuthClientProvider implements HttpAuthProvider {
     await authorizeServer(this.grants, state, discovery, scopes, shared);
     return true;
   }
+}
+
+function isDPoP(tokenType: string): boolean {
+  return tokenType.toLowerCase() === 'dpop';
 }
 
 /**

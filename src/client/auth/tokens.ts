@@ -52,6 +52,8 @@ export interface TokenGrant {
   readonly registration: ClientRegistration;
   readonly resource: string;
   readonly now: () => number;
+  /** Send a DPoP proof with the request (RFC 9449 §5): the token comes back bound to its key. */
+  readonly dpop?: oauth.DPoPHandle | undefined;
 }
 
 /**
@@ -69,30 +71,31 @@ export async function exchangeCode(
 ): Promise<StoredTokens> {
   const { as, registration } = grant;
   const client: oauth.Client = { client_id: registration.client_id };
-  const response = await tokenRequest(grant, ctx, (url) =>
-    oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      clientAuthentication(registration, as),
-      callback,
-      redirectUri,
-      codeVerifier,
-      {
-        ...requestOptions(url, ctx),
-        additionalParameters: { resource: grant.resource },
-      },
-    ),
-  );
-  let processed: oauth.TokenEndpointResponse;
-  try {
-    processed = await oauth.processAuthorizationCodeResponse(as, client, response);
-  } catch (error) {
+  const processed = await withDPoPNonce(grant, async () => {
+    const response = await tokenRequest(grant, ctx, (url) =>
+      oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuthentication(registration, as),
+        callback,
+        redirectUri,
+        codeVerifier,
+        {
+          ...requestOptions(url, ctx),
+          additionalParameters: { resource: grant.resource },
+          ...(grant.dpop && { DPoP: grant.dpop }),
+        },
+      ),
+    );
+    return oauth.processAuthorizationCodeResponse(as, client, response);
+  }).catch((error: unknown) => {
+    if (error instanceof AuthorizationError) throw error;
     throw new AuthorizationError(
       'token',
       `token endpoint ${as.token_endpoint ?? ''} refused the authorization code (${describeOAuthError(error)})`,
     );
-  }
-  return fromResponse(processed, undefined, grant.now());
+  });
+  return fromResponse(processed, undefined, grant.now(), grant.dpop !== undefined);
 }
 
 /**
@@ -112,22 +115,36 @@ export async function refreshTokens(
   const refreshToken = previous.refresh_token;
   if (!refreshToken) throw new AuthorizationError('token', 'no refresh token');
   const client: oauth.Client = { client_id: registration.client_id };
-  const response = await tokenRequest(grant, ctx, (url) =>
-    oauth.refreshTokenGrantRequest(as, client, clientAuthentication(registration, as), refreshToken, {
-      ...requestOptions(url, ctx),
-      additionalParameters: { resource: grant.resource },
-    }),
-  );
-  let processed: oauth.TokenEndpointResponse;
-  try {
-    processed = await oauth.processRefreshTokenResponse(as, client, response);
-  } catch (error) {
+  const processed = await withDPoPNonce(grant, async () => {
+    const response = await tokenRequest(grant, ctx, (url) =>
+      oauth.refreshTokenGrantRequest(as, client, clientAuthentication(registration, as), refreshToken, {
+        ...requestOptions(url, ctx),
+        additionalParameters: { resource: grant.resource },
+        ...(grant.dpop && { DPoP: grant.dpop }),
+      }),
+    );
+    return oauth.processRefreshTokenResponse(as, client, response);
+  }).catch((error: unknown) => {
+    if (error instanceof AuthorizationError) throw error;
     throw new AuthorizationError(
       'token',
       `token endpoint ${as.token_endpoint ?? ''} refused the refresh (${describeOAuthError(error)})`,
     );
+  });
+  return fromResponse(processed, previous, grant.now(), grant.dpop !== undefined);
+}
+
+/**
+ * Run a token request; when it sent a DPoP proof and the server answered `use_dpop_nonce` (RFC
+ * 9449 §8: the handle has kept the nonce from that answer), send it once more with the nonce.
+ */
+async function withDPoPNonce<T>(grant: TokenGrant, attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    if (grant.dpop === undefined || !oauth.isDPoPNonceError(error)) throw error;
+    return attempt();
   }
-  return fromResponse(processed, previous, grant.now());
 }
 
 async function tokenRequest(
@@ -165,13 +182,15 @@ function fromResponse(
   response: oauth.TokenEndpointResponse,
   previous: StoredTokens | undefined,
   now: number,
+  dpop: boolean,
 ): StoredTokens {
-  // MCP sends `Authorization: Bearer`; a sender-constrained (DPoP) token sent that way is refused
-  // by the server, which would only loop through more flows.
-  if (response.token_type.toLowerCase() !== 'bearer') {
+  // Without a DPoP key the client can only send `Authorization: Bearer`; a sender-constrained
+  // token sent that way is refused by the server, which would only loop through more flows.
+  const type = response.token_type.toLowerCase();
+  if (type !== 'bearer' && !(dpop && type === 'dpop')) {
     throw new AuthorizationError(
       'token',
-      `the token endpoint issued a ${response.token_type} token; only Bearer tokens are supported`,
+      `the token endpoint issued a ${response.token_type} token; only Bearer${dpop ? ' and DPoP' : ''} tokens are supported${dpop ? '' : ' (set the dpop option for DPoP)'}`,
     );
   }
   const refresh = response.refresh_token ?? previous?.refresh_token;

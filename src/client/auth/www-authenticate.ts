@@ -113,14 +113,17 @@ export function parseWwwAuthenticate(header: string): WwwAuthenticateChallenge[]
 }
 
 /**
- * The `Bearer` challenge of a `WWW-Authenticate` header, or undefined when there is none.
+ * The `Bearer` challenge of a `WWW-Authenticate` header, else its `DPoP` challenge (RFC 9449 §7.1:
+ * same parameters), or undefined when there is neither.
  *
  * @example
  * parseBearerChallenge('Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"')?.resourceMetadata;
  */
 export function parseBearerChallenge(header: string | undefined): BearerChallenge | undefined {
   if (!header) return undefined;
-  const bearer = parseWwwAuthenticate(header).find((c) => c.scheme === 'bearer');
+  const challenges = parseWwwAuthenticate(header);
+  // A DPoP-only server (RFC 9449 §7.1) carries the same parameters in its DPoP challenge.
+  const bearer = challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'dpop');
   if (!bearer) return undefined;
   const p = bearer.params;
   return {

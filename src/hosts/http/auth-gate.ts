@@ -37,7 +37,10 @@ export class AuthGate {
 
   /** The verified caller, or the reply refusing the request. */
   async authenticate(exchange: HttpExchange): Promise<AuthInfo | HttpReply> {
-    const checked = await this.guard.authenticate(exchange.header('authorization'), this.logger);
+    const checked = await this.guard.authenticate(exchange.header('authorization'), this.logger, {
+      method: exchange.method,
+      dpop: exchange.header('dpop'),
+    });
     return 'refusal' in checked ? refusalReply(checked.refusal) : checked.auth;
   }
 
@@ -87,6 +90,6 @@ function refusalReply(refusal: AuthRefusal, id?: RequestId): HttpReply {
   const headers =
     refusal.wwwAuthenticate === undefined
       ? JSON_HEADERS
-      : { ...JSON_HEADERS, 'www-authenticate': refusal.wwwAuthenticate };
+      : { ...JSON_HEADERS, 'www-authenticate': refusal.wwwAuthenticate, ...refusal.headers };
   return { status: refusal.status, headers, body };
 }

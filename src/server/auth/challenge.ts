@@ -1,6 +1,6 @@
 /**
- * The two header formats of RFC 6750: reading `Authorization: Bearer <token>` and writing
- * `WWW-Authenticate: Bearer k="v", ...` challenges.
+ * The header formats of RFC 6750 and RFC 9449 §7.1: reading `Authorization: Bearer <token>` (or
+ * `DPoP <token>`) and writing `WWW-Authenticate: Bearer k="v", ...` (or `DPoP ...`) challenges.
  */
 
 /**
@@ -23,13 +23,14 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
  */
 export type ParsedAuthorization =
   | { readonly kind: 'none' }
-  | { readonly kind: 'bearer'; readonly token: string }
+  | { readonly kind: 'bearer' | 'dpop'; readonly token: string }
   | { readonly kind: 'other-scheme' }
   | { readonly kind: 'malformed'; readonly reason: string };
 
 /**
- * Parse an `Authorization` header value (null: absent). The scheme is case-insensitive; one or
- * more spaces separate it from the token (RFC 7235 `1*SP`), which must be a `b64token`.
+ * Parse an `Authorization` header value (null: absent). The scheme (`Bearer`, or `DPoP` of RFC
+ * 9449 §7.1) is case-insensitive; one or more spaces separate it from the token (RFC 7235
+ * `1*SP`), which must be a `b64token`.
  *
  * @example
  * parseAuthorization(null); // { kind: 'none' }
@@ -42,16 +43,17 @@ export function parseAuthorization(header: string | null): ParsedAuthorization {
   }
   const space = header.indexOf(' ');
   const scheme = space < 0 ? header : header.slice(0, space);
-  if (scheme.toLowerCase() !== 'bearer') {
+  const kind = scheme.toLowerCase();
+  if (kind !== 'bearer' && kind !== 'dpop') {
     return scheme === ''
       ? { kind: 'malformed', reason: 'The Authorization header is empty' }
       : { kind: 'other-scheme' };
   }
   const token = space < 0 ? '' : header.slice(space + 1).replace(/^ +/, '');
   if (!B64TOKEN.test(token)) {
-    return { kind: 'malformed', reason: 'The Authorization header must be Bearer and one token' };
+    return { kind: 'malformed', reason: `The Authorization header must be ${scheme} and one token` };
   }
-  return { kind: 'bearer', token };
+  return { kind, token };
 }
 
 /**
@@ -74,9 +76,24 @@ export function quoteParam(value: string): string {
  * // 'Bearer error="invalid_token", resource_metadata="https://example.com/.well-known/oauth-protected-resource"'
  */
 export function bearerChallenge(params: Readonly<Record<string, string | undefined>>): string {
+  return schemeChallenge('Bearer', params);
+}
+
+/**
+ * A `WWW-Authenticate` challenge with the `DPoP` scheme (RFC 9449 §7.1), formed like
+ * {@link bearerChallenge}.
+ *
+ * @example
+ * dpopChallenge({ error: 'invalid_dpop_proof', algs: 'ES256' }); // 'DPoP error="invalid_dpop_proof", algs="ES256"'
+ */
+export function dpopChallenge(params: Readonly<Record<string, string | undefined>>): string {
+  return schemeChallenge('DPoP', params);
+}
+
+function schemeChallenge(scheme: string, params: Readonly<Record<string, string | undefined>>): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(params)) {
     if (value !== undefined) parts.push(`${key}=${quoteParam(value)}`);
   }
-  return parts.length === 0 ? 'Bearer' : `Bearer ${parts.join(', ')}`;
+  return parts.length === 0 ? scheme : `${scheme} ${parts.join(', ')}`;
 }

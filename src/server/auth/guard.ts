@@ -5,7 +5,8 @@
  */
 import type { AuthInfo } from '../../core/auth.js';
 import type { Logger } from '../../core/engine/connection.js';
-import { bearerChallenge, parseAuthorization } from './challenge.js';
+import { bearerChallenge, dpopChallenge, parseAuthorization } from './challenge.js';
+import { DPoPProofChecker, type DPoPFailure } from './dpop-proof.js';
 import { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
 import { protectedResourceMetadataLocations } from './metadata.js';
 import { checkResource, checkScopes, type ResourceServerOptions } from './options.js';
@@ -22,6 +23,20 @@ export interface AuthRefusal {
   readonly status: 400 | 401 | 403 | 500 | 503;
   readonly wwwAuthenticate?: string;
   readonly message: string;
+  /** More response headers (a DPoP `DPoP-Nonce`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What the guard reads of a request besides its `Authorization` header: the method and the
+ * `DPoP` proof header (null: absent), for DPoP-bound tokens.
+ *
+ * @example
+ * await guard.authenticate(header, logger, { method: 'POST', dpop: request.headers.get('dpop') });
+ */
+export interface GuardedRequest {
+  readonly method: string;
+  readonly dpop: string | null;
 }
 
 /**
@@ -46,6 +61,8 @@ export class ResourceGuard {
   private readonly requiredScopes: readonly string[];
   /** 401 for a request without a token: built once. */
   private readonly unauthorized: AuthRefusal;
+  /** With the `dpop` option: the proof checks. */
+  private readonly dpop: DPoPProofChecker | undefined;
 
   constructor(readonly options: ResourceServerOptions) {
     checkResource(options.resource);
@@ -77,13 +94,20 @@ export class ResourceGuard {
       : [];
     this.metadataUrl = protectedResourceMetadataLocations(options.resource).pathBased;
     const scopes = this.requiredScopes.length > 0 ? this.requiredScopes : supported;
+    if (options.dpop)
+      this.dpop = new DPoPProofChecker(options.dpop === true ? {} : options.dpop, options.resource);
+    const params = {
+      resource_metadata: this.metadataUrl,
+      scope: scopes && scopes.length > 0 ? scopes.join(' ') : undefined,
+    };
+    // RFC 9449 §7.1: a server taking both schemes challenges with both; DPoP's names its algorithms.
+    const dpopOffer = this.dpop && dpopChallenge({ algs: this.dpop.algorithms.join(' '), ...params });
     this.unauthorized = Object.freeze({
       status: 401,
-      wwwAuthenticate: bearerChallenge({
-        resource_metadata: this.metadataUrl,
-        scope: scopes && scopes.length > 0 ? scopes.join(' ') : undefined,
-      }),
-      message: 'Unauthorized: a Bearer access token is required',
+      wwwAuthenticate: this.dpop?.required
+        ? dpopOffer!
+        : [bearerChallenge(params), dpopOffer].filter(Boolean).join(', '),
+      message: `Unauthorized: a ${this.dpop?.required ? 'DPoP' : 'Bearer'} access token is required`,
     });
   }
 
@@ -91,11 +115,19 @@ export class ResourceGuard {
    * Check the `Authorization` header (null: absent). Never rejects; a verifier fault is logged
    * (with the token masked) and answered with 500.
    */
-  async authenticate(header: string | null, logger: Logger): Promise<AuthCheck> {
+  async authenticate(header: string | null, logger: Logger, request?: GuardedRequest): Promise<AuthCheck> {
     const parsed = parseAuthorization(header);
     switch (parsed.kind) {
       case 'none':
         return { refusal: this.unauthorized };
+      case 'dpop':
+        if (this.dpop) break;
+        return { refusal: this.unauthorized };
+      case 'bearer':
+        if (this.dpop?.required) {
+          return { refusal: this.dpopRefusal('invalid_token', 'This resource requires a DPoP-bound token') };
+        }
+        break;
       case 'other-scheme':
         // Credentials of another kind are no bearer credentials: the plain challenge, with no
         // error code (RFC 6750 §3.1), so the client can discover how to get a Bearer token.
@@ -104,6 +136,13 @@ export class ResourceGuard {
         return { refusal: this.challenge(400, 'invalid_request', parsed.reason) };
     }
     const token = parsed.token;
+    let jkt: string | undefined;
+    if (parsed.kind === 'dpop') {
+      // The proof first: it is cheap to check and spares the verifier tokens sent with junk.
+      const proof = await this.dpop!.check(request?.dpop ?? null, request?.method ?? 'POST', token);
+      if ('error' in proof) return { refusal: this.dpopFailure(proof) };
+      jkt = proof.jkt;
+    }
     let auth: AuthInfo;
     try {
       auth = freezeAuthInfo(await this.options.verifier.verify(token));
@@ -120,6 +159,10 @@ export class ResourceGuard {
       const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       logger.error(`Token verifier failed: ${masked(text, token)}`);
       return { refusal: { status: 500, message: 'Internal server error' } };
+    }
+    if (this.dpop) {
+      const refusal = this.bindingRefusal(auth, jkt);
+      if (refusal) return { refusal };
     }
     const identified = this.identified(auth, logger);
     if ('refusal' in identified) return identified;
@@ -165,6 +208,50 @@ export class ResourceGuard {
         error_description: `Missing scope: ${missing.join(' ')}`,
       }),
       message: `Forbidden: insufficient scope (missing ${missing.join(' ')})`,
+    };
+  }
+
+  /**
+   * RFC 9449 §7: a token bound to a key (`cnf.jkt`) needs the DPoP scheme and a proof of that
+   * key; the DPoP scheme needs a bound token.
+   */
+  private bindingRefusal(auth: AuthInfo, jkt: string | undefined): AuthRefusal | undefined {
+    const cnf = auth.claims?.cnf;
+    const bound =
+      typeof cnf === 'object' && cnf !== null ? (cnf as { readonly jkt?: unknown }).jkt : undefined;
+    if (jkt === undefined) {
+      return bound === undefined
+        ? undefined
+        : this.dpopRefusal(
+            'invalid_token',
+            'The token is DPoP-bound: send it with the DPoP scheme and a proof',
+          );
+    }
+    if (typeof bound !== 'string') return this.dpopRefusal('invalid_token', 'The token is not DPoP-bound');
+    if (bound !== jkt) {
+      return this.dpopRefusal(
+        'invalid_dpop_proof',
+        'The DPoP proof is signed by another key than the token is bound to',
+      );
+    }
+    return undefined;
+  }
+
+  private dpopFailure(failure: DPoPFailure): AuthRefusal {
+    const refusal = this.dpopRefusal(failure.error, failure.description);
+    return failure.nonce === undefined ? refusal : { ...refusal, headers: { 'dpop-nonce': failure.nonce } };
+  }
+
+  private dpopRefusal(error: string, description: string): AuthRefusal {
+    return {
+      status: 401,
+      wwwAuthenticate: dpopChallenge({
+        error,
+        error_description: description,
+        algs: this.dpop!.algorithms.join(' '),
+        resource_metadata: this.metadataUrl,
+      }),
+      message: `Unauthorized: ${description}`,
     };
   }
 

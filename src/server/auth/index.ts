@@ -13,5 +13,6 @@ export {
   protectedResourceMetadataLocations,
 } from './metadata.js';
 export { MAX_AUTHORIZATION_BYTES } from './challenge.js';
+export { DEFAULT_DPOP_ALGORITHMS, type DPoPResourceOptions } from './dpop-proof.js';
 export { MAX_VERIFIER_RESPONSE_BYTES } from './bounded-fetch.js';
 export { isAuthInfo } from './auth-info.js';

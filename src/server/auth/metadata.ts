@@ -3,6 +3,7 @@
  * web-standard handler that serves it.
  */
 import { checkResource, type ResourceServerOptions } from './options.js';
+import { DEFAULT_DPOP_ALGORITHMS } from './dpop-proof.js';
 
 /** The well-known path prefix of RFC 9728. */
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -21,6 +22,12 @@ export function protectedResourceMetadata(options: ResourceServerOptions): Recor
   };
   if (options.scopesSupported !== undefined) document.scopes_supported = [...options.scopesSupported];
   document.bearer_methods_supported = ['header'];
+  if (options.dpop) {
+    // RFC 9728 §2 / RFC 9449 §7.2: the proof algorithms and whether only DPoP-bound tokens work.
+    const dpop = options.dpop === true ? {} : options.dpop;
+    document.dpop_signing_alg_values_supported = [...(dpop.algorithms ?? DEFAULT_DPOP_ALGORITHMS)];
+    if (dpop.required) document.dpop_bound_access_tokens_required = true;
+  }
   if (options.resourceName !== undefined) document.resource_name = options.resourceName;
   if (options.resourceDocumentation !== undefined) {
     document.resource_documentation = options.resourceDocumentation;

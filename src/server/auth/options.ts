@@ -2,6 +2,7 @@
  * How an MCP endpoint is protected as an OAuth 2.1 resource server (RFC 9728, RFC 6750).
  */
 import type { TokenVerifier } from './token-verifier.js';
+import type { DPoPResourceOptions } from './dpop-proof.js';
 
 /**
  * Protect an HTTP endpoint: every MCP request needs a bearer token that `verifier` accepts.
@@ -40,6 +41,13 @@ export interface ResourceServerOptions {
   resourceName?: string;
   /** URL of documentation for developers (`resource_documentation`). */
   resourceDocumentation?: string;
+  /**
+   * Accept DPoP-bound tokens (RFC 9449; MCP extension SEP-1932): a token whose `cnf.jkt` binds it
+   * to a key must come as `Authorization: DPoP` with a valid proof of that key (`DPoP` header:
+   * method, this `resource` URL, recent `iat`, unused `jti`, `ath` of the token). `true` is `{}`.
+   * Without it a `DPoP` Authorization is refused like any other scheme.
+   */
+  dpop?: boolean | DPoPResourceOptions;
 }
 
 /** `scope-token` of RFC 6749 §3.3: visible ASCII but space, `"` and `\`. */

@@ -12,6 +12,8 @@ export interface MockOAuthConfig {
   metadata: Record<string, unknown>;
   /** Protected resource metadata `scopes_supported`. */
   prmScopes?: string[];
+  /** More protected resource metadata fields (e.g. `dpop_bound_access_tokens_required`). */
+  prmExtra?: Record<string, unknown>;
   /** The `resource` the PRM publishes (default: the MCP server URL given to start). */
   prmResource?: string;
   /** What `iss` the authorization response carries. */
@@ -139,6 +141,7 @@ export async function startMockOAuth(
       resource: config.prmResource ?? serverUrl(),
       authorization_servers: [issuer],
       ...(config.prmScopes && { scopes_supported: config.prmScopes }),
+      ...config.prmExtra,
     },
   }));
   stub.routes.set('POST /register', (req) => {

@@ -14,6 +14,8 @@ import {
 } from './machine-provider.js';
 import type { ProtectedResource } from './protected-resource.js';
 import { requestToken, type MachineHttpOptions } from './token-endpoint.js';
+import { DPoPSigner, type DPoPOptions } from '../dpop.js';
+import { MemoryTokenStore } from '../store.js';
 
 /**
  * The options every machine grant takes.
@@ -38,6 +40,12 @@ export interface MachineGrantOptions extends MachineHttpOptions {
    * metadata (RFC 9728), then authorization server metadata (RFC 8414 / OpenID discovery).
    */
   readonly discover?: DiscoverResource;
+  /**
+   * Sender-constrained tokens (DPoP, RFC 9449; SEP-1932): the token request carries a proof of a
+   * key made for this provider (kept in memory, as its tokens are), and a DPoP-bound token goes
+   * out as `Authorization: DPoP` with a fresh proof per request; server nonces are handled.
+   */
+  readonly dpop?: boolean | DPoPOptions;
 }
 
 /**
@@ -69,6 +77,12 @@ export function machineGrantProvider(
   assertIssuerBinding(name, options.issuer);
   const keyCache = new Map<string, Promise<CryptoKey>>();
   const discover = options.discover ?? defaultDiscovery(options);
+  const dpop = options.dpop
+    ? new DPoPSigner(
+        { persist: false, ...(options.dpop === true ? {} : options.dpop) },
+        new MemoryTokenStore(),
+      )
+    : undefined;
   return machineProvider(
     discover,
     async (target, scope, signal) => {
@@ -81,6 +95,7 @@ export function machineGrantProvider(
           clientAuth: await clientAuthentication(credentials, as, keyCache),
           grantType,
           parameters: scope ? { ...parameters, scope } : parameters,
+          dpop: await dpop?.tokenHandle(),
         },
         options,
         signal,
@@ -89,6 +104,7 @@ export function machineGrantProvider(
     {
       issuer: options.issuer,
       ...(options.flowTimeoutMs !== undefined && { flowTimeoutMs: options.flowTimeoutMs }),
+      ...(dpop && { dpop }),
     },
   );
 }

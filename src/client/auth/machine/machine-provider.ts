@@ -16,6 +16,7 @@ import { parseBearerChallenge, type BearerChallenge } from '../www-authenticate.
 import { unionScopes } from './scopes.js';
 import type { IssuedToken } from './token-endpoint.js';
 import type { ProtectedResource } from './protected-resource.js';
+import type { DPoPSigner } from '../dpop.js';
 
 /**
  * Step-up attempts for one request (within `ATTEMPT_WINDOW_MS`) after a 403 `insufficient_scope`
@@ -67,6 +68,8 @@ export interface MachineProviderOptions {
   readonly issuer: IssuerBinding;
   /** Bound on one shared token step, discovery included (default {@link DEFAULT_FLOW_TIMEOUT_MS}). */
   readonly flowTimeoutMs?: number;
+  /** With DPoP: DPoP-bound tokens go out with a proof of its key; its nonces are handled. */
+  readonly dpop?: DPoPSigner;
 }
 
 /**
@@ -161,21 +164,29 @@ export function machineProvider(
     return found;
   }
 
-  return {
+  /** The token for the next request (renewed first when expired), counted as used, or undefined. */
+  async function next(signal: AbortSignal): Promise<IssuedToken | undefined> {
+    // A renewal that fails fails its own caller; this request goes on without a token.
+    await flight.current?.wait(signal).catch(() => signal.throwIfAborted());
+    if (current && isExpired(current) && target) {
+      const scope = current.scope;
+      // Expired, not refused: the next token is not "fresh after a refusal".
+      await renew((shared) => fetchFor(scope, false, shared), signal);
+    }
+    if (!current) return undefined;
+    current.uses += 1;
+    return current.token;
+  }
+
+  const dpop = options.dpop;
+  const provider: HttpAuthProvider = {
     async authorization(_url, signal) {
-      // A renewal that fails fails its own caller; this request goes on without a token.
-      await flight.current?.wait(signal).catch(() => signal.throwIfAborted());
-      if (current && isExpired(current) && target) {
-        const scope = current.scope;
-        // Expired, not refused: the next token is not "fresh after a refusal".
-        await renew((shared) => fetchFor(scope, false, shared), signal);
-      }
-      if (!current) return undefined;
-      current.uses += 1;
-      return `Bearer ${current.token.accessToken}`;
+      const token = await next(signal);
+      return token && `${token.dpop ? 'DPoP' : 'Bearer'} ${token.accessToken}`;
     },
 
     async challenge(challenge, signal) {
+      if (dpop?.nonceChallenge(challenge, signal)) return true;
       const bearer: Partial<BearerChallenge> = parseBearerChallenge(challenge.wwwAuthenticate) ?? {};
       if (challenge.status === 403 && bearer.error !== 'insufficient_scope') return false;
       // Requests refused together share one renewal and count as one attempt.
@@ -208,6 +219,19 @@ export function machineProvider(
         return fetchFor(scope, true, shared);
       }, signal);
       return true;
+    },
+  };
+  if (!dpop) return provider;
+  return {
+    ...provider,
+    async headers(request, signal) {
+      const token = await next(signal);
+      if (!token) return {};
+      if (!token.dpop) return { authorization: `Bearer ${token.accessToken}` };
+      return dpop.requestHeaders(request.url, request.method, token.accessToken, signal);
+    },
+    answered(url, headers) {
+      dpop.remember(url, headers);
     },
   };
 }

@@ -41,6 +41,8 @@ export interface IssuedToken {
   readonly scope: string | undefined;
   /** The whole response, for grants that need more than the token (`issued_token_type`). */
   readonly response: oauth.TokenEndpointResponse;
+  /** True for a DPoP-bound token (`token_type: DPoP`): it goes out with the DPoP scheme and a proof. */
+  readonly dpop?: boolean;
 }
 
 /**
@@ -57,6 +59,8 @@ export interface TokenRequest {
   readonly parameters: Record<string, string>;
   /** Token types other than Bearer/DPoP the answer may carry (token exchange answers `N_A`). */
   readonly acceptTokenTypes?: readonly string[];
+  /** Send a DPoP proof (RFC 9449 §5); a `use_dpop_nonce` answer is retried once with the nonce. */
+  readonly dpop?: oauth.DPoPHandle | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -100,34 +104,39 @@ export async function requestToken(
   }
   try {
     let response: Response;
-    try {
-      response = await oauth.genericTokenEndpointRequest(
-        request.as,
-        request.client,
-        request.clientAuth,
-        request.grantType,
-        request.parameters,
-        options,
-      );
-    } catch (error) {
-      throw requestFailure(error, endpoint, signal, timeout.signal);
-    }
-    if (isRedirect(response)) {
-      throw new AuthorizationError(
-        'redirect',
-        `token endpoint ${endpoint} answered with a redirect, which is not followed`,
-      );
-    }
-    const recognizedTokenTypes = Object.fromEntries(
-      (request.acceptTokenTypes ?? []).map((type) => [type.toLowerCase(), () => undefined]),
-    );
     let body: oauth.TokenEndpointResponse;
-    try {
-      body = await oauth.processGenericTokenEndpointResponse(request.as, request.client, response, {
-        recognizedTokenTypes,
-      });
-    } catch (error) {
-      throw responseFailure(error, endpoint, response.status);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        response = await oauth.genericTokenEndpointRequest(
+          request.as,
+          request.client,
+          request.clientAuth,
+          request.grantType,
+          request.parameters,
+          request.dpop ? { ...options, DPoP: request.dpop } : options,
+        );
+      } catch (error) {
+        throw requestFailure(error, endpoint, signal, timeout.signal);
+      }
+      if (isRedirect(response)) {
+        throw new AuthorizationError(
+          'redirect',
+          `token endpoint ${endpoint} answered with a redirect, which is not followed`,
+        );
+      }
+      const recognizedTokenTypes = Object.fromEntries(
+        (request.acceptTokenTypes ?? []).map((type) => [type.toLowerCase(), () => undefined]),
+      );
+      try {
+        body = await oauth.processGenericTokenEndpointResponse(request.as, request.client, response, {
+          recognizedTokenTypes,
+        });
+        break;
+      } catch (error) {
+        // RFC 9449 §8: the DPoP handle kept the nonce of this answer; the next proof carries it.
+        if (request.dpop && attempt === 1 && oauth.isDPoPNonceError(error)) continue;
+        throw responseFailure(error, endpoint, response.status);
+      }
     }
     // It goes into an Authorization header: visible ASCII only (RFC 6750 b64token is stricter
     // still), or the transport's Headers would throw an untyped error for every request.
@@ -142,6 +151,7 @@ export async function requestToken(
       expiresAt: typeof body.expires_in === 'number' ? Date.now() + body.expires_in * 1000 : undefined,
       scope: typeof body.scope === 'string' ? body.scope : undefined,
       response: body,
+      ...(request.dpop && body.token_type.toLowerCase() === 'dpop' && { dpop: true }),
     };
   } finally {
     clearTimeout(timer);

@@ -147,10 +147,17 @@ export class HttpSession {
     if (!auth) return fetchFn(this.url, { ...this.options.requestInit, ...init, signal });
     for (let retries = 0; ; retries++) {
       const headers = new Headers(init.headers);
-      const authorization = await auth.authorization(this.url, signal);
-      if (authorization !== undefined) headers.set('authorization', authorization);
+      if (auth.headers) {
+        const method = (init.method ?? 'GET').toUpperCase();
+        const given = await auth.headers({ url: this.url, method }, signal);
+        for (const name in given) headers.set(name, given[name]!);
+      } else {
+        const authorization = await auth.authorization(this.url, signal);
+        if (authorization !== undefined) headers.set('authorization', authorization);
+      }
       const response = await fetchFn(this.url, { ...this.options.requestInit, ...init, headers, signal });
       const status = response.status;
+      if (status !== 401 && status !== 403) auth.answered?.(this.url, response.headers);
       if ((status !== 401 && status !== 403) || retries === MAX_AUTH_RETRIES) return response;
       // Another origin's refusal after a redirect is not this server's challenge: its
       // `resource_metadata` must not steer discovery (nor our credentials) anywhere.
@@ -159,7 +166,8 @@ export class HttpSession {
       // Read the refusal (bounded: it is for diagnostics) and free the connection first: the
       // provider may run a whole authorization flow before answering.
       const body = await readBoundedText(response, REFUSAL_LIMIT);
-      if (!(await auth.challenge({ url: this.url, status, wwwAuthenticate }, signal))) {
+      const challenge = { url: this.url, status, wwwAuthenticate, headers: response.headers } as const;
+      if (!(await auth.challenge(challenge, signal))) {
         return new Response(body, { status, statusText: response.statusText, headers: response.headers });
       }
     }
