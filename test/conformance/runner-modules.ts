@@ -10,16 +10,18 @@ export interface ScenarioSummary {
   success: number;
   failure: number;
   warning: number;
+  skipped: number;
   failures: { id: string; errorMessage?: string }[];
   warnings: { id: string; errorMessage?: string }[];
+  skips: { id: string; errorMessage?: string }[];
 }
 
 export interface Verdict {
   ok: boolean;
   rows: (ScenarioSummary & { status: string })[];
   problems: string[];
-  totals: { success: number; failure: number; warning: number };
-  judgedTotals: { success: number; failure: number; warning: number };
+  totals: { success: number; failure: number; warning: number; skipped: number };
+  judgedTotals: { success: number; failure: number; warning: number; skipped: number };
   expectedScenarios: number;
 }
 
@@ -28,12 +30,14 @@ export interface ResultsModule {
   summarizeChecks(name: string, checks: unknown): ScenarioSummary;
   readResults(outputDir: string): Map<string, ScenarioSummary>;
   parseScenarioList(text: string): string[];
+  parseExtensionScenarios(text: string): string[];
   judge(input: {
     results: Map<string, ScenarioSummary>;
     scenarios: string[];
     expected: Set<string>;
     allowWarnings: boolean;
     suiteExit: number | string;
+    noSkips?: boolean;
   }): Verdict;
 }
 
