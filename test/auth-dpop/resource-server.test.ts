@@ -277,3 +277,16 @@ test('issue 27 dpop: bad dpop options fail at start', () => {
     expect(serveProtected(jwtAuth(keys, { dpop: { maxAgeSeconds: 0 } }))).rejects.toThrow(/positive integer/),
   ]);
 });
+
+test('issue 27 dpop: proofs sent with invalid tokens do not enter the replay cache (they cannot push real entries out)', async () => {
+  const url = await start({ replayCacheSize: 1 });
+  const t = await token();
+  const first = await proof(client, t, RESOURCE);
+  const send = async (authorization: string, dpop: string) =>
+    (await initialize(url, { authorization, dpop })).status;
+  expect(await send(`DPoP ${t}`, first)).toBe(200);
+  const junk = 'junk.token.value';
+  const stranger = await proofKey();
+  expect(await send(`DPoP ${junk}`, await proof(stranger, junk, RESOURCE))).toBe(401);
+  expect(await send(`DPoP ${t}`, first)).toBe(401);
+});
