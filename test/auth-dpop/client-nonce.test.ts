@@ -6,8 +6,9 @@
  */
 import { decodeJwt } from 'jose';
 import { expect, test } from 'vitest';
+import { MemoryTokenStore } from 'keel-mcp/client';
 import type { AuthChallenge } from 'keel-mcp/core';
-import { DPoPSigner, MemoryTokenStore } from '../../src/client/auth/index.js';
+import { DPoPSigner } from '../../src/client/auth/index.js';
 
 const url = new URL('https://mcp.example.com/mcp?x=1#f');
 
