@@ -193,7 +193,8 @@ it('issue 27 dpop: a refresh carries a proof of the same key and gets a token bo
   const mcp: Exchange[] = [];
   let now = Date.now();
   const auth = provider({ redirect: oidcLogin(), fetch: recording(as), dpop: true, now: () => now });
-  const client = new McpClient({ name: 'e2e', version: '1' });
+  // Legacy era: a session, so close() sends a DELETE, whose proof names its own method.
+  const client = new McpClient({ name: 'e2e', version: '1' }, { era: 'legacy' });
   for (const extension of auth.extensions) client.extend(extension);
   await within(
     client.connect(
@@ -212,6 +213,8 @@ it('issue 27 dpop: a refresh carries a proof of the same key and gets a token bo
   } finally {
     await client.close();
   }
+  const deletes = mcp.filter((e) => e.method === 'DELETE');
+  expect(deletes.map((e) => [e.status, decodeJwt(e.headers.get('dpop')!).htm])).toEqual([[200, 'DELETE']]);
   const tokenRequests = as.filter((e) => e.url.endsWith('/token'));
   expect(tokenRequests).toHaveLength(2);
   const keys = tokenRequests.map((e) => JSON.stringify(decodeProtectedHeader(e.headers.get('dpop')!).jwk));

@@ -3,7 +3,7 @@
  * HTTP. Each refusal reason of the proof and of the binding is its own case, checked for the
  * status and the exact `WWW-Authenticate` error; the nonce dance and the metadata too.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { HttpServing } from 'keel-mcp/node';
 import { DEFAULT_DPOP_ALGORITHMS, type ResourceServerOptions } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
@@ -229,4 +229,64 @@ test('issue 27 dpop: without the dpop option the DPoP scheme is another scheme (
   });
   expect(answer.status).toBe(401);
   expect(answer.challenge).toBe(`Bearer resource_metadata="${PRM_URL}", scope="mcp"`);
+});
+
+test('issue 27 dpop: an expired nonce is refused with use_dpop_nonce and a fresh one', async () => {
+  const url = await start({ nonce: { lifetimeSeconds: 60 } });
+  const t = await token();
+  const first = await initialize(url, { authorization: `DPoP ${t}`, dpop: await proof(client, t, RESOURCE) });
+  const nonce = first.nonce!;
+  vi.useFakeTimers({ toFake: ['Date'] });
+  try {
+    vi.setSystemTime(Date.now() + 61_000);
+    const late = await initialize(url, {
+      authorization: `DPoP ${t}`,
+      dpop: await proof(client, t, RESOURCE, { nonce }),
+    });
+    expect(late.status).toBe(401);
+    expect(late.challenge).toMatch(/^DPoP error="use_dpop_nonce"/);
+    expect(late.nonce).not.toBe(nonce);
+    const fresh = await initialize(url, {
+      authorization: `DPoP ${t}`,
+      dpop: await proof(client, t, RESOURCE, { nonce: late.nonce! }),
+    });
+    expect(fresh.status).toBe(200);
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+test('issue 27 dpop: the replay cache is bounded (replayCacheSize): past it the oldest jti is forgotten', async () => {
+  const url = await start({ replayCacheSize: 1 });
+  const t = await token();
+  const first = await proof(client, t, RESOURCE);
+  const send = async (dpop: string) => (await initialize(url, { authorization: `DPoP ${t}`, dpop })).status;
+  expect(await send(first)).toBe(200);
+  expect(await send(first)).toBe(401);
+  expect(await send(await proof(client, t, RESOURCE))).toBe(200);
+  // One entry: the second proof pushed the first out (its `iat` window is what still bounds it).
+  expect(await send(first)).toBe(200);
+});
+
+test('issue 27 dpop: bad dpop options fail at start', () => {
+  expect(() => jwtAuth(keys, { dpop: { algorithms: ['HS256'] } })).not.toThrow();
+  return Promise.all([
+    expect(serveProtected(jwtAuth(keys, { dpop: { algorithms: ['HS256'] } }))).rejects.toThrow(
+      /only asymmetric/,
+    ),
+    expect(serveProtected(jwtAuth(keys, { dpop: { maxAgeSeconds: 0 } }))).rejects.toThrow(/positive integer/),
+  ]);
+});
+
+test('issue 27 dpop: proofs sent with invalid tokens do not enter the replay cache (they cannot push real entries out)', async () => {
+  const url = await start({ replayCacheSize: 1 });
+  const t = await token();
+  const first = await proof(client, t, RESOURCE);
+  const send = async (authorization: string, dpop: string) =>
+    (await initialize(url, { authorization, dpop })).status;
+  expect(await send(`DPoP ${t}`, first)).toBe(200);
+  const junk = 'junk.token.value';
+  const stranger = await proofKey();
+  expect(await send(`DPoP ${junk}`, await proof(stranger, junk, RESOURCE))).toBe(401);
+  expect(await send(`DPoP ${t}`, first)).toBe(401);
 });

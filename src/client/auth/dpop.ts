@@ -172,7 +172,8 @@ export class DPoPSigner {
     const nonce = challenge.headers?.get('dpop-nonce');
     if (!asked || !nonce) return false;
     this.remember(challenge.url, challenge.headers);
-    return this.sentNonce.get(signal) !== nonce;
+    // Only a request that sent a proof (a DPoP-bound token) is asked for one with the nonce.
+    return this.sentNonce.has(signal) && this.sentNonce.get(signal) !== nonce;
   }
 
   /**

@@ -82,7 +82,8 @@ export class OAuthClientProvider implements HttpAuthProvider {
   async authorization(url: URL, signal: AbortSignal): Promise<string | undefined> {
     const tokens = await this.current(url, signal);
     if (!tokens) return undefined;
-    return `${isDPoP(tokens.token_type) ? 'DPoP' : 'Bearer'} ${tokens.access_token}`;
+    // The transport calls headers() (with the proof); this is the header alone, for other callers.
+    return `${this.dpop && isDPoP(tokens.token_type) ? 'DPoP' : 'Bearer'} ${tokens.access_token}`;
   }
 
   /**

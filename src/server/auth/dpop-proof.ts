@@ -105,13 +105,13 @@ export class DPoPProofChecker {
   /**
    * Check `proof` (the `DPoP` header; null: absent) for a request with `method` carrying
    * `accessToken`. Resolves with the proof key's JWK thumbprint (to compare with the token's
-   * `cnf.jkt`), or the failure. Never rejects.
+   * `cnf.jkt`) and the proof's `jti` (for {@link firstUse}), or the failure. Never rejects.
    */
   async check(
     proof: string | null,
     method: string,
     accessToken: string,
-  ): Promise<{ readonly jkt: string } | DPoPFailure> {
+  ): Promise<{ readonly jkt: string; readonly jti: string } | DPoPFailure> {
     if (proof === null || proof === '') return invalid('The request has no DPoP proof');
     // Repeated headers arrive joined with commas, which no compact JWS contains.
     if (proof.includes(',')) return invalid('The request has more than one DPoP proof');
@@ -155,9 +155,16 @@ export class DPoPProofChecker {
         nonce: await this.nonces.issue(now),
       };
     }
-    const jkt = await jose.calculateJwkThumbprint(jwk, 'sha256');
-    if (!this.remember(`${jkt} ${claims.jti}`, now)) return invalid('The DPoP proof was already used (jti)');
-    return { jkt };
+    return { jkt: await jose.calculateJwkThumbprint(jwk, 'sha256'), jti: claims.jti };
+  }
+
+  /**
+   * Whether this is the first use of proof `jti` by key `jkt` (then it is remembered). Called
+   * once the token is verified and bound to `jkt`, so only a holder of a valid token can fill
+   * the cache: junk proofs cannot push real entries out.
+   */
+  firstUse(jkt: string, jti: string): boolean {
+    return this.remember(`${jkt} ${jti}`, Date.now());
   }
 
   /** A fresh nonce to hand out (when nonces are on), e.g. with a refusal. */

@@ -136,12 +136,12 @@ export class ResourceGuard {
         return { refusal: this.challenge(400, 'invalid_request', parsed.reason) };
     }
     const token = parsed.token;
-    let jkt: string | undefined;
+    let proof: { readonly jkt: string; readonly jti: string } | undefined;
     if (parsed.kind === 'dpop') {
       // The proof first: it is cheap to check and spares the verifier tokens sent with junk.
-      const proof = await this.dpop!.check(request?.dpop ?? null, request?.method ?? 'POST', token);
-      if ('error' in proof) return { refusal: this.dpopFailure(proof) };
-      jkt = proof.jkt;
+      const checked = await this.dpop!.check(request?.dpop ?? null, request?.method ?? 'POST', token);
+      if ('error' in checked) return { refusal: this.dpopFailure(checked) };
+      proof = checked;
     }
     let auth: AuthInfo;
     try {
@@ -161,8 +161,11 @@ export class ResourceGuard {
       return { refusal: { status: 500, message: 'Internal server error' } };
     }
     if (this.dpop) {
-      const refusal = this.bindingRefusal(auth, jkt);
+      const refusal = this.bindingRefusal(auth, proof?.jkt);
       if (refusal) return { refusal };
+      if (proof && !this.dpop.firstUse(proof.jkt, proof.jti)) {
+        return { refusal: this.dpopRefusal('invalid_dpop_proof', 'The DPoP proof was already used (jti)') };
+      }
     }
     const identified = this.identified(auth, logger);
     if ('refusal' in identified) return identified;
