@@ -34,6 +34,13 @@ export {
   type ErrorCodeValue,
 } from './core/error-classes.js';
 export { httpStatusForCode } from './core/errors.js';
+export {
+  extensionSettings,
+  isExtensionId,
+  withExtension,
+  type Extension,
+  type ExtensionMap,
+} from './core/extensions.js';
 export type {
   JsonObject,
   JsonRpcErrorObject,
