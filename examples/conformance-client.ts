@@ -10,6 +10,7 @@ import { McpClient, type McpClientOptions } from '../src/client/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http/client/index.js';
 import { conformanceAuth } from './conformance-auth.js';
 import { machineConformanceAuth } from './conformance-auth-machine.js';
+import { declareAuthExtensions } from '../src/client/auth/machine/extensions.js';
 
 interface Scenario {
   options?: McpClientOptions;
@@ -168,6 +169,7 @@ async function main(): Promise<number> {
   if (!entry && !oauth) log(`scenario ${scenario} is not known; running the generic client`);
   const { options, run } = entry ?? (auth ? authorized : fallback);
   const client = new McpClient({ name: 'keel-conformance-client', version: '0.1.0' }, options);
+  if (auth) declareAuthExtensions(client, auth);
   try {
     await client.connect(new StreamableHttpClientTransport(serverUrl, auth ? { auth } : {}), {
       timeoutMs: CALL_TIMEOUT_MS,
