@@ -16,6 +16,7 @@ import {
   type PlatformToken,
   type PlatformTokenRequest,
 } from 'keel-mcp/client';
+import { platformTokenFile } from 'keel-mcp/node';
 import { useProcessGuard } from '../helpers/guard.js';
 import {
   refusal,
@@ -107,7 +108,7 @@ test('issue 27 machine: a token file is read again for each token request (rotat
   const mock = await authorizationServer(() => tokenAnswer(`access-${++issued}`));
   const first = await platformJwt('rotated-1');
   const file = await tokenFile(`${first}\n`);
-  const auth = provider(mock, { file });
+  const auth = provider(mock, platformTokenFile(file));
   await auth.challenge(refusal(401), signal);
   expect(await auth.authorization(url, signal)).toBe('Bearer access-1');
   // A later request: a 401 for a token used more than once is a renewal, not a loop.
@@ -125,7 +126,7 @@ test('issue 27 machine: an expired access token is renewed with the current plat
   let issued = 0;
   const mock = await authorizationServer(() => tokenAnswer(`access-${++issued}`, { expires_in: 60 }));
   const file = await tokenFile(await platformJwt('before', '2h'));
-  const auth = provider(mock, { file });
+  const auth = provider(mock, platformTokenFile(file));
   await auth.challenge(refusal(401), signal);
   expect(await auth.authorization(url, signal)).toBe('Bearer access-1');
   const rotated = await platformJwt('after', '2h');
@@ -175,7 +176,7 @@ async function failsBeforeSending(platformToken: PlatformToken): Promise<Authori
 
 test('issue 27 machine: a missing token file is a clear token error naming the file, nothing sent', async () => {
   const missing = join(tmpdir(), 'keel-wif-no-such-dir', 'token');
-  const error = await failsBeforeSending({ file: missing });
+  const error = await failsBeforeSending(platformTokenFile(missing));
   expect(error.reason).toBe('token');
   expect(error.message).toContain(missing);
   expect(error.message).toContain('ENOENT');
@@ -186,7 +187,7 @@ test('issue 27 machine: an unset variable, an empty file, a non-JWT and an expir
     'KEEL_TEST_WIF_TOKEN is not set',
   );
   await server?.close();
-  expect((await failsBeforeSending({ file: await tokenFile('\n') })).message).toContain('is empty');
+  expect((await failsBeforeSending(platformTokenFile(await tokenFile('\n')))).message).toContain('is empty');
   await server?.close();
   expect((await failsBeforeSending('not a jwt')).message).toContain('is not a JWT');
   await server?.close();
@@ -231,7 +232,7 @@ test('issue 27 machine: a malformed token answer is a TokenEndpointError', async
 test('issue 27 machine: bad options are TypeErrors when the provider is made', () => {
   const base = { issuer: 'https://as.example' };
   expect(() => workloadIdentityAuth({ ...base, platformToken: '' })).toThrow(TypeError);
-  expect(() => workloadIdentityAuth({ ...base, platformToken: { file: '' } })).toThrow(TypeError);
+  expect(() => platformTokenFile('')).toThrow(TypeError);
   expect(() => workloadIdentityAuth({ ...base, platformToken: {} as PlatformToken })).toThrow(TypeError);
   expect(() => workloadIdentityAuth({ ...base, platformToken: 'a.b.c', clientId: '' })).toThrow(TypeError);
   expect(() => workloadIdentityAuth({ issuer: '', platformToken: 'a.b.c' })).toThrow(TypeError);

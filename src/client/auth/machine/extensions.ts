@@ -68,7 +68,7 @@ export function withAuthExtensions(
  * declares nothing.
  *
  * @example
- * const auth = workloadIdentityAuth({ issuer, platformToken: { file: '/var/run/secrets/tokens/mcp' } });
+ * const auth = workloadIdentityAuth({ issuer, platformToken: { env: 'MCP_WORKLOAD_TOKEN' } });
  * const client = declareAuthExtensions(new McpClient({ name: 'job', version: '1.0.0' }), auth);
  * await client.connect(new StreamableHttpClientTransport(url, { auth }));
  */

@@ -6,7 +6,7 @@
 export { clientCredentialsAuth, type ClientCredentialsAuthOptions } from './client-credentials.js';
 export { crossAppAccessAuth, type CrossAppAccessAuthOptions } from './cross-app-access.js';
 export { workloadIdentityAuth, type WorkloadIdentityAuthOptions } from './workload-identity.js';
-export type { PlatformToken, PlatformTokenRequest } from './platform-token.js';
+export type { PlatformToken, PlatformTokenFunction, PlatformTokenRequest } from './platform-token.js';
 export {
   CLIENT_CREDENTIALS_EXTENSION_ID,
   ENTERPRISE_MANAGED_AUTHORIZATION_EXTENSION_ID,

@@ -24,22 +24,29 @@ export interface PlatformTokenRequest {
 }
 
 /**
- * The workload's JWT: a string, a file re-read for each token request, an environment variable
- * read for each token request, or a function called for each token request.
+ * The workload's JWT: a string, an environment variable read for each token request, or a
+ * function called for each token request. A file re-read for each token request (a Kubernetes
+ * projected token) is `platformTokenFile(path)` from `keel-mcp/node`: the client itself stays
+ * free of `node:` modules.
  *
  * @example
- * const k8s: PlatformToken = { file: '/var/run/secrets/tokens/mcp-token' };
  * const ci: PlatformToken = { env: 'MCP_WORKLOAD_TOKEN' };
+ * const k8s: PlatformToken = platformTokenFile('/var/run/secrets/tokens/mcp-token'); // keel-mcp/node
  * const custom: PlatformToken = async ({ issuer }) => getIdentityToken(issuer);
  */
-export type PlatformToken =
-  | string
-  | { readonly file: string }
-  | { readonly env: string }
-  | ((request: PlatformTokenRequest) => string | Promise<string>);
+export type PlatformToken = string | { readonly env: string } | PlatformTokenFunction;
 
-/** Largest token file read (a JWT of a few KB; a wrong path to a large file is refused fast). */
-const MAX_TOKEN_FILE_BYTES = 64 * 1024;
+/**
+ * A function that returns the current platform token; its optional `description` ("file
+ * /var/run/...") names the source in error messages.
+ *
+ * @example
+ * const fromSidecar: PlatformTokenFunction = Object.assign(async () => sidecar.token(), { description: 'the SPIFFE sidecar' });
+ */
+export type PlatformTokenFunction = ((request: PlatformTokenRequest) => string | Promise<string>) & {
+  readonly description?: string;
+};
+
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**
@@ -47,7 +54,7 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
  * an `AuthorizationError` (`token`) that names the source, never the token.
  *
  * @example
- * const assertion = await readPlatformToken({ file: '/var/run/secrets/tokens/mcp' }, request);
+ * const assertion = await readPlatformToken({ env: 'MCP_WORKLOAD_TOKEN' }, request);
  */
 export async function readPlatformToken(
   source: PlatformToken,
@@ -79,49 +86,23 @@ async function readSource(
       raw = await source(request);
     } catch (error) {
       request.signal.throwIfAborted();
+      // A typed failure (platformTokenFile's) is already clear; anything else is wrapped.
+      if (error instanceof AuthorizationError) throw error;
       throw new AuthorizationError('token', `the platform token function failed: ${message(error)}`, {
         cause: error,
       });
     }
     if (typeof raw !== 'string')
       throw new AuthorizationError('token', 'the platform token function returned no string');
-    return { raw, from: 'the platform token function' };
+    return { raw, from: source.description ?? 'the platform token function' };
   }
-  if ('env' in source) {
-    const from = `environment variable ${source.env}`;
-    // globalThis.process: the client also runs where there is no `process` (browsers, workers).
-    const raw = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
-      source.env
-    ];
-    if (raw === undefined) throw new AuthorizationError('token', `no platform token: ${from} is not set`);
-    return { raw, from };
-  }
-  const from = `file ${source.file}`;
-  // Loaded here so that a browser bundle of the client never pulls in node:fs.
-  const { open } = await import('node:fs/promises');
-  try {
-    const handle = await open(source.file, 'r');
-    try {
-      const { size } = await handle.stat();
-      if (size > MAX_TOKEN_FILE_BYTES) {
-        throw new AuthorizationError(
-          'token',
-          `the platform token ${from} is larger than ${MAX_TOKEN_FILE_BYTES} bytes`,
-        );
-      }
-      return { raw: await handle.readFile({ encoding: 'utf8', signal: request.signal }), from };
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    if (error instanceof AuthorizationError) throw error;
-    request.signal.throwIfAborted();
-    const code = (error as { code?: unknown }).code;
-    throw new AuthorizationError(
-      'token',
-      `no platform token: cannot read ${from} (${typeof code === 'string' ? code : message(error)})`,
-    );
-  }
+  const from = `environment variable ${source.env}`;
+  // globalThis.process: the client also runs where there is no `process` (browsers, workers).
+  const raw = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
+    source.env
+  ];
+  if (raw === undefined) throw new AuthorizationError('token', `no platform token: ${from} is not set`);
+  return { raw, from };
 }
 
 /** `exp` of the payload, read without verifying (the authorization server verifies). */

@@ -23,7 +23,7 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
  * @example
  * const options: WorkloadIdentityAuthOptions = {
  *   issuer: 'https://auth.example.com',
- *   platformToken: { file: '/var/run/secrets/tokens/mcp-token' },
+ *   platformToken: { env: 'MCP_WORKLOAD_TOKEN' },
  * };
  */
 export interface WorkloadIdentityAuthOptions extends Omit<MachineGrantOptions, 'credentials'> {
@@ -43,7 +43,8 @@ export interface WorkloadIdentityAuthOptions extends Omit<MachineGrantOptions, '
  * @example
  * const auth = workloadIdentityAuth({
  *   issuer: 'https://auth.example.com',
- *   platformToken: { file: '/var/run/secrets/tokens/mcp-token' }, // re-read on each token request
+ *   // keel-mcp/node: the projected token file, re-read on each token request (it rotates)
+ *   platformToken: platformTokenFile('/var/run/secrets/tokens/mcp-token'),
  * });
  * const client = declareAuthExtensions(new McpClient({ name: 'job', version: '1.0.0' }), auth);
  * await client.connect(new StreamableHttpClientTransport(url, { auth }));
@@ -52,7 +53,7 @@ export function workloadIdentityAuth(options: WorkloadIdentityAuthOptions): Mach
   const source: unknown = options.platformToken;
   if (!isPlatformToken(source)) {
     throw new TypeError(
-      'workloadIdentityAuth: platformToken must be a string, { file }, { env } or a function',
+      'workloadIdentityAuth: platformToken must be a string, { env } or a function (platformTokenFile(path) for a file)',
     );
   }
   if (options.clientId === '') throw new TypeError('workloadIdentityAuth: clientId is empty');
@@ -74,6 +75,6 @@ export function workloadIdentityAuth(options: WorkloadIdentityAuthOptions): Mach
 function isPlatformToken(value: unknown): value is PlatformToken {
   if (typeof value === 'string' || typeof value === 'function') return value !== '';
   if (typeof value !== 'object' || value === null) return false;
-  const { file, env } = value as { file?: unknown; env?: unknown };
-  return (typeof file === 'string' && file !== '') || (typeof env === 'string' && env !== '');
+  const { env } = value as { env?: unknown };
+  return typeof env === 'string' && env !== '';
 }
