@@ -8,7 +8,12 @@
  * `test-tool`, close. The conformance runner's `--client-command` can point here.
  */
 import { pathToFileURL } from 'node:url';
-import { clientCredentialsAuth, crossAppAccessAuth } from '../src/client/auth/machine/index.js';
+import {
+  clientCredentialsAuth,
+  crossAppAccessAuth,
+  declareAuthExtensions,
+  workloadIdentityAuth,
+} from '../src/client/auth/machine/index.js';
 import { McpClient } from '../src/client/index.js';
 import type { HttpAuthProvider } from '../src/core/auth.js';
 import { StreamableHttpClientTransport } from '../src/transports/http/client/index.js';
@@ -47,8 +52,21 @@ export function firstDiscoveredIssuer(): (issuer: string) => boolean {
   return (issuer) => (bound ??= issuer) === issuer;
 }
 
+function enterpriseManaged(context: Readonly<Record<string, unknown>>): HttpAuthProvider {
+  return crossAppAccessAuth({
+    issuer: firstDiscoveredIssuer(),
+    credentials: { clientId: field(context, 'client_id'), clientSecret: field(context, 'client_secret') },
+    identityProvider: {
+      issuer: field(context, 'idp_issuer'),
+      clientId: field(context, 'idp_client_id'),
+      tokenEndpoint: field(context, 'idp_token_endpoint'),
+    },
+    idToken: field(context, 'idp_id_token'),
+  });
+}
+
 /**
- * The three extension scenarios, by suite name.
+ * The machine scenarios, by suite name.
  *
  * @example
  * const auth = machineAuthScenarios['auth/client-credentials-basic']?.auth(context);
@@ -73,18 +91,17 @@ export const machineAuthScenarios: Record<string, AuthScenario> = {
         credentials: { clientId: field(context, 'client_id'), clientSecret: field(context, 'client_secret') },
       }),
   },
-  // SEP-990: the suite plays the IdP too, and hands over the user's ID token from "SSO".
-  'auth/cross-app-access-complete-flow': {
+  // SEP-990 (0.1.x name): the suite plays the IdP too, and hands over the user's ID token from "SSO".
+  'auth/cross-app-access-complete-flow': { auth: (context) => enterpriseManaged(context) },
+  // The same flow under its 0.2.0 name.
+  'auth/enterprise-managed-authorization': { auth: (context) => enterpriseManaged(context) },
+  // SEP-1933: the suite hands over the workload's platform JWT (aud = the authorization server).
+  'auth/wif-jwt-bearer': {
     auth: (context) =>
-      crossAppAccessAuth({
+      workloadIdentityAuth({
         issuer: firstDiscoveredIssuer(),
-        credentials: { clientId: field(context, 'client_id'), clientSecret: field(context, 'client_secret') },
-        identityProvider: {
-          issuer: field(context, 'idp_issuer'),
-          clientId: field(context, 'idp_client_id'),
-          tokenEndpoint: field(context, 'idp_token_endpoint'),
-        },
-        idToken: field(context, 'idp_id_token'),
+        clientId: field(context, 'client_id'),
+        platformToken: field(context, 'valid_jwt'),
       }),
   },
 };
@@ -127,6 +144,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const client = new McpClient({ name: 'keel-conformance-client', version: '0.1.0' });
+  declareAuthExtensions(client, auth);
   try {
     await client.connect(new StreamableHttpClientTransport(serverUrl, { auth }), {
       timeoutMs: CALL_TIMEOUT_MS,

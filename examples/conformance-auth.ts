@@ -6,7 +6,6 @@
  */
 import { headlessRedirect, OAuthClientProvider, type ClientRegistration } from '../src/client/auth/index.js';
 import type { HttpAuthProvider } from '../src/core/auth.js';
-import type { Extension } from '../src/core/extensions.js';
 
 /** The client ID metadata document URL the suite expects (it never fetches it: auth/basic-cimd). */
 export const CONFORMANCE_CIMD_URL = 'https://conformance-test.local/client-metadata.json';
@@ -46,13 +45,4 @@ export function conformanceAuth(
     // SEP-1932: the DPoP scenarios' authorization server binds tokens to the client's key.
     ...(scenario.startsWith('auth/dpop') && { dpop: true }),
   });
-}
-
-/**
- * The extensions a provider asks its client to declare (`extensions`, as OAuthClientProvider
- * lists DPoP's with the `dpop` option); none for providers that list nothing.
- */
-export function authExtensions(auth: HttpAuthProvider | undefined): readonly Extension<unknown>[] {
-  const listed = (auth as { readonly extensions?: unknown } | undefined)?.extensions;
-  return Array.isArray(listed) ? (listed as Extension<unknown>[]) : [];
 }

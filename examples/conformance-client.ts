@@ -8,8 +8,9 @@ import { McpClient, type McpClientOptions } from '../src/client/index.js';
 // The client half only: the suite starts ~26 clients at once on the same machine, and sse-retry is
 // timed, so this process loads no server code it does not need.
 import { StreamableHttpClientTransport } from '../src/transports/http/client/index.js';
-import { authExtensions, conformanceAuth } from './conformance-auth.js';
+import { conformanceAuth } from './conformance-auth.js';
 import { machineConformanceAuth } from './conformance-auth-machine.js';
+import { declareAuthExtensions } from '../src/client/auth/machine/extensions.js';
 
 interface Scenario {
   options?: McpClientOptions;
@@ -168,7 +169,7 @@ async function main(): Promise<number> {
   if (!entry && !oauth) log(`scenario ${scenario} is not known; running the generic client`);
   const { options, run } = entry ?? (auth ? authorized : fallback);
   const client = new McpClient({ name: 'keel-conformance-client', version: '0.1.0' }, options);
-  for (const extension of authExtensions(auth)) client.extend(extension);
+  if (auth) declareAuthExtensions(client, auth);
   try {
     await client.connect(new StreamableHttpClientTransport(serverUrl, auth ? { auth } : {}), {
       timeoutMs: CALL_TIMEOUT_MS,

@@ -108,6 +108,19 @@ export {
   type ClientCredentialsAuthOptions,
 } from './auth/machine/client-credentials.js';
 export { crossAppAccessAuth, type CrossAppAccessAuthOptions } from './auth/machine/cross-app-access.js';
+export { workloadIdentityAuth, type WorkloadIdentityAuthOptions } from './auth/machine/workload-identity.js';
+export type {
+  PlatformToken,
+  PlatformTokenFunction,
+  PlatformTokenRequest,
+} from './auth/machine/platform-token.js';
+export {
+  CLIENT_CREDENTIALS_EXTENSION_ID,
+  ENTERPRISE_MANAGED_AUTHORIZATION_EXTENSION_ID,
+  WORKLOAD_IDENTITY_EXTENSION_ID,
+  declareAuthExtensions,
+  type MachineAuthProvider,
+} from './auth/machine/extensions.js';
 export type {
   ClientSecretCredentials,
   MachineClientCredentials,

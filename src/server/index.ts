@@ -109,7 +109,17 @@ export type { RequestStateKey, RequestStateOptions, RequestStateSecret } from '.
 // The OAuth 2.1 resource server: protect a Streamable HTTP endpoint with bearer tokens.
 export type { ResourceServerOptions } from './auth/options.js';
 export type { TokenVerifier } from './auth/token-verifier.js';
-export { InvalidTokenError, TokenVerifierUnavailableError } from './auth/errors.js';
+export { InvalidGrantError, InvalidTokenError, TokenVerifierUnavailableError } from './auth/errors.js';
+// Enterprise-managed authorization (SEP-990) at an authorization server: ID-JAG checks (docs/auth.md).
+export {
+  IdJagVerifier,
+  ID_JAG_GRANT_PROFILE,
+  type IdJagGrant,
+  type IdJagReplayStore,
+  type IdJagRequest,
+  type IdJagVerifierOptions,
+  type TrustedIdentityProvider,
+} from './auth/id-jag-verifier.js';
 export { JwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './auth/jwt-verifier.js';
 export { IntrospectionVerifier, type IntrospectionVerifierOptions } from './auth/introspection-verifier.js';
 export { protectedResourceMetadataHandler } from './auth/metadata.js';

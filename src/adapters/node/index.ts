@@ -3,6 +3,7 @@ export { serveHttp, SERVE_HTTP_DEFAULTS, type HttpServing, type ServeHttpOptions
 export { DEFAULT_DISCARD_LIMITS, type DiscardLimits } from './end-after-body.js';
 export { browserLogin, type BrowserLoginOptions } from './oauth/browser-login.js';
 export { FileTokenStore } from './oauth/file-token-store.js';
+export { platformTokenFile } from './oauth/platform-token-file.js';
 export {
   loopbackRedirect,
   type LoopbackRedirect,

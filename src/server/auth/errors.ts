@@ -34,3 +34,21 @@ export class TokenVerifierUnavailableError extends LocalError {
     super(message, options);
   }
 }
+
+/**
+ * An authorization grant presented at a token endpoint is not acceptable (RFC 6749 §5.2
+ * `invalid_grant`): an ID-JAG from an untrusted issuer, for another audience or resource, for
+ * another client, expired or replayed. The message names the claim, never the assertion, and
+ * may go out as the `error_description`.
+ *
+ * @example
+ * catch (e) { if (e instanceof InvalidGrantError) return json(400, { error: e.oauthError, error_description: e.message }); }
+ */
+export class InvalidGrantError extends LocalError {
+  override name = 'InvalidGrantError';
+  /** The OAuth error code to answer with. */
+  readonly oauthError = 'invalid_grant';
+  constructor(message = 'The authorization grant is invalid', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

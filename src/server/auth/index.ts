@@ -4,7 +4,16 @@
 export type { ResourceServerOptions } from './options.js';
 export type { TokenVerifier } from './token-verifier.js';
 export type { AuthInfo } from '../../core/auth.js';
-export { InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
+export { InvalidGrantError, InvalidTokenError, TokenVerifierUnavailableError } from './errors.js';
+export {
+  IdJagVerifier,
+  ID_JAG_GRANT_PROFILE,
+  type IdJagGrant,
+  type IdJagReplayStore,
+  type IdJagRequest,
+  type IdJagVerifierOptions,
+  type TrustedIdentityProvider,
+} from './id-jag-verifier.js';
 export { JwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './jwt-verifier.js';
 export { IntrospectionVerifier, type IntrospectionVerifierOptions } from './introspection-verifier.js';
 export {

@@ -4,7 +4,11 @@
  * own token, authenticating with a secret or a `private_key_jwt` assertion. The token request
  * carries the RFC 8707 `resource` of the MCP server and the scope the server asked for.
  */
-import type { HttpAuthProvider } from '../../../core/auth.js';
+import {
+  CLIENT_CREDENTIALS_EXTENSION_ID,
+  withAuthExtensions,
+  type MachineAuthProvider,
+} from './extensions.js';
 import { machineGrantProvider, type MachineGrantOptions } from './grant-provider.js';
 
 /**
@@ -20,6 +24,7 @@ export type ClientCredentialsAuthOptions = MachineGrantOptions;
 
 /**
  * An `HttpAuthProvider` that authorizes as the client itself with the client credentials grant.
+ * Its `extensions` list the client credentials extension (and DPoP's with `dpop`).
  *
  * @example
  * const auth = clientCredentialsAuth({
@@ -28,11 +33,12 @@ export type ClientCredentialsAuthOptions = MachineGrantOptions;
  * });
  * await client.connect(new StreamableHttpClientTransport(url, { auth }));
  */
-export function clientCredentialsAuth(options: ClientCredentialsAuthOptions): HttpAuthProvider {
+export function clientCredentialsAuth(options: ClientCredentialsAuthOptions): MachineAuthProvider {
   if (!options.credentials.clientId)
     throw new TypeError('clientCredentialsAuth: credentials.clientId is empty');
-  return machineGrantProvider('clientCredentialsAuth', options, async (target) => ({
+  const provider = machineGrantProvider('clientCredentialsAuth', options, async (target) => ({
     grantType: 'client_credentials',
     parameters: { resource: target.resource },
   }));
+  return withAuthExtensions(provider, CLIENT_CREDENTIALS_EXTENSION_ID, options.dpop);
 }

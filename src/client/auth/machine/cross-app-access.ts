@@ -7,9 +7,13 @@
  * bearer grant). No browser, no consent screen at the MCP authorization server.
  */
 import * as oauth from 'oauth4webapi';
-import type { HttpAuthProvider } from '../../../core/auth.js';
 import { clientSecretBasic } from '../client-auth.js';
 import { AuthorizationError } from '../errors.js';
+import {
+  ENTERPRISE_MANAGED_AUTHORIZATION_EXTENSION_ID,
+  withAuthExtensions,
+  type MachineAuthProvider,
+} from './extensions.js';
 import { identityProviderMetadata, type IdentityProvider } from './identity-provider.js';
 import { machineGrantProvider, type MachineGrantOptions } from './grant-provider.js';
 import type { ProtectedResource } from './protected-resource.js';
@@ -39,7 +43,8 @@ export interface CrossAppAccessAuthOptions extends MachineGrantOptions {
 }
 
 /**
- * An `HttpAuthProvider` that authorizes as the signed-in enterprise user, through the IdP.
+ * An `HttpAuthProvider` that authorizes as the signed-in enterprise user, through the IdP. Its
+ * `extensions` list the enterprise-managed authorization extension (and DPoP's with `dpop`).
  *
  * @example
  * const auth = crossAppAccessAuth({
@@ -50,15 +55,16 @@ export interface CrossAppAccessAuthOptions extends MachineGrantOptions {
  * });
  * await client.connect(new StreamableHttpClientTransport(url, { auth }));
  */
-export function crossAppAccessAuth(options: CrossAppAccessAuthOptions): HttpAuthProvider {
+export function crossAppAccessAuth(options: CrossAppAccessAuthOptions): MachineAuthProvider {
   if (!options.credentials.clientId) throw new TypeError('crossAppAccessAuth: credentials.clientId is empty');
   if (!options.identityProvider.clientId) {
     throw new TypeError('crossAppAccessAuth: identityProvider.clientId is empty');
   }
-  return machineGrantProvider('crossAppAccessAuth', options, async (target, scope, signal) => ({
+  const provider = machineGrantProvider('crossAppAccessAuth', options, async (target, scope, signal) => ({
     grantType: JWT_BEARER,
     parameters: { assertion: await requestIdJag(options, target, scope, signal) },
   }));
+  return withAuthExtensions(provider, ENTERPRISE_MANAGED_AUTHORIZATION_EXTENSION_ID, options.dpop);
 }
 
 /** RFC 8693 at the IdP: the user's ID token in, an ID-JAG for this MCP server out. */

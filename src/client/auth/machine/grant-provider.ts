@@ -3,6 +3,7 @@
  * request, the client's own authentication at the token endpoint, and the bounded shared step of
  * {@link machineProvider}. A grant only says what its token request carries.
  */
+import * as oauth from 'oauth4webapi';
 import type { HttpAuthProvider } from '../../../core/auth.js';
 import { clientAuthentication, type MachineClientCredentials } from './client-authentication.js';
 import { defaultDiscovery } from './default-discovery.js';
@@ -60,6 +61,19 @@ export interface GrantRequest {
 }
 
 /**
+ * The options of {@link machineGrantProvider}: a grant whose client does not authenticate
+ * (workload identity federation: the assertion is the credential) has no `credentials`, and at
+ * most a `clientId` sent as `client_id` (RFC 6749 §2.3: a public client).
+ *
+ * @example
+ * const options: GrantProviderOptions = { issuer: 'https://auth.example.com', clientId: 'workload' };
+ */
+export type GrantProviderOptions = Omit<MachineGrantOptions, 'credentials'> & {
+  readonly credentials?: MachineClientCredentials;
+  readonly clientId?: string;
+};
+
+/**
  * An `HttpAuthProvider` for one machine grant. `name` is the factory's, for option errors.
  *
  * @example
@@ -70,7 +84,7 @@ export interface GrantRequest {
  */
 export function machineGrantProvider(
   name: string,
-  options: MachineGrantOptions,
+  options: GrantProviderOptions,
   grant: (target: ProtectedResource, scope: string | undefined, signal: AbortSignal) => Promise<GrantRequest>,
 ): HttpAuthProvider {
   const { credentials } = options;
@@ -91,8 +105,12 @@ export function machineGrantProvider(
       return requestToken(
         {
           as,
-          client: { client_id: credentials.clientId },
-          clientAuth: await clientAuthentication(credentials, as, keyCache),
+          ...(credentials
+            ? {
+                client: { client_id: credentials.clientId },
+                clientAuth: await clientAuthentication(credentials, as, keyCache),
+              }
+            : unauthenticated(options.clientId)),
           grantType,
           parameters: scope ? { ...parameters, scope } : parameters,
           dpop: await dpop?.tokenHandle(),
@@ -107,4 +125,15 @@ export function machineGrantProvider(
       ...(dpop && { dpop }),
     },
   );
+}
+
+/** No client authentication: `client_id` in the body when there is one (oauth4webapi's `None`), else nothing. */
+function unauthenticated(clientId: string | undefined): {
+  client: oauth.Client;
+  clientAuth: oauth.ClientAuth;
+} {
+  return clientId
+    ? { client: { client_id: clientId }, clientAuth: oauth.None() }
+    : // oauth4webapi insists on a client_id; this one is never sent (the authentication adds nothing).
+      { client: { client_id: 'unregistered-workload' }, clientAuth: () => {} };
 }

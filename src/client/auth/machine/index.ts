@@ -1,9 +1,19 @@
 /**
  * Machine-to-machine authorization for the HTTP client transport: the client credentials grant
- * and enterprise-managed cross-app access, each an `HttpAuthProvider`.
+ * enterprise-managed cross-app access and workload identity federation, each an `HttpAuthProvider`
+ * that lists the extensions to declare.
  */
 export { clientCredentialsAuth, type ClientCredentialsAuthOptions } from './client-credentials.js';
 export { crossAppAccessAuth, type CrossAppAccessAuthOptions } from './cross-app-access.js';
+export { workloadIdentityAuth, type WorkloadIdentityAuthOptions } from './workload-identity.js';
+export type { PlatformToken, PlatformTokenFunction, PlatformTokenRequest } from './platform-token.js';
+export {
+  CLIENT_CREDENTIALS_EXTENSION_ID,
+  ENTERPRISE_MANAGED_AUTHORIZATION_EXTENSION_ID,
+  WORKLOAD_IDENTITY_EXTENSION_ID,
+  declareAuthExtensions,
+  type MachineAuthProvider,
+} from './extensions.js';
 export type {
   ClientSecretCredentials,
   MachineClientCredentials,
