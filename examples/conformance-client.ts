@@ -10,6 +10,7 @@ import { McpClient, type McpClientOptions } from '../src/client/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http/client/index.js';
 import { conformanceAuth } from './conformance-auth.js';
 import { machineConformanceAuth } from './conformance-auth-machine.js';
+import { skillScenarios } from './conformance-skills.js';
 
 interface Scenario {
   options?: McpClientOptions;
@@ -145,7 +146,7 @@ const modernScenarios: Record<string, Scenario> = {
     },
   },
 };
-Object.assign(scenarios, modernScenarios);
+Object.assign(scenarios, modernScenarios, skillScenarios);
 
 /** Unknown scenarios get the generic client: connect, list tools, close. */
 const fallback: Scenario = { run: async (client) => void (await listTools(client)) };
