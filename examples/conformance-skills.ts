@@ -9,7 +9,9 @@ import type { McpClient } from '../src/client/mcp-client.js';
 import { SkillsClient } from '../src/client/skills/skills-client.js';
 
 function log(message: string, detail?: unknown): void {
-  process.stderr.write(`[conformance-skills] ${message}${detail === undefined ? '' : ` ${JSON.stringify(detail)}`}\n`);
+  process.stderr.write(
+    `[conformance-skills] ${message}${detail === undefined ? '' : ` ${JSON.stringify(detail)}`}\n`,
+  );
 }
 
 const TIMEOUT = { timeoutMs: 20_000 };
@@ -34,7 +36,11 @@ async function useSkills(client: McpClient): Promise<void> {
 /** Scenario name → what the client does (merged into conformance-client.ts's table). */
 export const skillScenarios: Record<string, { run: (client: McpClient) => Promise<void> }> = {
   'sep-2640-client-no-prefetch': {
-    run: async (client) => log('listed', (await new SkillsClient(client).list(TIMEOUT)).map((entry) => entry.uri)),
+    run: async (client) =>
+      log(
+        'listed',
+        (await new SkillsClient(client).list(TIMEOUT)).map((entry) => entry.uri),
+      ),
   },
   'sep-2640-client-verify-digest': { run: useSkills },
   'sep-2640-client-verify-size': { run: useSkills },

@@ -18,7 +18,10 @@ const SKILL_MD = 'skill://pdf-processing/SKILL.md';
 const FORMS = 'skill://pdf-processing/references/FORMS.md';
 
 /** A server publishing pdfSkill(); `tamper` rewrites the text of resources/read results; reads are counted. */
-function server(tamper?: (uri: string, text: string) => string, fixEntry?: (entry: JsonObject) => Promise<void>) {
+function server(
+  tamper?: (uri: string, text: string) => string,
+  fixEntry?: (entry: JsonObject) => Promise<void>,
+) {
   const reads: string[] = [];
   const methods: string[] = [];
   const mcp = new McpServer(INFO).extend(skills({ skills: [pdfSkill()] }));
@@ -28,7 +31,10 @@ function server(tamper?: (uri: string, text: string) => string, fixEntry?: (entr
     const result = await next();
     if (call.method === 'resources/read' && tamper) {
       const [content] = result.contents as JsonObject[];
-      return { ...result, contents: [{ ...content, text: tamper(String(call.params.uri), String(content!.text)) }] };
+      return {
+        ...result,
+        contents: [{ ...content, text: tamper(String(call.params.uri), String(content!.text)) }],
+      };
     }
     if (call.method === 'skills/list' && fixEntry) {
       const entries = structuredClone(result.skills) as JsonObject[];
@@ -56,7 +62,11 @@ describe.each(ERAS)('%s era', (era) => {
     const client = new SkillsClient(await connect(mcp, era));
     const [entry] = await client.list();
     const skill = await client.load(entry!);
-    expect(skill).toMatchObject({ name: 'pdf-processing', text: PDF_MD, body: '\nRead references/FORMS.md first.\n' });
+    expect(skill).toMatchObject({
+      name: 'pdf-processing',
+      text: PDF_MD,
+      body: '\nRead references/FORMS.md first.\n',
+    });
     expect(reads).toEqual([SKILL_MD]);
     const forms = await client.readFile(entry!, FORMS);
     expect(forms.text).toBe(FORMS_MD);
@@ -65,7 +75,9 @@ describe.each(ERAS)('%s era', (era) => {
     expect(reads).toEqual([SKILL_MD, FORMS, 'skill://pdf-processing/assets/logo.png']);
     // By URI: skills/get first, then the same verification.
     expect((await client.load(SKILL_MD)).name).toBe('pdf-processing');
-    await expect(client.readFile(entry!, 'skill://pdf-processing/unlisted.md')).rejects.toThrow(/is not a file of skill/);
+    await expect(client.readFile(entry!, 'skill://pdf-processing/unlisted.md')).rejects.toThrow(
+      /is not a file of skill/,
+    );
   });
 
   test('issue 27 skills: a tampered digest (same size) is refused with SkillVerificationError', async () => {

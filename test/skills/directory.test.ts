@@ -30,7 +30,8 @@ async function tree(files: { [path: string]: string }): Promise<string> {
   return root;
 }
 
-const md = (name: string): string => `---\nname: ${name}\ndescription: "The ${name} skill"\n---\nUse ${name}.\n`;
+const md = (name: string): string =>
+  `---\nname: ${name}\ndescription: "The ${name} skill"\n---\nUse ${name}.\n`;
 
 test('issue 27 skills: a directory of skills is published and loads verified', async () => {
   const root = await tree({
@@ -41,14 +42,19 @@ test('issue 27 skills: a directory of skills is published and loads verified', a
   });
   const sources = await skillsFromDirectory(root);
   expect(sources.map((source) => source.path)).toEqual(['acme/billing/refunds', 'pdf-processing']);
-  const client = new SkillsClient(await connect(new McpServer({ name: 'd', version: '1' }).extend(skills({ skills: sources })), 'legacy'));
+  const client = new SkillsClient(
+    await connect(new McpServer({ name: 'd', version: '1' }).extend(skills({ skills: sources })), 'legacy'),
+  );
   const entries = await client.list();
   expect(entries.map((entry) => entry.uri)).toEqual([
     'skill://acme/billing/refunds/SKILL.md',
     'skill://pdf-processing/SKILL.md',
   ]);
   const pdf = entries[1]!;
-  expect((await client.load(pdf)).frontmatter).toEqual({ name: 'pdf-processing', description: 'The pdf-processing skill' });
+  expect((await client.load(pdf)).frontmatter).toEqual({
+    name: 'pdf-processing',
+    description: 'The pdf-processing skill',
+  });
   expect((await client.readFile(pdf, 'skill://pdf-processing/references/FORMS.md')).text).toBe('# Forms\n');
 });
 

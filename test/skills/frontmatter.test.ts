@@ -75,7 +75,10 @@ describe('issue 27 skills: frontmatter', () => {
   });
 
   test('body, BOM and CRLF; no block means undefined', () => {
-    expect(parseFrontmatter('\ufeff---\r\nname: a\r\n---\r\n# Body')).toEqual({ frontmatter: { name: 'a' }, body: '# Body' });
+    expect(parseFrontmatter('\ufeff---\r\nname: a\r\n---\r\n# Body')).toEqual({
+      frontmatter: { name: 'a' },
+      body: '# Body',
+    });
     expect(parseFrontmatter('# no frontmatter')).toBeUndefined();
     expect(front('')).toEqual({});
   });

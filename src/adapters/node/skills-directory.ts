@@ -26,13 +26,17 @@ export async function skillsFromDirectory(root: string): Promise<SkillSource[]> 
       skillDir = dir;
       skillFiles = {};
       const path = relative(root, dir).split(sep).join('/');
-      if (path === '') throw new Error(`skillsFromDirectory: ${root} itself holds a SKILL.md; put each skill in its own directory`);
+      if (path === '')
+        throw new Error(
+          `skillsFromDirectory: ${root} itself holds a SKILL.md; put each skill in its own directory`,
+        );
       found.push({ path, files: skillFiles });
     }
     for (const name of names) {
       const full = join(dir, name);
       const info = await lstat(full);
-      if (info.isSymbolicLink()) throw new Error(`skillsFromDirectory: ${full} is a symbolic link; skills are plain files`);
+      if (info.isSymbolicLink())
+        throw new Error(`skillsFromDirectory: ${full} is a symbolic link; skills are plain files`);
       if (info.isDirectory()) await walk(full, skillDir, skillFiles);
       else if (info.isFile() && skillDir !== undefined)
         skillFiles[relative(skillDir, full).split(sep).join('/')] = new Uint8Array(await readFile(full));

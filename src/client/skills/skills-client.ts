@@ -30,8 +30,11 @@ import type { McpClient } from '../mcp-client.js';
  * prompt += skill.body;
  */
 export interface LoadedSkill {
+  /** The entry the file was verified against. */
   entry: SkillEntry;
+  /** The skill's name (frontmatter `name`, equal to the URI's final skill-path segment). */
   name: string;
+  /** The parsed frontmatter (equal to the entry's). */
   frontmatter: JsonObject;
   /** The instructions after the frontmatter. */
   body: string;
@@ -47,9 +50,13 @@ export interface LoadedSkill {
  * console.log(file.text ?? `${file.bytes.byteLength} bytes`);
  */
 export interface SkillFileContent {
+  /** The file's resource URI. */
   uri: string;
+  /** As the server sent it. */
   mimeType?: string;
+  /** The verified raw bytes. */
   bytes: Uint8Array;
+  /** The text, when the server sent text (not a blob). */
   text?: string;
 }
 
@@ -94,8 +101,13 @@ export class SkillsClient {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.client.lowLevel.request('skills/list', cursor === undefined ? {} : { cursor }, options);
-      if (!Array.isArray(result.skills)) throw new ProtocolViolationError('skills/list: the result has no skills array');
+      const result = await this.client.lowLevel.request(
+        'skills/list',
+        cursor === undefined ? {} : { cursor },
+        options,
+      );
+      if (!Array.isArray(result.skills))
+        throw new ProtocolViolationError('skills/list: the result has no skills array');
       for (const item of result.skills) entries.push(checkEntry(item, 'skills/list'));
       const next = result.nextCursor;
       if (typeof next !== 'string' || next === '') return entries;
@@ -142,11 +154,20 @@ export class SkillsClient {
     } catch {
       parsed = undefined;
     }
-    if (!parsed) throw new SkillVerificationError(entry.uri, 'frontmatter', entry.frontmatter, undefined, ['(unparseable)']);
+    if (!parsed)
+      throw new SkillVerificationError(entry.uri, 'frontmatter', entry.frontmatter, undefined, [
+        '(unparseable)',
+      ]);
     const keys = new Set([...Object.keys(parsed.frontmatter), ...Object.keys(entry.frontmatter)]);
     const differing = [...keys].filter((key) => !sameJson(parsed.frontmatter[key], entry.frontmatter[key]));
     if (differing.length > 0)
-      throw new SkillVerificationError(entry.uri, 'frontmatter', entry.frontmatter, parsed.frontmatter, differing);
+      throw new SkillVerificationError(
+        entry.uri,
+        'frontmatter',
+        entry.frontmatter,
+        parsed.frontmatter,
+        differing,
+      );
     const name = parsed.frontmatter.name;
     if (typeof name !== 'string' || skillNameOf(entry.uri) !== name)
       throw new SkillVerificationError(entry.uri, 'frontmatter', skillNameOf(entry.uri), name, ['name']);
@@ -170,7 +191,7 @@ export class SkillsClient {
     const result = await this.client.readResource(uri, options);
     const content = (result.contents as JsonObject[]).find((item) => item.uri === uri) ?? result.contents[0];
     if (!content) throw new ProtocolViolationError(`resources/read ${uri}: no contents`);
-    const file = bytesOf(content as JsonObject, uri);
+    const file = bytesOf(content, uri);
     if (listed) {
       if (file.bytes.byteLength !== listed.size)
         throw new SkillVerificationError(uri, 'size', listed.size, file.bytes.byteLength);
@@ -184,7 +205,8 @@ export class SkillsClient {
 function bytesOf(content: JsonObject, uri: string): SkillFileContent {
   const mimeType = typeof content.mimeType === 'string' ? content.mimeType : undefined;
   const base = mimeType === undefined ? { uri } : { uri, mimeType };
-  if (typeof content.text === 'string') return { ...base, bytes: new TextEncoder().encode(content.text), text: content.text };
+  if (typeof content.text === 'string')
+    return { ...base, bytes: new TextEncoder().encode(content.text), text: content.text };
   const bytes = typeof content.blob === 'string' ? fromBase64(content.blob) : undefined;
   if (!bytes) throw new ProtocolViolationError(`resources/read ${uri}: neither text nor a valid base64 blob`);
   return { ...base, bytes };
@@ -210,7 +232,9 @@ function checkEntry(item: unknown, method: string): SkillEntry {
       !Number.isSafeInteger(file.size) ||
       file.size < 0
     )
-      throw new ProtocolViolationError(`${method}: ${uri}: each file needs a uri, a sha256 digest and a size`);
+      throw new ProtocolViolationError(
+        `${method}: ${uri}: each file needs a uri, a sha256 digest and a size`,
+      );
     return { uri: file.uri, digest: file.digest, size: file.size };
   });
   if (!files.some((file) => file.uri === uri))

@@ -62,7 +62,8 @@ function syntax(line: number, message: string): SyntaxError {
   return new SyntaxError(`YAML frontmatter line ${line}: ${message}`);
 }
 
-const KEY = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"{}[\]&*!|>%@`,?-][^:]*?|-[^\s:][^:]*?)\s*:(?:\s+(.*))?$/;
+const KEY =
+  /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"{}[\]&*!|>%@`,?-][^:]*?|-[^\s:][^:]*?)\s*:(?:\s+(.*))?$/;
 
 class Parser {
   private at = 0;
@@ -124,7 +125,8 @@ class Parser {
       this.skipBlank();
       const next = this.peek();
       if (!next) return null;
-      if (next.indent === indent && (next.text.startsWith('- ') || next.text === '-')) return this.sequence(indent);
+      if (next.indent === indent && (next.text.startsWith('- ') || next.text === '-'))
+        return this.sequence(indent);
       if (next.indent <= indent) return null;
       if (next.text.startsWith('- ') || next.text === '-') return this.sequence(next.indent);
       return this.mapping(next.indent);
@@ -204,7 +206,9 @@ function quoted(text: string, number: number): string {
   if (!match) throw syntax(number, `unterminated or trailing text after a quoted string: ${text}`);
   if (quote === "'") return match[1]!.replace(/''/g, "'");
   try {
-    return JSON.parse(`"${match[1]!.replace(/\\x([0-9a-fA-F]{2})/g, '\\u00$1').replace(/\\'/g, "'")}"`) as string;
+    return JSON.parse(
+      `"${match[1]!.replace(/\\x([0-9a-fA-F]{2})/g, '\\u00$1').replace(/\\'/g, "'")}"`,
+    ) as string;
   } catch {
     throw syntax(number, `invalid escape in ${text}`);
   }

@@ -22,8 +22,11 @@ export const DIRECTORY_MIME_TYPE = 'inode/directory';
  * const file: SkillFile = { uri: 'skill://pdf/SKILL.md', digest: 'sha256:9f86…', size: 120 };
  */
 export interface SkillFile {
+  /** The file's resource URI (the SKILL.md itself, or a file within the skill directory). */
   uri: string;
+  /** `sha256:` and 64 lowercase hex characters, over the raw bytes. */
   digest: string;
+  /** Length of the raw bytes. */
   size: number;
 }
 
@@ -40,8 +43,11 @@ export interface SkillFile {
  * };
  */
 export interface SkillEntry {
+  /** `skill://<skill-path>/SKILL.md`. */
   uri: string;
+  /** The SKILL.md frontmatter, verbatim (at least `name` and `description`). */
   frontmatter: JsonObject;
+  /** Every file of the skill, or `"dynamic"`: no manifest published. */
   resources: SkillFile[] | 'dynamic';
 }
 
@@ -109,5 +115,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
   const right = b as { [key: string]: unknown };
   const keys = Object.keys(left);
   if (keys.length !== Object.keys(right).length) return false;
-  return keys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && sameJson(left[key], right[key]));
+  return keys.every(
+    (key) => Object.prototype.hasOwnProperty.call(right, key) && sameJson(left[key], right[key]),
+  );
 }

@@ -46,7 +46,12 @@ const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;
 
 /** @internal Check `source` and return what is served; throws an Error saying what is wrong. */
 export function checkSkill(source: SkillSource): CheckedSkill {
-  if (typeof source !== 'object' || source === null || typeof source.files !== 'object' || source.files === null)
+  if (
+    typeof source !== 'object' ||
+    source === null ||
+    typeof source.files !== 'object' ||
+    source.files === null
+  )
     throw new TypeError('skills: a skill is { path?, files: { "SKILL.md": ..., ... } }');
   const raw = source.files['SKILL.md'];
   const where = source.path === undefined ? 'a skill' : `skill "${source.path}"`;
@@ -80,12 +85,21 @@ export function checkSkill(source: SkillSource): CheckedSkill {
   const files = new Map<string, Uint8Array>();
   let total = 0;
   const encoder = new TextEncoder();
-  for (const relative of ['SKILL.md', ...Object.keys(source.files).filter((key) => key !== 'SKILL.md').sort()]) {
+  for (const relative of [
+    'SKILL.md',
+    ...Object.keys(source.files)
+      .filter((key) => key !== 'SKILL.md')
+      .sort(),
+  ]) {
     const parts = relative.split('/');
     if (parts.some((part) => !SEGMENT.test(part) || part === '.' || part === '..'))
-      throw new Error(`skills: skill "${name}": file path ${JSON.stringify(relative)} is not a plain relative path`);
+      throw new Error(
+        `skills: skill "${name}": file path ${JSON.stringify(relative)} is not a plain relative path`,
+      );
     if (relative !== 'SKILL.md' && parts[parts.length - 1] === 'SKILL.md')
-      throw new Error(`skills: skill "${name}": ${relative}: skills do not nest (a SKILL.md below the skill root)`);
+      throw new Error(
+        `skills: skill "${name}": ${relative}: skills do not nest (a SKILL.md below the skill root)`,
+      );
     const content = source.files[relative]!;
     if (typeof content !== 'string' && !(content instanceof Uint8Array))
       throw new TypeError(`skills: skill "${name}": ${relative} must be a string or a Uint8Array`);
@@ -94,7 +108,9 @@ export function checkSkill(source: SkillSource): CheckedSkill {
     files.set(relative, bytes);
   }
   if (files.size > MAX_SKILL_FILES)
-    throw new Error(`skills: skill "${name}" has ${files.size} files; SEP-2640 limits a skill to ${MAX_SKILL_FILES}`);
+    throw new Error(
+      `skills: skill "${name}" has ${files.size} files; SEP-2640 limits a skill to ${MAX_SKILL_FILES}`,
+    );
   if (total > MAX_SKILL_BYTES)
     throw new Error(`skills: skill "${name}" holds ${total} bytes; SEP-2640 limits a skill to 16 MiB`);
   return { path, name, frontmatter, files };

@@ -72,8 +72,13 @@ export function skills(options: SkillsOptions): Extension<McpServer> {
     const uri = `skill://${skill.path}/SKILL.md`;
     if (served.has(uri)) throw new Error(`skills: two skills are published at ${uri}`);
     for (const other of served.values())
-      if (`${skill.path}/`.startsWith(`${other.skill.path}/`) || `${other.skill.path}/`.startsWith(`${skill.path}/`))
-        throw new Error(`skills: skill "${skill.path}" and skill "${other.skill.path}" nest; skills do not nest`);
+      if (
+        `${skill.path}/`.startsWith(`${other.skill.path}/`) ||
+        `${other.skill.path}/`.startsWith(`${skill.path}/`)
+      )
+        throw new Error(
+          `skills: skill "${skill.path}" and skill "${other.skill.path}" nest; skills do not nest`,
+        );
     // Digests are computed once, on first use (WebCrypto is asynchronous; setup is not).
     let entry: Promise<SkillEntry> | undefined;
     served.set(uri, {
@@ -98,22 +103,25 @@ export function skills(options: SkillsOptions): Extension<McpServer> {
       for (const { skill } of list) registerFiles(server, skill);
       server.method('skills/list', async (params, ctx) => {
         const page = paginate('skills', list, params, pageSize);
-        page.skills = await Promise.all((page.skills as unknown as Served[]).map((item) => item.entry));
+        page.skills = await Promise.all((page.skills as Served[]).map((item) => item.entry));
         return cached(page, ctx);
       });
       server.method('skills/get', async (params, ctx) => {
         const uri = params.uri;
-        if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'skills/get: uri must be a string');
+        if (typeof uri !== 'string')
+          throw new McpError(ErrorCode.InvalidParams, 'skills/get: uri must be a string');
         const item = served.get(uri);
         if (!item) throw new McpError(ErrorCode.InvalidParams, `Unknown skill: ${uri}`, { uri });
-        return cached({ skill: (await item.entry) as unknown as JsonObject }, ctx);
+        return cached({ skill: await item.entry }, ctx);
       });
       if (directories)
         server.method('resources/directory/read', (params) => {
           const uri = params.uri;
           const children = typeof uri === 'string' ? directories.get(uri) : undefined;
           if (!children)
-            throw new McpError(ErrorCode.InvalidParams, `Not a directory resource: ${String(uri)}`, { uri: uri ?? null });
+            throw new McpError(ErrorCode.InvalidParams, `Not a directory resource: ${String(uri)}`, {
+              uri: uri ?? null,
+            });
           return paginate('resources', children, params, pageSize);
         });
     },
@@ -142,7 +150,10 @@ function registerFiles(server: McpServer, skill: CheckedSkill): void {
     const uri = base + path;
     let text: string | undefined;
     try {
-      text = mimeType.startsWith('text/') || /json|xml|yaml|javascript/.test(mimeType) ? utf8.decode(bytes) : undefined;
+      text =
+        mimeType.startsWith('text/') || /json|xml|yaml|javascript/.test(mimeType)
+          ? utf8.decode(bytes)
+          : undefined;
     } catch {
       text = undefined; // not UTF-8 after all: sent as a blob, the same bytes
     }
