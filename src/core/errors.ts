@@ -275,7 +275,12 @@ export class StoreUnavailableError extends LocalError {
   }
 }
 
-/** Which check a skill file failed (SEP-2640 verification on read). */
+/**
+ * Which check a skill file failed (SEP-2640 verification on read).
+ *
+ * @example
+ * const check: SkillCheck = 'digest';
+ */
 export type SkillCheck = 'size' | 'digest' | 'frontmatter';
 
 /**

@@ -5,7 +5,12 @@
  */
 import type { JsonObject } from '../jsonrpc.js';
 
-/** The extension identifier SEP-2640 defines. */
+/**
+ * The extension identifier SEP-2640 defines.
+ *
+ * @example
+ * if (client.serverExtension(SKILLS_EXTENSION)) console.log('the server publishes skills');
+ */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 /** `_meta` keys of skill resources use this prefix (SEP-2640). */
 export const SKILLS_META_PREFIX = 'io.modelcontextprotocol.skills/';
