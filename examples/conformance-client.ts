@@ -11,6 +11,7 @@ import { StreamableHttpClientTransport } from '../src/transports/http/client/ind
 import { conformanceAuth } from './conformance-auth.js';
 import { machineConformanceAuth } from './conformance-auth-machine.js';
 import { declareAuthExtensions } from '../src/client/auth/machine/extensions.js';
+import { skillScenarios } from './conformance-skills.js';
 
 interface Scenario {
   options?: McpClientOptions;
@@ -146,7 +147,7 @@ const modernScenarios: Record<string, Scenario> = {
     },
   },
 };
-Object.assign(scenarios, modernScenarios);
+Object.assign(scenarios, modernScenarios, skillScenarios);
 
 /** Unknown scenarios get the generic client: connect, list tools, close. */
 const fallback: Scenario = { run: async (client) => void (await listTools(client)) };

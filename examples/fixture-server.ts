@@ -10,6 +10,7 @@ import { registerInputRequiredTools } from './fixture/input-required-tools.js';
 import { registerInteractiveTools } from './fixture/interactive-tools.js';
 import { registerPrompts } from './fixture/prompts.js';
 import { registerResources } from './fixture/resources.js';
+import { registerSkills } from './fixture/skills.js';
 import { registerTaskTools } from './fixture/task-tools.js';
 
 /**
@@ -31,5 +32,6 @@ export function createFixtureServer(): McpServer {
   registerInputRequiredTools(server);
   registerDiagnosticTools(server);
   registerTaskTools(server);
+  registerSkills(server);
   return server;
 }

@@ -29,9 +29,11 @@ export {
   NotConnectedError,
   RequestAbortedError,
   RequestTimeoutError,
+  SkillVerificationError,
   StoreUnavailableError,
   type AuthorizationFailure,
   type ErrorCodeValue,
+  type SkillCheck,
 } from './core/error-classes.js';
 export { httpStatusForCode } from './core/errors.js';
 export {

@@ -135,3 +135,5 @@ export {
 export type { ProtectedResource } from './auth/machine/protected-resource.js';
 export type { MachineHttpOptions } from './auth/machine/token-endpoint.js';
 export { TokenEndpointError } from './auth/machine/errors.js';
+export { SkillsClient, type LoadedSkill, type SkillFileContent } from './skills/skills-client.js';
+export { SKILLS_EXTENSION, type SkillEntry, type SkillFile } from '../core/skills/skill-entry.js';

@@ -16,7 +16,9 @@ export {
   NotConnectedError,
   RequestAbortedError,
   RequestTimeoutError,
+  SkillVerificationError,
   StoreUnavailableError,
   type AuthorizationFailure,
   type ErrorCodeValue,
+  type SkillCheck,
 } from '../core/errors.js';

@@ -276,6 +276,45 @@ export class StoreUnavailableError extends LocalError {
 }
 
 /**
+ * Which check a skill file failed (SEP-2640 verification on read).
+ *
+ * @example
+ * const check: SkillCheck = 'digest';
+ */
+export type SkillCheck = 'size' | 'digest' | 'frontmatter';
+
+/**
+ * A skill file a server sent does not match the entry `skills/list` or `skills/get` gave for it
+ * (SEP-2640 "Integrity and verification"): its byte length (`size`), its SHA-256 (`digest`), or
+ * the YAML frontmatter of its `SKILL.md` (`frontmatter`, with the fields that differ). The content
+ * is never handed on.
+ *
+ * @example
+ * try { await skills.load(entry); } catch (e) { if (e instanceof SkillVerificationError) console.log(e.check, e.expected, e.actual); }
+ */
+export class SkillVerificationError extends LocalError {
+  override name = 'SkillVerificationError';
+  constructor(
+    /** The resource URI of the file that failed. */
+    readonly uri: string,
+    /** The check that failed. */
+    readonly check: SkillCheck,
+    /** What the entry promised (a size, a digest, or the entry's frontmatter fields). */
+    readonly expected: unknown,
+    /** What arrived. */
+    readonly actual: unknown,
+    /** For `frontmatter`: the names of the fields that differ (or `['(unparseable)']`). */
+    readonly fields: readonly string[] = [],
+  ) {
+    super(
+      check === 'frontmatter'
+        ? `Skill file ${uri} failed frontmatter verification: ${fields.join(', ')} differ from the listed entry`
+        : `Skill file ${uri} failed ${check} verification: expected ${String(expected)}, got ${String(actual)}`,
+    );
+  }
+}
+
+/**
  * A handler context was used after its request ended.
  *
  * @example

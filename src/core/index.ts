@@ -17,9 +17,11 @@ export {
   NotConnectedError,
   RequestAbortedError,
   RequestTimeoutError,
+  SkillVerificationError,
   StoreUnavailableError,
   type AuthorizationFailure,
   type ErrorCodeValue,
+  type SkillCheck,
 } from './error-classes.js';
 export { httpStatusForCode } from './errors.js';
 export {

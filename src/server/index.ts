@@ -126,3 +126,11 @@ export { protectedResourceMetadataHandler } from './auth/metadata.js';
 export { MAX_AUTHORIZATION_BYTES } from './auth/challenge.js';
 export { DEFAULT_DPOP_ALGORITHMS, type DPoPResourceOptions } from './auth/dpop-proof.js';
 export { MAX_VERIFIER_RESPONSE_BYTES } from './auth/bounded-fetch.js';
+export { skills, type SkillsOptions } from './skills/skills-extension.js';
+export type { SkillSource } from './skills/define-skill.js';
+export {
+  SKILLS_EXTENSION,
+  isSkillName,
+  type SkillEntry,
+  type SkillFile,
+} from '../core/skills/skill-entry.js';

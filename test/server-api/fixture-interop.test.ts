@@ -12,7 +12,7 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FIXTURE_TOOLS } from '../e2e/support/fixture-expectations.js';
+import { FIXTURE_RESOURCES, FIXTURE_TOOLS } from '../e2e/support/fixture-expectations.js';
 import { useProcessGuard, within } from '../helpers/guard.js';
 
 const FIXTURE = 'dist/examples/fixture-stdio.js';
@@ -180,11 +180,7 @@ describe('official SDK client ↔ Keel fixture over stdio', () => {
 
   test('resources, template, subscriptions', async () => {
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual([
-      'test://static-text',
-      'test://static-binary',
-      'test://watched-resource',
-    ]);
+    expect(resources.map((r) => r.uri)).toEqual(FIXTURE_RESOURCES);
     for (const r of resources) expect(r.name).toBeTruthy();
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['test://template/{id}/data']);

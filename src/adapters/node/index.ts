@@ -10,3 +10,4 @@ export {
   type LoopbackRedirectOptions,
 } from './oauth/loopback-redirect.js';
 export { openBrowser } from './oauth/open-browser.js';
+export { skillsFromDirectory } from './skills-directory.js';

@@ -47,7 +47,16 @@ export const FIXTURE_TOOLS = [
   'test_tool_with_task',
 ] as const;
 
-export const FIXTURE_RESOURCES = ['test://static-text', 'test://static-binary', 'test://watched-resource'];
+export const FIXTURE_RESOURCES = [
+  'test://static-text',
+  'test://static-binary',
+  'test://watched-resource',
+  // The fixture's skills (examples/fixture/skills.ts): every file of a skill is a resource.
+  'skill://pdf-processing/SKILL.md',
+  'skill://pdf-processing/references/FORMS.md',
+  'skill://pdf-processing/scripts/fill.py',
+  'skill://acme/billing/refunds/SKILL.md',
+];
 export const FIXTURE_TEMPLATE = 'test://template/{id}/data';
 export const FIXTURE_PROMPTS = [
   'test_simple_prompt',
