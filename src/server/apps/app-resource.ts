@@ -10,7 +10,7 @@ import type { RegisteredResource, ResourceConfig, ResourceReturn } from '../reso
 import type { ToolContext } from '../tool-context.js';
 import { uiResourcesOf } from './apps-extension.js';
 import { checkResourceMeta, checkUiUri } from './check-meta.js';
-import { APP_MIME_TYPE, type AppResourceMeta } from './wire.js';
+import { APP_MIME_TYPE, type AppResourceMeta } from '../../core/apps-wire.js';
 
 /**
  * Listing metadata of a UI resource plus its MCP Apps settings (`ui`). `mimeType` is always

@@ -8,7 +8,7 @@ import type { RegisteredTool, ToolConfig, ToolHandler, ToolReturn } from '../too
 import { compileVisibility, type ViewCaller } from '../views/visibility.js';
 import { callerSupportsApps, uiResourcesOf } from './apps-extension.js';
 import { checkUiUri, checkVisibility } from './check-meta.js';
-import { LEGACY_RESOURCE_URI_KEY, type AppToolMeta } from './wire.js';
+import { LEGACY_RESOURCE_URI_KEY, type AppToolMeta } from '../../core/apps-wire.js';
 
 /**
  * A tool's config plus its MCP Apps link: `ui.resourceUri` (a `ui://` resource registered with

@@ -6,7 +6,7 @@ import type { Extension } from '../../core/extensions.js';
 import type { McpServer } from '../mcp-server.js';
 import type { ViewCaller } from '../views/visibility.js';
 import { extensionSettings } from '../../core/extensions.js';
-import { APPS_EXTENSION_ID } from './wire.js';
+import { APPS_EXTENSION_ID } from '../../core/apps-wire.js';
 
 // The ui:// URIs registered with appResource, per server that added apps().
 const uiResources = new WeakMap<McpServer, Set<string>>();

@@ -2,7 +2,7 @@
  * Registration-time checks of MCP Apps metadata: a typo in a CSP origin or a permission name
  * fails when the server starts, not as a UI the host silently blocks.
  */
-import type { AppCsp, AppPermissions, AppResourceMeta, AppVisibility } from './wire.js';
+import type { AppCsp, AppPermissions, AppResourceMeta, AppVisibility } from '../../core/apps-wire.js';
 
 const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
 const PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;

@@ -13,4 +13,4 @@ export {
   type AppResourceMeta,
   type AppToolMeta,
   type AppVisibility,
-} from './wire.js';
+} from '../../core/apps-wire.js';

@@ -1,5 +1,6 @@
 /**
- * The wire form of MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865) as the server writes it: the
+ * The wire form of MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865), shared by the server helpers
+ * (src/server/apps/) and the client side (src/client/apps/): the
  * extension identifier, the MIME type of UI resources, and the `_meta.ui` shapes of tools and UI
  * resources. Checked against `@modelcontextprotocol/ext-apps` 2.0 (test/apps/ext-apps-types.test.ts).
  */
