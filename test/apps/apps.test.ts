@@ -164,7 +164,7 @@ describe.each(ERAS)('%s era', (era) => {
     });
     const listed = (await listAppResources(client)).find((r) => r.uri === 'ui://blob/view');
     // The content item carries the listing's _meta.ui (added when missing), so the read wins.
-    expect(await readApp(client, 'ui://blob/view', { listing: listed })).toEqual({
+    expect(await readApp(client, 'ui://blob/view', { listing: listed! })).toEqual({
       uri: 'ui://blob/view',
       html: '<p>é</p>',
       ui: { domain: 'x.example.com' },
