@@ -34,6 +34,16 @@ export {
   type ErrorCodeValue,
 } from './core/error-classes.js';
 export { httpStatusForCode } from './core/errors.js';
+export {
+  APP_MIME_TYPE,
+  APPS_EXTENSION_ID,
+  LEGACY_RESOURCE_URI_KEY,
+  type AppCsp,
+  type AppPermissions,
+  type AppResourceMeta,
+  type AppToolMeta,
+  type AppVisibility,
+} from './core/apps-wire.js';
 export type {
   JsonObject,
   JsonRpcErrorObject,

@@ -32,16 +32,6 @@ export {
   type AppDocument,
   type ToolUi,
 } from './apps/index.js';
-export {
-  APP_MIME_TYPE,
-  APPS_EXTENSION_ID,
-  LEGACY_RESOURCE_URI_KEY,
-  type AppCsp,
-  type AppPermissions,
-  type AppResourceMeta,
-  type AppToolMeta,
-  type AppVisibility,
-} from '../core/apps-wire.js';
 export type { ClientCall, ClientInterceptor, ClientNext } from './interceptors.js';
 export { ResultCache, type ResultCacheOptions } from './cache/result-cache.js';
 export type { CacheMode, ClientCacheOptions } from './cache/cached-results.js';

@@ -92,17 +92,9 @@ export {
   appResource,
   appTool,
   callerSupportsApps,
-  APP_MIME_TYPE,
-  APPS_EXTENSION_ID,
-  LEGACY_RESOURCE_URI_KEY,
-  type AppCsp,
-  type AppPermissions,
   type AppResourceConfig,
-  type AppResourceMeta,
   type AppResourceReader,
   type AppToolConfig,
-  type AppToolMeta,
-  type AppVisibility,
 } from './apps/index.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export { registerJsonSchemaConverter, type JsonSchemaConverter } from '../core/schema/to-json-schema.js';

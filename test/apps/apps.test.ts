@@ -5,17 +5,8 @@
  * registration-time refusals of bad input.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import {
-  APP_MIME_TYPE,
-  APPS_EXTENSION_ID,
-  appsSupport,
-  listAppResources,
-  McpClient,
-  modelTools,
-  readApp,
-  toolUi,
-} from 'keel-mcp/client';
-import { ErrorCode, type JsonObject } from 'keel-mcp/core';
+import { appsSupport, listAppResources, McpClient, modelTools, readApp, toolUi } from 'keel-mcp/client';
+import { APP_MIME_TYPE, APPS_EXTENSION_ID, ErrorCode, type JsonObject } from 'keel-mcp/core';
 import { createMemoryPair } from 'keel-mcp/memory';
 import { appResource, apps, appTool, McpServer } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';

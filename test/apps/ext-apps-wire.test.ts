@@ -32,22 +32,20 @@ import {
 import { Client as OfficialClient } from '@modelcontextprotocol/client';
 import { InMemoryTransport, McpServer as OfficialServer } from '@modelcontextprotocol/server';
 import { appsSupport, McpClient, toolUi } from 'keel-mcp/client';
-import type { JsonObject, Tool } from 'keel-mcp/core';
-import { createMemoryPair } from 'keel-mcp/memory';
 import {
   APP_MIME_TYPE,
   APPS_EXTENSION_ID,
-  appResource,
-  apps,
-  appTool,
   LEGACY_RESOURCE_URI_KEY,
-  McpServer,
   type AppCsp,
   type AppPermissions,
   type AppResourceMeta,
   type AppToolMeta,
   type AppVisibility,
-} from 'keel-mcp/server';
+  type JsonObject,
+  type Tool,
+} from 'keel-mcp/core';
+import { createMemoryPair } from 'keel-mcp/memory';
+import { appResource, apps, appTool, McpServer } from 'keel-mcp/server';
 import { useProcessGuard } from '../helpers/guard.js';
 
 useProcessGuard();

@@ -4,13 +4,3 @@
 export { apps, callerSupportsApps } from './apps-extension.js';
 export { appResource, type AppResourceConfig, type AppResourceReader } from './app-resource.js';
 export { appTool, type AppToolConfig } from './app-tool.js';
-export {
-  APP_MIME_TYPE,
-  APPS_EXTENSION_ID,
-  LEGACY_RESOURCE_URI_KEY,
-  type AppCsp,
-  type AppPermissions,
-  type AppResourceMeta,
-  type AppToolMeta,
-  type AppVisibility,
-} from '../../core/apps-wire.js';
