@@ -6,7 +6,6 @@
  */
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { appsSupport, McpClient, modelTools, readApp, toolUi, type AppDocument } from 'keel-mcp/client';
-import type { JsonObject } from 'keel-mcp/core';
 import { StreamableHttpClientTransport } from 'keel-mcp/http';
 
 const log = (line: string): void => {
@@ -57,7 +56,7 @@ async function main(): Promise<void> {
     if (target === undefined || toolUi(target)?.forApp === false)
       throw new Error(`${params.name} is not callable from the app`);
     log(`app calls ${params.name}`);
-    return (await client.callTool(params.name, (params.arguments ?? {}) as JsonObject)) as never;
+    return await client.callTool(params.name, params.arguments ?? {});
   };
   bridge.oninitialized = () => {
     const args = { city: 'Oslo' };

@@ -16,7 +16,7 @@ const refreshed = document.getElementById('refreshed')!;
 const app = new App({ name: 'keel-weather-view', version: '1.0.0' });
 
 app.ontoolresult = (result) => {
-  forecast.textContent = textOf(result as Result);
+  forecast.textContent = textOf(result);
   void app
     .callServerTool({ name: 'refresh', arguments: { city: 'Oslo' } })
     .then((answer) => (refreshed.textContent = textOf(answer as Result)))

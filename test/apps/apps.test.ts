@@ -256,7 +256,7 @@ describe('bad input', () => {
   test('issue 27 apps: readApp refuses content that is not an MCP App', async () => {
     const s = new McpServer({ name: 'n', version: '1' });
     s.resource('fake', 'ui://fake', { mimeType: 'text/html' }, () => '<p>not an app</p>');
-    const client = await connect(s as McpServer, 'legacy', true);
+    const client = await connect(s, 'legacy', true);
     await expect(readApp(client, 'ui://fake')).rejects.toThrow(/not an MCP App/);
     await expect(readApp(client, 'https://x')).rejects.toThrow(/ui:\/\//);
   });

@@ -103,7 +103,7 @@ async function officialListing(): Promise<{ tools: JsonObject[]; resources: Json
     server,
     'weather_view',
     'ui://weather/view.html',
-    { description: 'Forecast', _meta: { ui: RESOURCE_META as McpUiResourceMeta } },
+    { description: 'Forecast', _meta: { ui: RESOURCE_META } },
     async () => ({
       contents: [{ uri: 'ui://weather/view.html', mimeType: RESOURCE_MIME_TYPE, text: '<p>hi</p>' }],
     }),
@@ -205,7 +205,7 @@ describe('runtime (ext-apps 2.0.4)', () => {
       {},
     ];
     for (const tool of shapes) {
-      const ui = toolUi(tool as Tool);
+      const ui = toolUi(tool);
       expect(ui?.resourceUri).toBe(getToolUiResourceUri(tool as never));
       expect(ui !== undefined && !ui.forModel).toBe(isToolVisibilityAppOnly(tool as never));
       expect(ui !== undefined && !ui.forApp).toBe(isToolVisibilityModelOnly(tool as never));

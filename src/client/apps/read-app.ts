@@ -72,7 +72,7 @@ export async function readApp(
 
 function uiOf(meta: { [key: string]: unknown } | undefined): AppResourceMeta | undefined {
   const ui = meta?.ui;
-  return typeof ui === 'object' && ui !== null && !Array.isArray(ui) ? (ui as AppResourceMeta) : undefined;
+  return typeof ui === 'object' && ui !== null && !Array.isArray(ui) ? ui : undefined;
 }
 
 /** UTF-8 text of base64 `data`, with the web APIs every runtime Keel supports has. */
