@@ -43,6 +43,16 @@ export {
   type Extension,
   type ExtensionMap,
 } from './core/extensions.js';
+export {
+  APP_MIME_TYPE,
+  APPS_EXTENSION_ID,
+  LEGACY_RESOURCE_URI_KEY,
+  type AppCsp,
+  type AppPermissions,
+  type AppResourceMeta,
+  type AppToolMeta,
+  type AppVisibility,
+} from './core/apps-wire.js';
 export type {
   JsonObject,
   JsonRpcErrorObject,

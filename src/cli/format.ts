@@ -2,6 +2,7 @@
  * How results look in the terminal: text content as is, structuredContent pretty-printed, binary
  * content summarized; and one-line-per-item listings of tools, resources and prompts.
  */
+import { toolUi } from '../client/apps/tool-ui.js';
 import { safeLine, safeName } from './safe-text.js';
 
 type Block = Record<string, any>;
@@ -94,6 +95,8 @@ export function formatPromptResult(result: Block): string {
  * @example
  * formatTool({ name: 'echo', description: 'Echo it', inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'What to echo' } }, required: ['text'] } });
  * // 'echo: Echo it\n  text: string  What to echo'
+ * // A tool with an MCP App gets one more line, after the first:
+ * // '  UI: ui://weather/view.html (MCP App; its HTML: keel read <server> ui://weather/view.html)'
  */
 export function formatTool(tool: Block, width?: number): string {
   const head = `${safeName(String(tool.name))}${title(tool.title)}${describe(tool.description)}`;
@@ -104,7 +107,17 @@ export function formatTool(tool: Block, width?: number): string {
     label: `${safeName(name)}${required.has(name) ? '' : '?'}: ${typeName(property)}`,
     description: property?.description,
   }));
-  return [fit(head, width), ...argumentLines(args, width)].join('\n');
+  return [fit(head, width), ...uiLines(tool), ...argumentLines(args, width)].join('\n');
+}
+
+/** The MCP App line of a tool (issue 27): where its UI is and how to see it; app-only tools say so. */
+function uiLines(tool: Block): string[] {
+  const ui = toolUi(tool);
+  if (ui === undefined) return [];
+  const who = ui.forModel ? '' : ' (app-only: called by its UI, not by a model)';
+  if (ui.resourceUri === undefined) return [`  UI: none${who}`];
+  const uri = safeName(ui.resourceUri);
+  return [`  UI: ${uri} (MCP App; its HTML: keel read <server> ${uri})${who}`];
 }
 
 /**

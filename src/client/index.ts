@@ -22,6 +22,16 @@ export type {
   McpClientListenerError,
 } from './client-events.js';
 export { Client } from './client.js';
+// MCP Apps (io.modelcontextprotocol/ui, SEP-1865) for hosts: docs/apps.md.
+export {
+  appsSupport,
+  listAppResources,
+  modelTools,
+  readApp,
+  toolUi,
+  type AppDocument,
+  type ToolUi,
+} from './apps/index.js';
 export type { ClientCall, ClientInterceptor, ClientNext } from './interceptors.js';
 export { ResultCache, type ResultCacheOptions } from './cache/result-cache.js';
 export type { CacheMode, ClientCacheOptions } from './cache/cached-results.js';

@@ -31,6 +31,17 @@ export {
   type Extension,
   type ExtensionMap,
 } from './extensions.js';
+// MCP Apps (io.modelcontextprotocol/ui) wire constants and metadata shapes: docs/apps.md.
+export {
+  APP_MIME_TYPE,
+  APPS_EXTENSION_ID,
+  LEGACY_RESOURCE_URI_KEY,
+  type AppCsp,
+  type AppPermissions,
+  type AppResourceMeta,
+  type AppToolMeta,
+  type AppVisibility,
+} from './apps-wire.js';
 export type {
   JsonObject,
   JsonRpcErrorObject,

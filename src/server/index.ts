@@ -86,6 +86,16 @@ export { UriTemplate, type TemplateVariables } from './uri-template.js';
 // Per-caller views (`visibleTo`) and the spec's tool-name rules (SEP-986).
 export type { ViewCaller, Visibility, VisibilityRule } from './views/visibility.js';
 export { warnToolNameToConsole, type ToolNameWarning } from './tool-names.js';
+// MCP Apps (io.modelcontextprotocol/ui, SEP-1865): docs/apps.md.
+export {
+  apps,
+  appResource,
+  appTool,
+  callerSupportsApps,
+  type AppResourceConfig,
+  type AppResourceReader,
+  type AppToolConfig,
+} from './apps/index.js';
 export { DEFAULT_PAGE_SIZE } from './pagination.js';
 export { registerJsonSchemaConverter, type JsonSchemaConverter } from '../core/schema/to-json-schema.js';
 export {
