@@ -21,16 +21,7 @@ export const LANES = [
 export const REPORT_ONLY_LANES = [];
 
 /** Lanes that run a suite against a server (the rest run it against a client, or are smoke tests). */
-const SCENARIO_LANES = [
-  'server',
-  'client',
-  'next',
-  'modern-server',
-  'modern-client',
-  'tasks',
-  'ext-server',
-  'ext-client',
-];
+const SCENARIO_LANES = LANES.filter((lane) => lane !== 'smoke');
 
 export const USAGE = `Usage: npm run conformance -- [options]
        node scripts/conformance/run.mjs [options]
