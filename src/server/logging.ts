@@ -27,6 +27,7 @@ export function setLogLevel(params: JsonObject, session: ServerSession): JsonObj
     throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${String(params.level)}`);
   }
   session.internal.set(LEVEL_KEY, params.level);
+  session.onStateChange?.();
   return {};
 }
 

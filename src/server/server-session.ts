@@ -153,6 +153,11 @@ export class ServerSession implements HandlerSession {
   /** `notifications/initialized` received. */
   initialized = false;
   /**
+   * @internal Called when what {@link snapshotOf} captures changed (handshake, initialized, log
+   * level, subscriptions): a host that lets sessions move between processes saves it then.
+   */
+  declare onStateChange: (() => void) | undefined;
+  /**
    * @internal The era this connection follows, set by the eras themselves (era/): the legacy era
    * from `initialize` on, the modern era once a 2026-07-28 request was served (then every request
    * must carry its `_meta`), undefined before either.
@@ -274,9 +279,10 @@ export class ServerSession implements HandlerSession {
   }
 
   /** `notifications/initialized`: the handshake is complete (later ones change nothing). */
-  private markInitialized(): void {
+  markInitialized(): void {
     if (this.initialized) return;
     this.initialized = true;
+    this.onStateChange?.();
     const callbacks = this.initializedCallbacks;
     this.initializedCallbacks = undefined;
     if (callbacks) for (const callback of callbacks) callback();

@@ -41,13 +41,21 @@ function uriOf(params: JsonObject): string {
 /** `resources/subscribe`. The set dies with the session (it lives in `session.internal`). */
 export function subscribe(params: JsonObject, session: ServerSession): JsonObject {
   subscriptions(session).add(uriOf(params));
+  session.onStateChange?.();
   return {};
 }
 
 /** `resources/unsubscribe`. Unsubscribing from something never subscribed is not an error. */
 export function unsubscribe(params: JsonObject, session: ServerSession): JsonObject {
   subscriptions(session).delete(uriOf(params));
+  session.onStateChange?.();
   return {};
+}
+
+/** @internal The URIs `session` subscribed to (for its snapshot, see session-snapshot.ts). */
+export function subscribedUris(session: ServerSession): string[] {
+  const set = session.internal.get(SUBSCRIPTIONS_KEY) as Set<string> | undefined;
+  return set ? [...set] : [];
 }
 
 /** True if `session` subscribed to `uri`. */

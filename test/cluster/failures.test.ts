@@ -1,13 +1,13 @@
 /**
  * Issue 12: what fails, and how, when a process or the relay goes away. An owner that crashes
- * fails only its own sessions' calls (typed errors at the client), later requests for its
- * sessions get 404; a relay that is down gets 503 with a JSON-RPC error where it is needed,
+ * fails only its own sessions' calls (typed errors at the client), and (issue 28) its sessions
+ * are adopted by the next process that gets a request for them; a relay that is down gets 503 with a JSON-RPC error where it is needed,
  * and everything works again once it is back.
  */
 import { afterEach, expect, test } from 'vitest';
 import { McpClient } from 'keel-mcp/client';
-import { ConnectionClosedError, McpError, type JsonObject } from 'keel-mcp/core';
-import { StreamableHttpClientTransport, SessionExpiredError } from 'keel-mcp/http';
+import { McpError, type JsonObject } from 'keel-mcp/core';
+import { InMemoryEventStore, StreamableHttpClientTransport } from 'keel-mcp/http';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { SseReader } from '../http-server/support/harness.js';
 import {
@@ -46,11 +46,14 @@ async function clientOwnedBy(c: Cluster, owner: number, via: number): Promise<Mc
   return within(McpClient.connect(transport, { era: 'legacy' }), 5_000, 'connect');
 }
 
-test('owner crash mid-call: relayed calls fail with typed errors, other owners still serve, then 404', async () => {
-  cluster = startCluster(3, { retryMs: 10 });
+test('issue 28: owner crash mid-call: its calls fail with typed errors, other owners still serve, and the session is adopted and goes on', async () => {
+  // One event store for all, as Redis gives a deployment: a resume on another process finds the events.
+  cluster = startCluster(3, { retryMs: 10, relayCheckMs: 20, eventStore: new InMemoryEventStore() });
   const [a] = three(cluster);
   const onA = await clientOwnedBy(cluster, 0, 2);
   const onB = await clientOwnedBy(cluster, 1, 2);
+  const resets: unknown[] = [];
+  onA.on('sessionReset', (event: unknown) => resets.push(event));
   const sessionOnA = [...a.sessions.keys()][0]!;
 
   // One call waits before any reply (JSON pending), one has its SSE head already.
@@ -73,20 +76,28 @@ test('owner crash mid-call: relayed calls fail with typed errors, other owners s
     code: -32000,
     message: expect.stringContaining('holding this session stopped'),
   });
-  // After the head: the stream was cut; the client's resume got 404 (the session is gone).
-  expect(afterHead).toBeInstanceOf(ConnectionClosedError);
-  expect((afterHead as Error).cause).toBeInstanceOf(SessionExpiredError);
-  expect((afterHead as Error).cause).toMatchObject({ status: 404, sessionId: sessionOnA });
+  // After the head: the stream was cut; the client resumed it on a process that adopted the
+  // session, which replayed the stored events and then answered the dead request once.
+  expect(afterHead).toBeInstanceOf(McpError);
+  expect(afterHead).toMatchObject({
+    code: -32000,
+    message: expect.stringContaining('holding this session stopped'),
+  });
 
   // A session owned by another process, through the same handler, still works.
   expect(await within(onB.callTool('whoami'))).toMatchObject({ content: [{ type: 'text' }] });
-  // The next request for the dead owner's session gets 404, on every handler still running.
-  for (const node of [cluster.nodes[1]!, cluster.nodes[2]!]) {
-    const response = await request(node, 'POST', { sessionId: sessionOnA, body: callTool(9, 'whoami') });
-    expect(response.status).toBe(404);
-  }
-  // ... and its record is gone at once (it no longer counts against the client's limit).
-  expect(await cluster.store.get(sessionOnA)).toBeUndefined();
+  // The dead owner's session goes on, same id, served by the process that adopted it.
+  const after = await within(onA.callTool('whoami'));
+  const served = JSON.parse((after.content as { text: string }[])[0]!.text) as {
+    node: string;
+    sessionId: string;
+  };
+  expect(served.sessionId).toBe(sessionOnA);
+  expect(served.node).not.toBe('node-1');
+  expect(resets).toEqual([]);
+  expect(JSON.parse((await cluster.store.get(sessionOnA))!.data!)).toMatchObject({
+    owner: expect.not.stringMatching(/^node-1$/),
+  });
   // The crashed process's handler still ends its own sessions (its handlers see the abort).
   a.probes.for(a.probes.gates, 'slow').resolve();
   a.probes.for(a.probes.gates, 'gated').resolve();

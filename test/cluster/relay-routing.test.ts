@@ -1,7 +1,8 @@
 /**
  * Issue 12 review (items 1b, 6, 7, 8): how a relayed request finds its owner and how big relay
  * messages get. No liveness round trip per request; a request that reached nobody asks then
- * (owner gone: 404 here and its record deleted; owner alive: 503); exchange ids differ per start;
+ * (owner gone: adopted here, issue 28, or 404 and its record deleted without a snapshot; owner
+ * alive: 503 after a bounded wait); exchange ids differ per start;
  * a large JSON reply travels in bounded pieces; a message over its bound is refused and its
  * exchange failed.
  */
@@ -44,8 +45,8 @@ test('relayed requests ask no liveness question of the relay (the send says whet
   expect(b.relay.aliveCalls - before).toBe(0);
 });
 
-test('an open that reached nobody: owner alive (between connections) is 503; owner gone is 404 and its record deleted', async () => {
-  cluster = startCluster(2, { relayCheckMs: 60_000 });
+test('an open that reached nobody: owner alive (between connections) is 503 after about ten relay checks; owner gone: the session is adopted here (issue 28)', async () => {
+  cluster = startCluster(2, { relayCheckMs: 10 });
   const [a, b] = two(cluster);
   const sessionId = await openSession(a);
 
@@ -57,19 +58,32 @@ test('an open that reached nobody: owner alive (between connections) is 503; own
   expect(await between.json()).toMatchObject({
     error: { code: -32000, message: 'Service unavailable: relay: send failed (backend unavailable)' },
   });
-  expect(b.relay.aliveCalls).toBe(1);
-  expect(await cluster.store.get(sessionId)).toBeDefined();
+  // It waited for the owner to read as gone: one check, then ten more, one per relayCheckMs.
+  expect(b.relay.aliveCalls).toBe(11);
+  expect(JSON.parse((await cluster.store.get(sessionId))!.data!)).toMatchObject({ owner: 'node-1' });
   b.relay.unheard = false;
 
   cluster.hub.crash('node-1');
-  const gone = await request(b, 'POST', { sessionId, body: callTool(2, 'whoami') });
-  expect(gone.status).toBe(404);
-  expect(b.relay.aliveCalls).toBe(2);
-  // The delete was started before the 404 went out: the in-memory store has done it by now.
-  for (let turn = 0; turn < 20 && (await cluster.store.get(sessionId)) !== undefined; turn++) {
+  const adopted = await request(b, 'POST', { sessionId, body: callTool(2, 'whoami') });
+  expect(adopted.status).toBe(200);
+  const text = ((await adopted.json()) as { result: { content: { text: string }[] } }).result.content[0]!
+    .text;
+  expect(JSON.parse(text)).toMatchObject({ node: 'node-2', sessionId });
+  expect(JSON.parse((await cluster.store.get(sessionId))!.data!)).toMatchObject({ owner: 'node-2' });
+  expect(b.sessions.has(sessionId)).toBe(true);
+});
+
+test('issue 28: a session whose record carries no snapshot (handshake unfinished, or an older writer) is not adopted: 404 and its record deleted', async () => {
+  cluster = startCluster(2, { relayCheckMs: 10 });
+  const [, b] = two(cluster);
+  await cluster.store.create({ id: 'old-format', data: '{"owner":"node-gone"}' }, { ttlMs: 60_000 });
+  const response = await request(b, 'POST', { sessionId: 'old-format', body: callTool(1, 'whoami') });
+  expect(response.status).toBe(404);
+  for (let turn = 0; turn < 20 && (await cluster.store.get('old-format')) !== undefined; turn++) {
     await new Promise((resolve) => setImmediate(resolve));
   }
-  expect(await cluster.store.get(sessionId)).toBeUndefined();
+  expect(await cluster.store.get('old-format')).toBeUndefined();
+  expect(b.sessions.has('old-format')).toBe(false);
 });
 
 test('exchange ids carry a random per-start prefix: a restart under the same node id never reuses one', async () => {

@@ -58,7 +58,7 @@ test('initialize on one handler, calls through the others: one session, served b
     [1, 'tools/call'],
   ]);
   expect(cluster.nodes.map((node) => node.started.length)).toEqual([1, 0, 0]);
-  expect((await cluster.store.get(sessionId))?.data).toBe(JSON.stringify({ owner: 'node-1' }));
+  expect(JSON.parse((await cluster.store.get(sessionId))!.data!)).toMatchObject({ owner: 'node-1' });
   await client.close();
   // close() sent DELETE through the balancer (to node 3): the session ended on its owner.
   expect(cluster.log.at(-1)).toMatchObject({ node: 2, method: 'DELETE' });

@@ -135,7 +135,7 @@ test('notifications/cancelled POSTed through another handler aborts the handler 
   ]);
 });
 
-test('close: no relay send after close, nothing left in the relay or the session store', async () => {
+test('close of every process at once: nothing hangs, no relay send after close, nothing left in the relay; each record deleted or handed over (issue 28)', async () => {
   cluster = startCluster();
   const [a, b, c] = three(cluster);
   const ids = [await openSession(a), await openSession(b)];
@@ -144,20 +144,43 @@ test('close: no relay send after close, nothing left in the relay or the session
   expect(await within(call.nextMessage())).toMatchObject({ method: 'elicitation/create' });
   const get = new SseReader(await request(c, 'GET', { sessionId: ids[1] }));
   await cluster.close();
-  // The owner's last chunk (one -32000 for the open request) reached the relayed client.
-  expect(await within(call.rest())).toEqual([
-    { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'Connection closed' } },
-  ]);
+  // Both relayed streams end (with the owner's -32000 for the blocked call if its forwarder was
+  // still open when the drain's deadline passed; cut otherwise): neither hangs.
+  const rest = await within(call.rest());
+  expect(
+    rest.length === 0 ||
+      JSON.stringify(rest) ===
+        JSON.stringify([{ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'Connection closed' } }]),
+  ).toBe(true);
   expect(await within(get.rest())).toEqual([]);
   expect(cluster.hub.nodes.size).toBe(0);
-  for (const id of ids) expect(await cluster.store.get(id)).toBeUndefined();
   for (const node of cluster.nodes) expect(node.relay.afterClose).toEqual([]);
+  // A's session had a call running past the drain's deadline: it ended. B's was idle: handed over.
   expect(a.ended.map(([, reason]) => reason)).toEqual(['shutdown']);
+  expect(await cluster.store.get(ids[0]!)).toBeUndefined();
+  expect(b.ended.map(([, reason]) => reason)).toEqual(['handed-over']);
+  expect(JSON.parse((await cluster.store.get(ids[1]!))!.data!)).toMatchObject({ owner: null, s: { n: 1 } });
   // After close: 503 on every handler, nothing relayed.
   for (const node of cluster.nodes)
     expect((await request(node, 'POST', { sessionId: ids[0], body: callTool(9, 'whoami') })).status).toBe(
       503,
     );
+});
+
+test('issue 28: the last process standing (no peer listening) ends its sessions and deletes their records, as a lone process does', async () => {
+  cluster = startCluster(2);
+  const [a, b] = cluster.nodes as [Node, Node];
+  const sessionId = await openSession(a);
+  const call = new SseReader(await request(a, 'POST', { sessionId, body: callTool(1, 'block') }));
+  expect(await within(call.nextMessage())).toMatchObject({ method: 'elicitation/create' });
+  await b.handler.close({ deadlineMs: 2_000 });
+  await a.handler.close({ deadlineMs: 2_000 });
+  expect(await within(call.rest())).toEqual([
+    { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'Connection closed' } },
+  ]);
+  expect(a.ended.map(([, reason]) => reason)).toEqual(['shutdown']);
+  expect(await cluster.store.get(sessionId)).toBeUndefined();
+  expect(cluster.hub.nodes.size).toBe(0);
 });
 
 test('closing a process that forwards: its waiting clients get -32000, the owner is told, the session lives on', async () => {

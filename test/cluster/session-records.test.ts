@@ -29,7 +29,7 @@ useProcessGuard();
 /** The in-memory store, counting calls; `down` makes every call fail as a dead backend would. */
 class CountingStore implements SessionStore {
   readonly inner = new InMemorySessionStore();
-  readonly calls = { create: 0, get: 0, touch: 0, delete: 0 };
+  readonly calls = { create: 0, get: 0, touch: 0, delete: 0, swap: 0 };
   down = false;
   private touched: (() => void) | undefined;
 
@@ -56,6 +56,10 @@ class CountingStore implements SessionStore {
     touched?.();
     return this.check('touch') ?? this.inner.touch(id, ttlMs);
   }
+  swap(id: string, expected: string | undefined, data: string): Promise<boolean> {
+    this.calls.swap++;
+    return this.check('swap') ?? this.inner.swap(id, expected, data);
+  }
   delete(id: string): Promise<boolean> {
     this.calls.delete++;
     return this.check('delete') ?? this.inner.delete(id);
@@ -81,14 +85,18 @@ test('the record names the owner, is not written per request, and is deleted whe
   const [a, b] = two(cluster);
   const sessionId = await openSession(a);
   const record = await store.inner.get(sessionId);
-  expect(record?.data).toBe(JSON.stringify({ owner: 'node-1' }));
+  // Issue 28: with the session's snapshot (written on the handshake's two steps, at most).
+  expect(JSON.parse(record!.data!)).toMatchObject({ owner: 'node-1', s: { v: '2025-11-25', n: 1 } });
+  const swaps = store.calls.swap;
+  expect(swaps).toBeGreaterThanOrEqual(1);
+  expect(swaps).toBeLessThanOrEqual(2);
   for (let i = 0; i < 10; i++) {
     expect((await request(i % 2 ? a : b, 'POST', { sessionId, body: callTool(i, 'whoami') })).status).toBe(
       200,
     );
   }
   // Refreshes are throttled (every idleMs / 4 at most); B read the owner once, then from its cache.
-  expect(store.calls).toMatchObject({ create: 1, touch: 0, get: 1 });
+  expect(store.calls).toMatchObject({ create: 1, touch: 0, get: 1, swap: swaps });
   expect((await request(b, 'DELETE', { sessionId })).status).toBe(200);
   expect(store.calls.delete).toBe(1);
   expect(await store.inner.get(sessionId)).toBeUndefined();
@@ -203,7 +211,11 @@ test('a record lost while its owner is alive (the store restarted empty) is made
   for (let turn = 0; turn < 1_000 && (await store.inner.get(sessionId)) === undefined; turn++) {
     await new Promise((resolve) => setImmediate(resolve));
   }
-  expect(JSON.parse((await store.inner.get(sessionId))!.data!)).toEqual({ owner: a.relay.nodeId });
+  // Made again with what it said before: the owner and the session's snapshot (issue 28).
+  expect(JSON.parse((await store.inner.get(sessionId))!.data!)).toMatchObject({
+    owner: a.relay.nodeId,
+    s: { v: '2025-11-25', n: 1 },
+  });
   expect(a.ended).toEqual([]);
   const relayed = await request(b, 'POST', { sessionId, body: callTool(2, 'whoami') });
   expect(relayed.status).toBe(200);

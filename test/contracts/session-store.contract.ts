@@ -70,6 +70,26 @@ export function sessionStoreContract(
       expect(await store.delete('race')).toBe(false);
     });
 
+    it('issue 28: swap replaces data only if it is what the caller expects; of racing swaps exactly one wins', async () => {
+      const { store } = await make();
+      await store.create({ id: 'adopt', data: '{"owner":"a"}' }, { ttlMs: HOUR });
+      expect(await store.swap('adopt', '{"owner":"x"}', '{"owner":"b"}')).toBe(false);
+      expect(await store.swap('adopt', undefined, '{"owner":"b"}')).toBe(false);
+      expect((await store.get('adopt'))!.data).toBe('{"owner":"a"}');
+      const swaps = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => store.swap('adopt', '{"owner":"a"}', `{"owner":"n${i}"}`)),
+      );
+      expect(swaps.filter(Boolean)).toHaveLength(1);
+      const winner = swaps.indexOf(true);
+      expect((await store.get('adopt'))!.data).toBe(`{"owner":"n${winner}"}`);
+      // A record without data swaps from `undefined`; a missing record never swaps (nor comes back).
+      await store.create({ id: 'bare' }, { ttlMs: HOUR });
+      expect(await store.swap('bare', undefined, 'd')).toBe(true);
+      expect((await store.get('bare'))!.data).toBe('d');
+      expect(await store.swap('never', undefined, 'd')).toBe(false);
+      expect(await store.get('never')).toBeUndefined();
+    });
+
     it('touch moves lastSeenAt and the expiry; an untouched record expires; touch never brings one back', async () => {
       const { store, advance, unitMs } = await make();
       const ttlMs = 4 * unitMs;

@@ -37,6 +37,8 @@ export interface RedisRelayClient {
   /** `{ PX }` rather than 6.x's `expiration`: the one spelling every major in the peer range takes. */
   set(key: string, value: string, options: { PX: number }): Promise<unknown>;
   del(keys: string[]): Promise<unknown>;
+  /** `PUBSUB CHANNELS <pattern>`: which processes listen (for a draining process's hand-over). */
+  pubSubChannels?(pattern?: string): Promise<string[]>;
   duplicate(): RedisRelaySubscriber;
   on(event: ConnectionEvent, listener: (...args: unknown[]) => void): unknown;
   off(event: ConnectionEvent, listener: (...args: unknown[]) => void): unknown;

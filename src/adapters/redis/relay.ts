@@ -151,6 +151,18 @@ export class RedisRelay implements Relay {
     return this.redis.bounded(operation, command);
   }
 
+  /**
+   * The processes subscribed to their relay channel now (one `PUBSUB CHANNELS`), this one left out.
+   * A client without `pubSubChannels` reads no peers.
+   */
+  async peers(): Promise<string[]> {
+    const client = this.redis.client;
+    if (client.pubSubChannels === undefined) return [];
+    const prefix = this.channel('');
+    const channels = await this.redis.attempt('peers', () => client.pubSubChannels!(`${prefix}*`));
+    return channels.map((channel) => channel.slice(prefix.length)).filter((id) => id !== this.nodeId);
+  }
+
   async alive(nodeId: string): Promise<boolean> {
     return (await this.redis.attempt('alive', () => this.redis.client.exists([this.nodeKey(nodeId)]))) === 1;
   }

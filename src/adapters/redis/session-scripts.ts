@@ -63,3 +63,15 @@ if redis.call('DEL', session) == 0 then return 0 end
 if fields[2] then redis.call('ZREM', ARGV[1] .. fields[2] .. '}', fields[1]) end
 return 1
 `;
+
+/** ARGV: expected ('' with hasExpected '0' = no data), hasExpected, data. 1 when swapped, else 0. */
+export const SWAP_SESSION_DATA = `
+local session = KEYS[1]
+if redis.call('EXISTS', session) == 0 then return 0 end
+local current = redis.call('HGET', session, 'data')
+if ARGV[2] == '1' then
+  if current ~= ARGV[1] then return 0 end
+elseif current then return 0 end
+redis.call('HSET', session, 'data', ARGV[3])
+return 1
+`;

@@ -4,7 +4,7 @@
 import type { SessionCreateResult, SessionRecord, SessionStore } from '../../hosts/http/session-store.js';
 import { RedisAccess } from './redis-access.js';
 import { LuaScript, type RedisScriptClient } from './script.js';
-import { CREATE_SESSION, DELETE_SESSION, TOUCH_SESSION } from './session-scripts.js';
+import { CREATE_SESSION, DELETE_SESSION, SWAP_SESSION_DATA, TOUCH_SESSION } from './session-scripts.js';
 
 /**
  * The part of a Redis client the session store uses: node-redis clients fit.
@@ -33,6 +33,7 @@ const STORE = 'redis session store';
 const CREATE = new LuaScript(CREATE_SESSION);
 const TOUCH = new LuaScript(TOUCH_SESSION);
 const DELETE = new LuaScript(DELETE_SESSION);
+const SWAP = new LuaScript(SWAP_SESSION_DATA);
 
 /**
  * Records are hashes `keel:<ns>:sess:{<id>}` with the session's TTL; a client's live sessions are
@@ -90,5 +91,10 @@ export class RedisSessionStore implements SessionStore {
   async delete(id: string): Promise<boolean> {
     const args = [this.indexPrefix];
     return (await this.redis.run('delete', DELETE, [this.key(id)], args)) === 1;
+  }
+
+  async swap(id: string, expected: string | undefined, data: string): Promise<boolean> {
+    const args = [expected ?? '', expected === undefined ? '0' : '1', data];
+    return (await this.redis.run('swap', SWAP, [this.key(id)], args)) === 1;
   }
 }

@@ -10,6 +10,7 @@ import type { Connectable } from '../../server/server.js';
 import { AuthGate } from './auth-gate.js';
 import { backgroundOf, type Detach } from '../../transports/http/server-wire/background.js';
 import { attachBackplane } from './cluster/attach.js';
+import { MOVED } from './cluster/tunnel-replies.js';
 import type { Tunnel } from './cluster/tunnel.js';
 import { InMemoryEventStore } from '../../transports/http/server-wire/event-store.js';
 import { SERVE_EXCHANGE } from '../../transports/http/server-wire/exchange.js';
@@ -204,7 +205,7 @@ class HttpHandlerCore {
     route: boolean,
     detach: Detach | undefined,
   ): Promise<HttpReply> {
-    if (this.gate !== undefined || (route && this.tunnel && this.stateful) || exchange.method !== 'POST')
+    if (this.gate !== undefined || (this.tunnel && this.stateful) || exchange.method !== 'POST')
       return this.answerFully(exchange, extra, route, detach);
     try {
       const refused = this.refusal(exchange);
@@ -223,7 +224,8 @@ class HttpHandlerCore {
 
   /** The answer to an exchange refused before anything else: shutting down, or a foreign host or origin. */
   private refusal(exchange: HttpExchange): HttpReply | undefined {
-    if (this.closed) {
+    // Draining (issue 28): requests are still routed, passed to peers or served (see answerFully).
+    if (this.closed && !this.manager.draining) {
       exchange.discardBody();
       return SHUTTING_DOWN;
     }
@@ -243,13 +245,24 @@ class HttpHandlerCore {
     try {
       const refused = this.refusal(exchange);
       if (refused !== undefined) return refused;
-      if (route && this.tunnel && this.stateful) {
+      if (this.tunnel && this.stateful) {
         // Before auth: the owner runs the whole pipeline; this process only picks where it runs.
         const sessionId = exchange.header(SESSION_HEADER);
-        if (sessionId !== null && !this.manager.has(sessionId)) {
+        if (!route) {
+          // Relayed here for a session this process does not hold (any more): the forwarder
+          // routes it again from the record (it moved, or ended: then 404 there).
+          if (sessionId !== null && !this.manager.has(sessionId)) {
+            await this.manager.handingOver(sessionId);
+            exchange.discardBody();
+            return MOVED;
+          }
+        } else if (sessionId === null) {
+          // Draining: a new session, or a 2026-07-28 request, is served by a peer.
+          if (this.manager.draining) return await this.tunnel.toPeer(exchange, extra);
+        } else if (!this.manager.has(sessionId)) {
           const relayed = await this.tunnel.route(exchange, sessionId, extra);
           if (relayed && 'status' in relayed) return relayed;
-          // Served here after all (its owner is gone): the body the tunnel already read.
+          // Served here after all (adopted, or its owner is gone): the body the tunnel already read.
           if (relayed) exchange = relayed;
         }
       }
@@ -292,7 +305,11 @@ class HttpHandlerCore {
    */
   private async shutdown(deadlineMs: number): Promise<void> {
     const end = Date.now() + deadlineMs;
-    await this.manager.shutdown(deadlineMs);
+    // With a backplane and another process to take them, sessions are handed over (issue 28);
+    // the last process standing ends them (and deletes their records) as a lone process does.
+    if (this.tunnel && this.manager.records && (await this.tunnel.hasPeers()))
+      await this.manager.drain(Math.max(0, end - Date.now()));
+    else await this.manager.shutdown(Math.max(0, end - Date.now()));
     await this.tunnel?.close(Math.max(0, end - Date.now()));
   }
 

@@ -15,7 +15,7 @@ import { OutputBudget } from '../../transports/http/server-wire/output-budget.js
  *   onSessionEnd: (id: string, reason: SessionEndReason) => console.error(`session ${id} ended: ${reason}`),
  * });
  */
-export type SessionEndReason = 'deleted' | 'expired' | 'evicted' | 'shutdown' | 'closed';
+export type SessionEndReason = 'deleted' | 'expired' | 'evicted' | 'shutdown' | 'closed' | 'handed-over';
 
 /**
  * Session table limits. Both are on by default: a public endpoint must not grow without bound.

@@ -7,6 +7,10 @@ import { badRequest, SESSION_NOT_FOUND, sseReply } from '../../transports/http/s
 import type { HttpServerTransport } from './session-transport.js';
 import type { SseWriter } from '../../transports/http/server-wire/sse-writer.js';
 import type { HttpExchange, HttpReply } from '../../transports/http/server-wire/types.js';
+import { ErrorCode } from '../../core/errors.js';
+import type { JsonRpcMessage, RequestId } from '../../core/jsonrpc.js';
+import { requestIdOfStream } from '../../transports/http/server-wire/stream-ids.js';
+import { OWNER_STOPPED } from './cluster/tunnel-replies.js';
 
 /**
  * Resume the stream `lastEventId` belongs to. Only a stream of this session is ever replayed.
@@ -48,7 +52,11 @@ export async function resumeStream(
   }
 
   if (!standalone && !stream) {
-    // The stream's response is among the replayed events: the stream is complete.
+    // Complete: its response is among the replayed events. Or (issue 28) a stream of the process
+    // that held this session before it was adopted here, which died with its request unanswered:
+    // the stored events, then one clear error for that request, so the client's call settles.
+    const died = diedWithPreviousOwner(transport, streamId, replayed);
+    if (died !== undefined) await answerDied(transport, streamId, died, writer);
     writer.close();
     transport.release(streamId);
     return sseReply(writer, transport.headers);
@@ -85,4 +93,51 @@ async function catchUp(
     // The live events still flow; only the gap is lost, as with any failed store.
   }
   writer.release(written);
+}
+
+/**
+ * The request a resumed stream was for, when that request died with the process that held the
+ * session before this one adopted it: the stream is another process's (its id does not carry
+ * this transport's prefix) and the replay holds no response for it. Undefined otherwise.
+ */
+function diedWithPreviousOwner(
+  transport: HttpServerTransport,
+  streamId: string,
+  replayed: readonly [string, string][],
+): RequestId | undefined {
+  const prefix = transport.streamPrefix;
+  if (prefix === undefined) return undefined; // never adopted: every stream is this process's
+  if (streamId.startsWith(`${transport.sessionId!}:${prefix}`)) return undefined;
+  const requestId = requestIdOfStream(streamId);
+  if (requestId === undefined) return undefined;
+  const answered = replayed.some(([, text]) => {
+    const message = JSON.parse(text) as { id?: unknown; method?: unknown };
+    return message.id === requestId && message.method === undefined;
+  });
+  return answered ? undefined : requestId;
+}
+
+/** Store and write the one error that settles a request that died with its process. */
+async function answerDied(
+  transport: HttpServerTransport,
+  streamId: string,
+  requestId: RequestId,
+  writer: SseWriter,
+): Promise<void> {
+  const message: JsonRpcMessage = {
+    jsonrpc: '2.0',
+    id: requestId,
+    error: { code: ErrorCode.ConnectionClosed, message: OWNER_STOPPED },
+  };
+  const data = JSON.stringify(message);
+  let id: string | undefined;
+  try {
+    // Stored, so a second resumption replays this same answer instead of making another.
+    id = await transport.host.store!.storeEvent(streamId, message, data);
+    await transport.host.store!.finishStream?.(streamId);
+  } catch (error) {
+    transport.host.logger.error('event store failed to keep the answer of a request that died', error);
+  }
+  if (id === undefined) writer.event(undefined, data);
+  else writer.replayed(id, data);
 }

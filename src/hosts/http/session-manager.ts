@@ -24,6 +24,9 @@ import { SessionSlot, SessionTiers, Tier } from './session-tiers.js';
 import { HttpServerTransport, type TransportHost } from './session-transport.js';
 import type { KeepAlive } from '../../transports/http/server-wire/keep-alive.js';
 import type { SessionRecords } from './cluster/session-records.js';
+import type { RecordData } from './cluster/record-data.js';
+import type { SessionRecord } from './session-store.js';
+import { restoreSession, snapshotOf, type SessionSnapshot } from '../../server/session-snapshot.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -57,6 +60,10 @@ export class SessionManager implements TransportHost {
   private held: HttpServerTransport[] | undefined;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
   private accepting = true;
+  /** Set once a drain began: new sessions and adoptions go to peers. */
+  draining = false;
+  /** Sessions whose hand-over is being written: a request for one waits for it, then routes. */
+  private readonly handing = new Map<string, Promise<boolean>>();
   readonly retryMs: number;
   readonly budget: ReturnType<typeof outputBudgetOf>;
   /** With a backplane: the shared records of this process's sessions. */
@@ -138,16 +145,57 @@ export class SessionManager implements TransportHost {
     return this.open(sessionId, key);
   }
 
-  private open(sessionId: string, key: string | undefined): HttpServerTransport {
+  /** Whether a session could be adopted now (accepting, and room for it). */
+  canAdopt(): boolean {
+    return this.accepting && (this.sessions.size < this.max || this.evictOne());
+  }
+
+  /**
+   * Adopt session `record.id` (issue 28): its owner is gone or handed it over, and this process
+   * won the record (`SessionRecords.adopt`). The session continues here as the client left it:
+   * same id, version, capabilities, log level and subscriptions, owned by the same principal.
+   * Undefined when shutdown began meanwhile (the record is released).
+   */
+  adopt(
+    record: SessionRecord,
+    data: RecordData & { snapshot: SessionSnapshot },
+  ): HttpServerTransport | undefined {
+    if (!this.accepting || this.sessions.has(record.id)) {
+      // Given back as found, so another process adopts it (never deleted: the session lives on).
+      void this.records?.handOver(record.id);
+      return undefined;
+    }
+    const transport = this.open(record.id, record.clientKey, data);
+    this.logger.debug(`session ${record.id}: adopted (previous owner ${data.owner ?? 'handed it over'})`);
+    return transport;
+  }
+
+  private open(sessionId: string, key: string | undefined, adopted?: RecordData): HttpServerTransport {
     const transport = new HttpServerTransport(this, sessionId);
     const slot = new SessionSlot(transport, key);
     this.sessions.set(sessionId, slot);
     this.quota.add(key);
     this.tiers.touch(slot);
     this.attach(transport);
-    transport.session?.onInitialized(() => {
+    const session = transport.session;
+    session?.onInitialized(() => {
       if (this.slotOf(transport) === slot) this.tiers.promote(slot, Tier.Ready);
     });
+    if (adopted?.snapshot && session) {
+      transport.owner = adopted.principal;
+      // The previous owner's stream ids stay in the store; this process's must not repeat them.
+      transport.streamPrefix = `${globalThis.crypto.randomUUID().slice(0, 8)}.`;
+      restoreSession(session, adopted.snapshot);
+      transport.handshakeAnswered(false);
+      // Messages for the GET stream are stored until the client's GET comes back (it resumes).
+      if (transport.resumable) transport.standalone.primed = true;
+    }
+    const records = this.records;
+    if (records && session) {
+      // Only with a backplane: the record follows the session's portable state.
+      records.follow(sessionId, () => ({ principal: transport.owner, snapshot: snapshotOf(session) }));
+      session.onStateChange = () => records.changed(sessionId);
+    }
     this.scheduleSweep();
     this.notify(() => this.options.onSessionStart?.(sessionId));
     return transport;
@@ -208,6 +256,53 @@ export class SessionManager implements TransportHost {
     this.held = undefined;
     for (const transport of held) transport.releaseOutput();
     return held;
+  }
+
+  /**
+   * Graceful drain (issue 28, with a backplane): take no new session here, hand each session
+   * over once it is idle (nothing running, nothing pending), so its next request is adopted by a
+   * peer at once; running requests get until `deadlineMs`, then whatever is left ends as in
+   * {@link shutdown}. Requests for sessions being handed over wait for it (see `handingOver`).
+   */
+  async drain(deadlineMs: number): Promise<void> {
+    const end = Date.now() + deadlineMs;
+    this.draining = true;
+    this.accepting = false;
+    this.stopSweep();
+    while (this.sessions.size > 0 && Date.now() < end) {
+      for (const slot of [...this.sessions.values()]) {
+        if (isIdle(slot.transport)) void this.handOver(slot.transport);
+      }
+      if (this.sessions.size === 0) break;
+      await new Promise((resolve) => unrefTimer(setTimeout(resolve, DRAIN_POLL_MS)));
+    }
+    await within(Promise.all(this.handing.values()), Math.max(0, end - Date.now()));
+    // Past the deadline, what is left ends as in a plain shutdown (requests get 503 from now on).
+    this.draining = false;
+    await this.shutdown(Math.max(0, end - Date.now()));
+  }
+
+  /** The hand-over of `sessionId` in flight, if any. */
+  handingOver(sessionId: string): Promise<boolean> | undefined {
+    return this.handing.get(sessionId);
+  }
+
+  /**
+   * Hand one idle session over: its record names no owner (with its snapshot), this process
+   * forgets it at once and closes it without touching its stored streams; its GET stream ends,
+   * so the client reconnects, reaches a peer, which adopts the session and resumes the stream.
+   */
+  private async handOver(transport: HttpServerTransport): Promise<void> {
+    const sessionId = transport.sessionId!;
+    const records = this.records!;
+    const written = records.handOver(sessionId); // stops tracking the record now: `forget` keeps it
+    this.handing.set(sessionId, written);
+    transport.keepStreams = true;
+    this.forget(transport, 'handed-over');
+    const handed = await written;
+    this.handing.delete(sessionId);
+    if (!handed) this.logger.debug(`session ${sessionId}: its record was gone or taken at hand-over`);
+    await (transport.session ? transport.session.close() : transport.close());
   }
 
   /** End every session and stateless exchange; resolves within `deadlineMs`. */
@@ -328,6 +423,19 @@ export class SessionManager implements TransportHost {
       this.logger.error('session callback failed', error);
     }
   }
+}
+
+/** How often a drain looks for sessions that became idle. */
+const DRAIN_POLL_MS = 20;
+
+/** Nothing running or pending on the session: it can move without anyone noticing. */
+function isIdle(transport: HttpServerTransport): boolean {
+  const connection = transport.session?.connection;
+  return (
+    !transport.busy &&
+    (connection === undefined ||
+      (connection.inflightCount === 0 && connection.queuedCount === 0 && connection.pendingCount === 0))
+  );
 }
 
 function sweep(manager: SessionManager): void {

@@ -54,6 +54,12 @@ export interface SessionStore {
   touch(id: string, ttlMs: number): Promise<boolean>;
   /** Remove the record; `true` for the one caller that removed a live record. */
   delete(id: string): Promise<boolean>;
+  /**
+   * Replace the record's `data` with `data` if it is exactly `expected` now (`undefined`: no data),
+   * in one step: of processes racing to adopt a session whose owner is gone, exactly one wins.
+   * `false` when the data differed or the record is gone. Expiry and times are left alone.
+   */
+  swap(id: string, expected: string | undefined, data: string): Promise<boolean>;
 }
 
 interface Entry {
@@ -128,6 +134,13 @@ export class InMemorySessionStore implements SessionStore {
     const entry = this.live(id, this.now());
     if (!entry) return Promise.resolve(false);
     this.remove(id, entry);
+    return Promise.resolve(true);
+  }
+
+  swap(id: string, expected: string | undefined, data: string): Promise<boolean> {
+    const entry = this.live(id, this.now());
+    if (!entry || entry.record.data !== expected) return Promise.resolve(false);
+    entry.record.data = data;
     return Promise.resolve(true);
   }
 

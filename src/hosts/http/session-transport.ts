@@ -21,6 +21,7 @@ import { SseWriter } from '../../transports/http/server-wire/sse-writer.js';
 import { StandaloneStream } from '../../transports/http/server-wire/standalone-stream.js';
 import { RetainedStreams } from './retained-streams.js';
 import { forgetStream, RESOLVED } from '../../transports/http/server-wire/stream-events.js';
+import { requestStreamId } from '../../transports/http/server-wire/stream-ids.js';
 import type {
   HttpExchange,
   HttpReply,
@@ -54,6 +55,13 @@ export class HttpServerTransport implements Transport, StreamOwner {
   /** Open request streams by request id; allocated per busy spell, dropped when the last ends. */
   private requests: Map<RequestId, RequestStream> | undefined;
   private streamCount = 0;
+  /**
+   * @internal Set when the session was adopted from another process (issue 28): its new streams'
+   * ids must not repeat the ids its previous owner gave (their events are still in the store).
+   */
+  declare streamPrefix: string | undefined;
+  /** @internal Handed over to another process: closing must leave its streams in the event store. */
+  declare keepStreams: true | undefined;
   private closed = false;
   private initialized = false;
   private replyHeaders: SessionHeaders | undefined;
@@ -185,6 +193,11 @@ export class HttpServerTransport implements Transport, StreamOwner {
     this.inbox.end();
   }
 
+  /** @internal A request of this session is still open (running, or its stream not yet ended). */
+  get busy(): boolean {
+    return (this.requests?.size ?? 0) > 0;
+  }
+
   /** @internal True when a request with this id is still in flight on this session. */
   hasRequest(id: RequestId): boolean {
     return this.requests?.has(id) ?? false;
@@ -277,13 +290,16 @@ export class HttpServerTransport implements Transport, StreamOwner {
     const requests = this.requests;
     this.requests = undefined;
     const writes: (Promise<unknown> | undefined)[] = [];
+    // Handed over (issue 28): the process that adopts the session resumes its streams from the
+    // store, so they stay there (each expires with the store's TTL).
+    const forget = this.keepStreams !== true;
     if (requests)
       for (const stream of requests.values()) {
         stream.abandon();
-        if (stream.streamId !== undefined) writes.push(forgetStream(this.host, stream.streamId));
+        if (forget && stream.streamId !== undefined) writes.push(forgetStream(this.host, stream.streamId));
       }
-    this.standaloneStream?.close();
-    writes.push(this.retained?.clear());
+    this.standaloneStream?.close(forget);
+    if (forget) writes.push(this.retained?.clear());
     this.closeWrites = allOf(writes);
     this.reads?.settleAll();
     this.endWaiters?.endAll(this.closeWrites);
@@ -325,8 +341,8 @@ export class HttpServerTransport implements Transport, StreamOwner {
   }
 
   /** @internal A new stream id for a resumable request stream. */
-  nextStreamId(): string {
-    return `${this.sessionId}:${++this.streamCount}`;
+  nextStreamId(requestId: RequestId): string {
+    return requestStreamId(this.sessionId!, this.streamPrefix ?? '', ++this.streamCount, requestId);
   }
 
   /** @internal Returns false when the session must not be announced (its initialize failed). */

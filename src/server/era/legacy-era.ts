@@ -42,6 +42,7 @@ function initialize(session: ServerSession, params: JsonObject): JsonObject {
     serverInfo: server.info,
   };
   if (server.instructions !== undefined) result.instructions = server.instructions;
+  session.onStateChange?.();
   return result;
 }
 

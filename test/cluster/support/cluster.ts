@@ -78,6 +78,10 @@ export class RecordingRelay implements Relay {
     return this.inner.alive(nodeId);
   }
 
+  peers(): Promise<string[]> {
+    return this.inner.peers!();
+  }
+
   close(): Promise<void> {
     this.closed = true;
     return this.inner.close();

@@ -45,6 +45,7 @@ export function attachBackplane(
     checkMs: Math.max(1, options.relayCheckMs ?? DEFAULT_RELAY_CHECK_MS),
     target,
     serve,
+    adopter: options.sessions === false ? undefined : manager,
   });
   if (options.sessions !== false) {
     const sessions = options.sessions ?? {};

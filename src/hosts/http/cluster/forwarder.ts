@@ -16,7 +16,12 @@ import {
 } from '../../../transports/http/server-wire/request-checks.js';
 import { RelayedStream } from './relayed-stream.js';
 import { ReplayExchange } from './replay-exchange.js';
-import { FORWARDER_CLOSING, ownerStoppedReply, storeUnavailableReply } from './tunnel-replies.js';
+import {
+  FORWARDER_CLOSING,
+  MOVED_HEADER,
+  ownerStoppedReply,
+  storeUnavailableReply,
+} from './tunnel-replies.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { encodeBody, jsonSafe, type HeadMessage, type OpenMessage } from './tunnel-wire.js';
 
@@ -30,6 +35,11 @@ export interface Unreached {
   readonly unreached: HttpExchange;
 }
 
+/** The process sent to no longer holds the session (`MOVED`): route again with the exchange. */
+export interface Moved {
+  readonly moved: HttpExchange;
+}
+
 interface Outgoing {
   readonly owner: string;
   readonly method: string;
@@ -38,7 +48,7 @@ interface Outgoing {
   /** The request as this process read it, in case it must be served here after all. */
   readonly replay: HttpExchange;
   /** Set until the reply is complete enough to answer (its head, or its whole JSON body). */
-  resolve: ((reply: HttpReply | Unreached) => void) | undefined;
+  resolve: ((reply: HttpReply | Unreached | Moved) => void) | undefined;
   stream: RelayedStream | undefined;
   /** A JSON body arriving in pieces: its head, and the pieces so far. */
   json: { head: HeadMessage; parts: string[] } | undefined;
@@ -73,7 +83,7 @@ export class Forwarder {
     exchange: HttpExchange,
     owner: string,
     extra: HttpRequestExtra | undefined,
-  ): Promise<HttpReply | Unreached> {
+  ): Promise<HttpReply | Unreached | Moved> {
     const method = exchange.method;
     let body: { b?: string; b64?: string } = {};
     let bytes: Uint8Array = new Uint8Array(0);
@@ -95,7 +105,7 @@ export class Forwarder {
     if (extra?.remoteAddress !== undefined || authInfo !== undefined) {
       open.e = { remoteAddress: extra?.remoteAddress, authInfo };
     }
-    return new Promise<HttpReply | Unreached>((resolve) => {
+    return new Promise<HttpReply | Unreached | Moved>((resolve) => {
       const entry: Outgoing = {
         owner,
         method,
@@ -124,6 +134,11 @@ export class Forwarder {
     }
     entry.resolve = undefined;
     const headers = Object.freeze(Object.fromEntries(message.h));
+    if (message.s === 421 && headers[MOVED_HEADER] !== undefined) {
+      this.finish(message.x, entry);
+      resolve({ moved: entry.replay });
+      return;
+    }
     if (message.b !== undefined) {
       this.finish(message.x, entry);
       resolve({ status: message.s, headers, body: message.b ?? undefined });

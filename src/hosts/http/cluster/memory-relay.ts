@@ -79,6 +79,11 @@ class MemoryRelay implements Relay {
     return Promise.resolve(this.hub.nodes.has(nodeId));
   }
 
+  peers(): Promise<string[]> {
+    if (this.hub.down) return Promise.reject(new StoreUnavailableError(RELAY, 'peers'));
+    return Promise.resolve([...this.hub.nodes.keys()].filter((id) => id !== this.nodeId));
+  }
+
   close(): Promise<void> {
     if (this.hub.nodes.get(this.nodeId) === this) this.hub.nodes.delete(this.nodeId);
     this.listener = undefined;

@@ -63,6 +63,12 @@ export interface Relay {
    */
   alive(nodeId: string): Promise<boolean>;
   /**
+   * Optional: the other processes listening now (not this one), in no particular order. A process
+   * that drains (issue 28) hands new sessions and requests to one of them; without it, those get
+   * 503 + Retry-After. Rejects with `StoreUnavailableError` when the medium is down.
+   */
+  peers?(): Promise<string[]>;
+  /**
    * Stop receiving and announce this process as gone (others see `alive() === false` at once).
    * Bounded in time, idempotent, never rejects.
    */

@@ -28,6 +28,36 @@ export function storeUnavailableReply(error: unknown): HttpReply {
   return { ...reply, headers: { ...reply.headers, 'retry-after': '1' } };
 }
 
+/** The header that marks {@link MOVED}: a forwarder reads it, a client never sees it. */
+export const MOVED_HEADER = 'keel-session-moved';
+
+/**
+ * 421 to a relayed request for a session this process does not hold (any more): it was handed
+ * over or adopted elsewhere, or it ended. The forwarder reads the session's record again and
+ * routes once more (issue 28) instead of answering 404 for a session that lives on.
+ *
+ * @example
+ * if (!manager.has(sessionId)) return MOVED;
+ */
+export const MOVED: HttpReply = Object.freeze(
+  (() => {
+    const reply = httpError(421, ErrorCode.ConnectionClosed, 'Misdirected request: the session moved');
+    return { ...reply, headers: Object.freeze({ ...reply.headers, [MOVED_HEADER]: '1' }) };
+  })(),
+);
+
+/** 503 while this process drains and no peer can take the request (`Retry-After: 1`). */
+export const DRAINING: HttpReply = Object.freeze(
+  (() => {
+    const reply = httpError(
+      503,
+      ErrorCode.ConnectionClosed,
+      'Service unavailable: this process is shutting down and no other process can take the request',
+    );
+    return { ...reply, headers: Object.freeze({ ...reply.headers, 'retry-after': '1' }) };
+  })(),
+);
+
 /**
  * The reply to a relayed request whose owner stopped before it answered: for a POST, 200 JSON
  * with a `-32000` error for its request (the client's call fails, the client can start a new

@@ -4,7 +4,7 @@
  * process does not hold is relayed, whole, to the owner and the answer relayed back; the owner
  * serves it through its normal handler core, so every lifecycle guarantee holds as on one process.
  */
-import { within } from '../../../core/timers.js';
+import { unrefTimer, within } from '../../../core/timers.js';
 import type { Logger } from '../../../core/engine/connection.js';
 import type { FanoutMembership } from '../../../server/fanout.js';
 import type { Connectable } from '../../../server/server.js';
@@ -23,16 +23,43 @@ import { OwnerCache } from './owner-cache.js';
 import { PeerWatch } from './peer-watch.js';
 import { RelayJoining } from './relay-joining.js';
 import type { RelayListener } from './relay.js';
-import { ownerOfRecord } from './session-records.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { tooLargeReply } from '../../../transports/http/server-wire/request-checks.js';
-import { storeUnavailableReply } from './tunnel-replies.js';
+import { DRAINING, storeUnavailableReply } from './tunnel-replies.js';
+import { parseRecordData, type RecordData } from './record-data.js';
+import type { SessionRecords } from './session-records.js';
+import type { SessionRecord } from '../session-store.js';
+import type { SessionSnapshot } from '../../../server/session-snapshot.js';
 import { messageLimit, parseTunnelMessage, peekMessage, type TunnelMessage } from './tunnel-wire.js';
 
 const SHUTTING_DOWN_HEADERS = Object.entries(SHUTTING_DOWN.headers);
 
 /** How many session → owner entries are kept (a miss costs one store read). */
 const OWNER_CACHE_SIZE = 1_024;
+/** Routing attempts per request: the first, then after a `MOVED`, a lost adoption race or a hand-over. */
+const MAX_ROUTES = 3;
+/**
+ * How long, in relay checks, a request for a session whose owner stopped listening waits for the
+ * owner to read as gone before it is adopted (503 after): 10 s with the default `relayCheckMs`,
+ * twice the default liveness window (5 s).
+ */
+const ADOPT_WAIT_CHECKS = 10;
+
+/**
+ * What adoption needs from the session table (`SessionManager`).
+ *
+ * @example
+ * new Tunnel({ ...options, adopter: manager });
+ */
+export interface Adopter {
+  readonly records: SessionRecords | undefined;
+  /** A drain began: this process adopts nothing and hands requests to peers. */
+  readonly draining: boolean;
+  canAdopt(): boolean;
+  /** Open the session here from its record (after `records.adopt` won); undefined if shutting down. */
+  adopt(record: SessionRecord, data: RecordData & { snapshot: SessionSnapshot }): unknown;
+  handingOver(sessionId: string): Promise<boolean> | undefined;
+}
 
 /**
  * What the tunnel needs from its handler.
@@ -47,6 +74,8 @@ export interface TunnelOptions {
   readonly maxBodyBytes: number;
   /** How often peers of open relayed exchanges are checked for liveness. */
   readonly checkMs: number;
+  /** The session table, when sessions are on: it adopts sessions whose owner is gone (issue 28). */
+  readonly adopter?: Adopter | undefined;
   /** The served server: it joins the deployment's notification fan-out over the relay. */
   readonly target: Connectable;
   /** The handler core without routing: how the owner serves a relayed exchange. */
@@ -68,6 +97,10 @@ export class Tunnel implements TunnelLink {
   private readonly owners = new OwnerCache(OWNER_CACHE_SIZE);
   private readonly sending = new Set<Promise<void>>();
   private readonly joining: RelayJoining;
+  /** Liveness checks of owners that stopped listening, one per owner (see `goneWithin`). */
+  private readonly goneChecks = new Map<string, Promise<boolean>>();
+  /** Wake-ups of those checks' waits: `close` runs them, so no timer outlives the handler. */
+  private readonly sleeping = new Set<() => void>();
   private closed = false;
   /** Server-wide notifications to and from the other processes (see `Server.joinFanout`). */
   private readonly fanout: FanoutMembership | undefined;
@@ -102,39 +135,187 @@ export class Tunnel implements TunnelLink {
 
   /**
    * Where a request for `sessionId` (not held here) goes: relayed to its owner (the reply), or
-   * to be served here (`undefined`: no record, or this process is the owner; an exchange: the
-   * owner is gone, and the exchange, body already read, gets the usual 404 here). 503 when the
-   * store or relay is unavailable. No liveness round trip per request: a request that reaches
-   * nobody checks it then, and the peer watch catches an owner that dies while it waits.
+   * served here (`undefined`: no record, this process is the owner, or it just adopted the
+   * session; an exchange: the same, with the body the tunnel already read). 503 when the store or
+   * relay is unavailable. No liveness round trip per request: a request that reaches nobody
+   * checks it then, and the peer watch catches an owner that dies while it waits.
+   *
+   * Issue 28: a session whose owner is gone (or handed it over) is adopted here, if its record
+   * carries a snapshot; a request that reached a process that no longer holds the session
+   * (`MOVED`) is routed again from a fresh read of the record (at most {@link MAX_ROUTES} times).
    */
   async route(
     exchange: HttpExchange,
     sessionId: string,
     extra: HttpRequestExtra | undefined,
+    attempt = 0,
   ): Promise<HttpReply | HttpExchange | undefined> {
-    let owner: string | undefined;
+    let found: { record: SessionRecord; data: RecordData } | undefined;
     try {
       await this.listen();
-      owner = await this.ownerOf(sessionId);
+      found = await this.lookup(sessionId, attempt > 0);
     } catch (error) {
       this.logger.error('relay: routing a session request failed', error);
       exchange.discardBody();
       return storeUnavailableReply(error);
     }
-    if (owner === undefined || owner === this.nodeId) return undefined;
-    const result = await this.forwarder.forward(exchange, owner, extra);
-    if (!('unreached' in result)) return result;
-    // The owner was not listening: gone for good (404 here), or between connections (503).
-    try {
-      if (await this.options.backplane.relay.alive(owner)) {
-        return storeUnavailableReply(new StoreUnavailableError('relay', 'send'));
+    const again = attempt + 1 < MAX_ROUTES;
+    if (found === undefined) return attempt === 0 ? undefined : exchange;
+    const { data } = found;
+    if (data.owner === this.nodeId) {
+      // Being handed over right now (this process drains): route once that is written.
+      const handing = this.options.adopter?.handingOver(sessionId);
+      if (handing && again) {
+        await handing;
+        return this.route(exchange, sessionId, extra, attempt + 1);
       }
+      return attempt === 0 ? undefined : exchange;
+    }
+    if (data.owner === null) return this.takeOver(exchange, sessionId, extra, found, attempt);
+    const result = await this.forwarder.forward(exchange, data.owner, extra);
+    if ('moved' in result) {
+      this.owners.delete(sessionId);
+      return again ? this.route(result.moved, sessionId, extra, attempt + 1) : result.moved;
+    }
+    if (!('unreached' in result)) return result;
+    // The owner was not listening: gone for good (adopt), or between connections (503).
+    let gone: boolean;
+    try {
+      gone = await this.goneWithin(data.owner);
     } catch (error) {
       this.logger.error('relay: checking an unreachable owner failed', error);
       return storeUnavailableReply(error);
     }
-    this.ownerGone(sessionId);
-    return result.unreached;
+    if (!gone) return storeUnavailableReply(new StoreUnavailableError('relay', 'send'));
+    // The record as it is now (the cache only knew the owner): adopted meanwhile, or still the dead owner's.
+    let fresh: { record: SessionRecord; data: RecordData } | undefined;
+    try {
+      fresh = await this.lookup(sessionId, true);
+    } catch (error) {
+      this.logger.error('relay: reading the record of an orphaned session failed', error);
+      result.unreached.discardBody();
+      return storeUnavailableReply(error);
+    }
+    if (fresh === undefined) return result.unreached;
+    if (fresh.data.owner !== data.owner && again)
+      return this.route(result.unreached, sessionId, extra, attempt + 1);
+    return this.takeOver(result.unreached, sessionId, extra, fresh, attempt);
+  }
+
+  /**
+   * The session has no live owner. With a snapshot, adopt it (the one process whose swap wins;
+   * a loser routes again to the winner); without one (its handshake never finished, or an older
+   * version wrote it), it ends: its record is dropped and the request gets 404 here. A draining
+   * process adopts nothing: it passes the request to a peer, which adopts.
+   */
+  private async takeOver(
+    exchange: HttpExchange,
+    sessionId: string,
+    extra: HttpRequestExtra | undefined,
+    found: { record: SessionRecord; data: RecordData },
+    attempt: number,
+  ): Promise<HttpReply | HttpExchange | undefined> {
+    this.owners.delete(sessionId);
+    const { record, data } = found;
+    const adopter = this.options.adopter;
+    const records = adopter?.records;
+    if (!adopter || !records || data.snapshot === undefined) {
+      this.ownerGone(sessionId);
+      return exchange;
+    }
+    if (adopter.draining) return this.toPeer(exchange, extra);
+    let won: boolean;
+    try {
+      won = adopter.canAdopt() && (await records.adopt(record, data));
+    } catch (error) {
+      this.logger.error('relay: adopting a session failed', error);
+      exchange.discardBody();
+      return storeUnavailableReply(error);
+    }
+    if (!won) {
+      if (attempt + 1 < MAX_ROUTES) return this.route(exchange, sessionId, extra, attempt + 1);
+      exchange.discardBody();
+      return storeUnavailableReply(new StoreUnavailableError('session store', 'adopt'));
+    }
+    const adopted = adopter.adopt(record, { ...data, snapshot: data.snapshot });
+    if (!adopted) {
+      exchange.discardBody();
+      return DRAINING;
+    }
+    return exchange;
+  }
+
+  /**
+   * A draining process passes a request it must not serve (a new session, or a session it would
+   * have to adopt) to another live process; 503 + Retry-After when there is none.
+   */
+  async toPeer(exchange: HttpExchange, extra: HttpRequestExtra | undefined): Promise<HttpReply> {
+    const relay = this.options.backplane.relay;
+    let peers: string[] = [];
+    try {
+      await this.listen();
+      peers = (await relay.peers?.()) ?? [];
+    } catch (error) {
+      this.logger.error('relay: listing peers failed', error);
+    }
+    for (let tries = 0; tries < 3 && peers.length > 0; tries++) {
+      const i = Math.floor(Math.random() * peers.length);
+      const peer = peers[i]!;
+      peers.splice(i, 1);
+      const result = await this.forwarder.forward(exchange, peer, extra);
+      if ('status' in result) return result;
+      exchange = 'moved' in result ? result.moved : result.unreached;
+    }
+    exchange.discardBody();
+    return DRAINING;
+  }
+
+  /**
+   * Whether another process listens now. A relay that cannot say (no `peers`), or fails to, reads
+   * as none: the caller then ends its sessions rather than hand them to nobody. (The Redis relay
+   * bounds the command by its own timeout.)
+   */
+  async hasPeers(): Promise<boolean> {
+    const relay = this.options.backplane.relay;
+    if (relay.peers === undefined) return false;
+    try {
+      return (await relay.peers()).length > 0;
+    } catch (error) {
+      this.logger.error('relay: listing peers failed', error);
+      return false;
+    }
+  }
+
+  /**
+   * Whether `owner` reads as gone within the relay's liveness window: it was not listening, so it
+   * crashed (its liveness key lapses within the window) or is between connections (it stays).
+   * One check per owner at a time, shared by every request that waits on it.
+   */
+  private goneWithin(owner: string): Promise<boolean> {
+    let check = this.goneChecks.get(owner);
+    if (!check) {
+      check = this.pollGone(owner).finally(() => this.goneChecks.delete(owner));
+      this.goneChecks.set(owner, check);
+    }
+    return check;
+  }
+
+  private async pollGone(owner: string): Promise<boolean> {
+    const relay = this.options.backplane.relay;
+    const checkMs = this.options.checkMs;
+    for (let check = 0; ; check++) {
+      if (!(await relay.alive(owner))) return true;
+      if (this.closed || check >= ADOPT_WAIT_CHECKS) return false;
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.sleeping.delete(wake);
+          resolve();
+        };
+        const timer = unrefTimer(setTimeout(wake, checkMs));
+        this.sleeping.add(wake);
+      });
+    }
   }
 
   send(to: string, message: TunnelMessage, onFail?: (error: unknown, why: SendFault) => void): void {
@@ -177,6 +358,7 @@ export class Tunnel implements TunnelLink {
     this.forwarder.abandonAll();
     this.inbound.loseAll();
     this.watch.stop();
+    for (const wake of [...this.sleeping]) wake();
     this.fanout?.leave();
     // A listen still on its way must settle first, or it could outlive the close.
     await within(Promise.all([...this.sending, listening]), deadlineMs);
@@ -195,12 +377,23 @@ export class Tunnel implements TunnelLink {
     });
   }
 
-  private async ownerOf(sessionId: string): Promise<string | undefined> {
-    const cached = this.owners.get(sessionId);
-    if (cached !== undefined) return cached;
-    const owner = ownerOfRecord(await this.options.backplane.sessions.get(sessionId));
-    if (owner !== undefined) this.owners.set(sessionId, owner);
-    return owner;
+  /**
+   * The session's record and its parsed data: from the owner cache when it knows the owner
+   * (`fresh`: never), else read. Undefined: no record, or one this version cannot read.
+   */
+  private async lookup(
+    sessionId: string,
+    fresh: boolean,
+  ): Promise<{ record: SessionRecord; data: RecordData } | undefined> {
+    const cached = fresh ? undefined : this.owners.get(sessionId);
+    if (cached !== undefined)
+      return { record: { id: sessionId, createdAt: 0, lastSeenAt: 0 }, data: { owner: cached } };
+    const record = await this.options.backplane.sessions.get(sessionId);
+    const data = parseRecordData(record);
+    if (record === undefined || data === undefined) return undefined;
+    if (data.owner !== null) this.owners.set(sessionId, data.owner);
+    else this.owners.delete(sessionId);
+    return { record, data };
   }
 
   private onMessage(from: string, text: string): void {

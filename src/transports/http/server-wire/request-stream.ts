@@ -91,7 +91,7 @@ export class RequestStream implements SseWriterOwner {
     const writer = new SseWriter(this, transport.host);
     this.writer = this.postWriter = writer;
     if (transport.resumable) {
-      this.streamId = transport.nextStreamId();
+      this.streamId = transport.nextStreamId(this.requestId);
       primeWriter(transport.host, writer, this.streamId);
     }
     respond(sseReply(writer, transport.headers));

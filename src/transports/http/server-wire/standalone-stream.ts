@@ -92,10 +92,10 @@ export class StandaloneStream implements SseWriterOwner {
     this.owner.exchangeEnded(byClient);
   }
 
-  /** The session ended. */
-  close(): void {
+  /** The session ended (`forget`: its stored events too; not when another process takes it on). */
+  close(forget = true): void {
     this.writer?.close();
-    if (this.primed) void forgetStream(this.owner.host, this.streamId);
+    if (this.primed && forget) void forgetStream(this.owner.host, this.streamId);
   }
 
   /**

@@ -168,7 +168,7 @@ export interface StreamOwner {
   readonly modern: boolean;
   readonly headers: SessionHeaders;
   /** A new stream id for a resumable request stream. */
-  nextStreamId(): string;
+  nextStreamId(requestId: RequestId): string;
   /** Route a message that has no open request stream (the standalone GET stream, or dropped). */
   toStandalone(message: JsonRpcMessage): Promise<void>;
   /** A pending POST or an SSE connection finished. */
