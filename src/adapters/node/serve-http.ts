@@ -81,7 +81,10 @@ export interface HttpServing {
   readonly server: NodeHttpServer;
   /**
    * Graceful stop: end every session (handlers aborted, streams ended) within `deadlineMs`
-   * (default 5,000), then stop listening and close idle keep-alive sockets. Idempotent.
+   * (default 5,000), then stop listening and close idle keep-alive sockets. Idempotent. With a
+   * `backplane` and other processes running, it drains instead (issue 28): it stops listening at
+   * once, hands sessions over as their running requests finish (up to `deadlineMs`), passes new
+   * sessions to the other processes, then ends what is left (docs/scale-out.md, "Deploys").
    */
   close(options?: { deadlineMs?: number }): Promise<void>;
 }
@@ -182,8 +185,14 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
   const close = (closeOptions?: { deadlineMs?: number }): Promise<void> =>
     (closing ??= (async () => {
       const deadlineMs = closeOptions?.deadlineMs ?? 5_000;
+      // With a backplane the handler drains (issue 28): stop listening first, so new connections
+      // go to the other processes (a balancer skips a target that refuses); requests on open
+      // connections are still served, passed on or handed over.
+      let stopped: Promise<void> | undefined;
+      if (handlerOptions.backplane !== undefined)
+        stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       await built.close({ deadlineMs });
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      stopped ??= new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const socket of silent) socket.destroy();
       // Streams were ended above; a connection still busy past the deadline is cut.

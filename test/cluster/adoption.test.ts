@@ -1,0 +1,180 @@
+/**
+ * Issue 28: sessions outlive their process. A session whose owner is gone is adopted by the next
+ * process that gets a request for it (one winner), with its state (version, client info, log level,
+ * subscriptions, principal); a process that drains hands its idle sessions over, lets running
+ * calls finish, and passes new sessions to its peers. In-process handlers on one MemoryRelayHub
+ * and one session store stand for the processes (test/cluster/support/cluster.ts).
+ */
+import { afterEach, expect, test } from 'vitest';
+import { McpClient } from 'keel-mcp/client';
+import type { JsonObject } from 'keel-mcp/core';
+import {
+  createHttpHandler,
+  InMemoryEventStore,
+  InMemorySessionStore,
+  MemoryRelayHub,
+  StreamableHttpClientTransport,
+  type HttpHandler,
+} from 'keel-mcp/http';
+import { McpServer } from 'keel-mcp/server';
+import { useProcessGuard, within } from '../helpers/guard.js';
+import {
+  callTool,
+  initializeRequest,
+  openSession,
+  request,
+  startCluster,
+  URL_,
+  type Cluster,
+  type Node,
+} from './support/cluster.js';
+
+useProcessGuard();
+
+let cluster: Cluster | undefined;
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await cluster?.close();
+  cluster = undefined;
+});
+
+function three(c: Cluster): [Node, Node, Node] {
+  return c.nodes as [Node, Node, Node];
+}
+
+async function whoami(
+  node: Node,
+  sessionId: string,
+  id: number,
+): Promise<{ node: string; sessionId: string }> {
+  const response = await request(node, 'POST', { sessionId, body: callTool(id, 'whoami') });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { result: { content: { text: string }[] } };
+  return JSON.parse(body.result.content[0]!.text) as { node: string; sessionId: string };
+}
+
+test('issue 28 adoption: of two processes racing for an orphaned session exactly one adopts it; the other relays to it', async () => {
+  cluster = startCluster(3);
+  const [a, b, c] = three(cluster);
+  const sessionId = await openSession(a);
+  cluster.hub.crash('node-1');
+  const [viaB, viaC] = await within(Promise.all([whoami(b, sessionId, 1), whoami(c, sessionId, 2)]));
+  expect(viaB.sessionId).toBe(sessionId);
+  expect(viaC.sessionId).toBe(sessionId);
+  // One process holds it, and both requests were served there.
+  const holders = [b, c].filter((node) => node.sessions.has(sessionId));
+  expect(holders).toHaveLength(1);
+  expect(viaB.node).toBe(holders[0]!.name);
+  expect(viaC.node).toBe(holders[0]!.name);
+  expect(JSON.parse((await cluster.store.get(sessionId))!.data!)).toMatchObject({ owner: holders[0]!.name });
+  // The adopted session is the one the client made: its handshake is not asked again.
+  const adopted = holders[0]!.sessions.get(sessionId)!;
+  expect(adopted.protocolVersion).toBe('2025-11-25');
+  expect(adopted.clientInfo).toEqual({ name: 't', version: '1' });
+  expect(adopted.clientCapabilities).toEqual({ elicitation: {} });
+  expect(adopted.initialized).toBe(true);
+  expect([...b.started, ...c.started]).toEqual([sessionId]);
+});
+
+test('issue 28 drain: idle sessions are handed over at once, a running call finishes, new sessions go to a peer, then the process stops', async () => {
+  cluster = startCluster(3);
+  const [a, b, c] = three(cluster);
+  const idle = await openSession(a);
+  const busy = await openSession(a);
+  const running = request(b, 'POST', { sessionId: busy, body: callTool(1, 'slow') });
+  await within(a.probes.for(a.probes.started, 'slow').promise);
+
+  const closed = a.handler.close({ deadlineMs: 10_000 });
+  // The idle session moved: its next request, through any process, is adopted (no 404, no new session).
+  const moved = await within(whoami(c, idle, 2));
+  expect(moved).toMatchObject({ sessionId: idle });
+  expect(moved.node).not.toBe('node-1');
+  expect(a.ended).toEqual([[idle, 'handed-over']]);
+  // Through the draining process itself: passed on to the process that holds it now.
+  expect(await within(whoami(a, idle, 3))).toMatchObject({ node: moved.node, sessionId: idle });
+  // A new session asked of the draining process is made by a peer.
+  const init = await request(a, 'POST', { body: initializeRequest() });
+  expect(init.status).toBe(200);
+  const fresh = init.headers.get('mcp-session-id')!;
+  expect(a.started).not.toContain(fresh);
+  expect([...b.started, ...c.started]).toContain(fresh);
+
+  // The running call was not cut: it finishes on A with its result, then its session moves too.
+  a.probes.for(a.probes.gates, 'slow').resolve();
+  const answer = (await (await within(running)).json()) as JsonObject;
+  expect(answer).toMatchObject({ id: 1, result: { content: [{ text: 'slow done' }] } });
+  await within(closed, 12_000, 'drain');
+  expect(a.ended.map(([, reason]) => reason)).toEqual(['handed-over', 'handed-over']);
+  expect(await within(whoami(b, busy, 4))).toMatchObject({ sessionId: busy });
+  expect(a.sessions.size).toBe(0);
+  expect(a.relay.afterClose).toEqual([]);
+});
+
+/** Two McpServer processes on one hub, store and event store; `route` picks who gets each request. */
+function mcpPair(): {
+  handlers: HttpHandler[];
+  hub: MemoryRelayHub;
+  servers: McpServer[];
+  route: { to: number };
+} {
+  const hub = new MemoryRelayHub();
+  const sessions = new InMemorySessionStore();
+  const eventStore = new InMemoryEventStore();
+  const servers: McpServer[] = [];
+  const handlers = ['p1', 'p2'].map((name) => {
+    const server = new McpServer({ name, version: '1.0.0' }, { capabilities: { logging: {} } });
+    server.resource('status', 'test://status', { description: 'Status' }, () => ({
+      contents: [{ uri: 'test://status', text: 'ok' }],
+    }));
+    server.tool('chatty', { description: 'Logs at info and at error' }, async (_args, ctx) => {
+      await ctx.log('info', `info from ${name}`);
+      await ctx.log('error', `error from ${name}`);
+      return `done on ${name}`;
+    });
+    servers.push(server);
+    return createHttpHandler(server, {
+      keepAliveMs: 0,
+      relayCheckMs: 10,
+      retryMs: 10,
+      eventStore,
+      backplane: { relay: hub.node(name), sessions },
+    });
+  });
+  return { handlers, hub, servers, route: { to: 0 } };
+}
+
+test('issue 28 adoption: the log level and resource subscriptions the client set survive its owner (McpClient, public API)', async () => {
+  const pair = mcpPair();
+  cleanups.push(() => Promise.all(pair.handlers.map((handler) => handler.close({ deadlineMs: 1_000 }))));
+  const fetch: typeof globalThis.fetch = (input, init) =>
+    pair.handlers[pair.route.to]!(new Request(input, init));
+  const client = await within(
+    McpClient.connect(new StreamableHttpClientTransport(URL_, { fetch }), { era: 'legacy' }),
+  );
+  cleanups.push(() => client.close());
+  const logs: string[] = [];
+  client.on('log', (message: { data: unknown }) => logs.push(String(message.data)));
+  const updates: string[] = [];
+  client.on('resourceUpdated', (event: { uri: string }) => updates.push(event.uri));
+  const resets: unknown[] = [];
+  client.on('sessionReset', (event: unknown) => resets.push(event));
+  await client.setLoggingLevel('error');
+  await client.subscribeResource('test://status');
+  expect(await client.callTool('chatty')).toMatchObject({ content: [{ text: 'done on p1' }] });
+
+  pair.hub.crash('p1');
+  pair.route.to = 1;
+  expect(await within(client.callTool('chatty'))).toMatchObject({ content: [{ text: 'done on p2' }] });
+  // The adopter kept the level: only the error-level messages came, from both processes.
+  expect(logs.filter((text) => text.startsWith('info'))).toEqual([]);
+  expect(logs).toEqual(['error from p1', 'error from p2']);
+  // And the subscription: an update raised on the adopter reaches the client, on the GET stream it
+  // resumes there once the dead process's connections are gone (in-process: its handler closes).
+  await pair.handlers[0]!.close({ deadlineMs: 1_000 });
+  await pair.servers[1]!.notifyResourceUpdated('test://status');
+  for (let turn = 0; turn < 200 && updates.length === 0; turn++)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(updates).toEqual(['test://status']);
+  expect(resets).toEqual([]);
+});
