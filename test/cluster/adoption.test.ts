@@ -81,6 +81,7 @@ test('issue 28 drain: idle sessions are handed over at once, a running call fini
   cluster = startCluster(3);
   const [a, b, c] = three(cluster);
   const idle = await openSession(a);
+  const idle2 = await openSession(a);
   const busy = await openSession(a);
   const running = request(b, 'POST', { sessionId: busy, body: callTool(1, 'slow') });
   await within(a.probes.for(a.probes.started, 'slow').promise);
@@ -90,9 +91,19 @@ test('issue 28 drain: idle sessions are handed over at once, a running call fini
   const moved = await within(whoami(c, idle, 2));
   expect(moved).toMatchObject({ sessionId: idle });
   expect(moved.node).not.toBe('node-1');
-  expect(a.ended).toEqual([[idle, 'handed-over']]);
   // Through the draining process itself: passed on to the process that holds it now.
   expect(await within(whoami(a, idle, 3))).toMatchObject({ node: moved.node, sessionId: idle });
+  // A handed-over session whose first request reaches the draining process: a peer adopts it.
+  const passed = await within(whoami(a, idle2, 5));
+  expect(passed.sessionId).toBe(idle2);
+  expect(passed.node).not.toBe('node-1');
+  expect([b, c].filter((node) => node.sessions.has(idle2))).toHaveLength(1);
+  expect(a.ended.map(([id, reason]) => [id, reason]).sort()).toEqual(
+    [
+      [idle, 'handed-over'],
+      [idle2, 'handed-over'],
+    ].sort(),
+  );
   // A new session asked of the draining process is made by a peer.
   const init = await request(a, 'POST', { body: initializeRequest() });
   expect(init.status).toBe(200);
@@ -105,7 +116,7 @@ test('issue 28 drain: idle sessions are handed over at once, a running call fini
   const answer = (await (await within(running)).json()) as JsonObject;
   expect(answer).toMatchObject({ id: 1, result: { content: [{ text: 'slow done' }] } });
   await within(closed, 12_000, 'drain');
-  expect(a.ended.map(([, reason]) => reason)).toEqual(['handed-over', 'handed-over']);
+  expect(a.ended.map(([, reason]) => reason)).toEqual(['handed-over', 'handed-over', 'handed-over']);
   expect(await within(whoami(b, busy, 4))).toMatchObject({ sessionId: busy });
   expect(a.sessions.size).toBe(0);
   expect(a.relay.afterClose).toEqual([]);

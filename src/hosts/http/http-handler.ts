@@ -253,8 +253,11 @@ class HttpHandlerCore {
           // routes it again from the record (it moved, or ended: then 404 there).
           if (sessionId !== null && !this.manager.has(sessionId)) {
             await this.manager.handingOver(sessionId);
-            exchange.discardBody();
-            return MOVED;
+            // A session handed over and passed here by a draining process is adopted here.
+            if (!(await this.tunnel.adoptHere(sessionId))) {
+              exchange.discardBody();
+              return MOVED;
+            }
           }
         } else if (sessionId === null) {
           // Draining: a new session, or a 2026-07-28 request, is served by a peer.

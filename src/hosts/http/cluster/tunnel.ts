@@ -246,6 +246,27 @@ export class Tunnel implements TunnelLink {
   }
 
   /**
+   * A relayed request for a session this process does not hold: adopt it here if its record
+   * names no owner (a draining process handed it over, then passed the request on). False: the
+   * caller answers `MOVED` (the forwarder routes again from the record).
+   */
+  async adoptHere(sessionId: string): Promise<boolean> {
+    const adopter = this.options.adopter;
+    const records = adopter?.records;
+    if (!adopter || !records || adopter.draining) return false;
+    try {
+      const found = await this.lookup(sessionId, true);
+      if (found?.data.owner !== null || found.data.snapshot === undefined || !adopter.canAdopt())
+        return false;
+      if (!(await records.adopt(found.record, found.data))) return false;
+      return adopter.adopt(found.record, { ...found.data, snapshot: found.data.snapshot }) !== undefined;
+    } catch (error) {
+      this.logger.error('relay: adopting a session passed on by a draining process failed', error);
+      return false;
+    }
+  }
+
+  /**
    * A draining process passes a request it must not serve (a new session, or a session it would
    * have to adopt) to another live process; 503 + Retry-After when there is none.
    */
