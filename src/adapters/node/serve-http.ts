@@ -123,6 +123,7 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
   // Sockets that never sent a request: Node does not count them as idle, so close() would wait
   // for its request timeout (clients such as undici open spare connections).
   const silent = new Set<Socket>();
+  let draining = false;
   // Node (18+) checks both timeouts only until the request is fully received, so a long SSE
   // response lives on; the check runs every `connectionsCheckingInterval`, kept well below them.
   const headersLimit = requestTimeout > 0 ? Math.min(headersTimeout, requestTimeout) : headersTimeout;
@@ -151,6 +152,9 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
         endAfterBody(req, res, discardBody);
         return;
       }
+      // Draining: each connection carries no request after this one, so a balancer opens a new
+      // one, to another process (this one stopped listening).
+      if (draining) res.setHeader('connection', 'close');
       listener(req, res);
     },
   );
@@ -189,8 +193,10 @@ export async function serveHttp(target: Connectable, options: ServeHttpOptions =
       // go to the other processes (a balancer skips a target that refuses); requests on open
       // connections are still served, passed on or handed over.
       let stopped: Promise<void> | undefined;
-      if (handlerOptions.backplane !== undefined)
+      if (handlerOptions.backplane !== undefined) {
+        draining = true;
         stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      }
       await built.close({ deadlineMs });
       stopped ??= new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

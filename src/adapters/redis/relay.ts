@@ -176,17 +176,25 @@ export class RedisRelay implements Relay {
     this.lost.clear();
     clearInterval(this.timer);
     this.timer = undefined;
-    this.listener = undefined;
     this.redis.client.off('reconnecting', this.clientLost);
     this.redis.client.off('ready', this.clientBack);
     const subscriber = this.subscriber;
-    if (!subscriber) return;
+    if (!subscriber) {
+      this.listener = undefined;
+      return;
+    }
     this.subscriber = undefined;
     for (const event of ['reconnecting', 'end', 'terminated'] as const)
       subscriber.off(event, this.subscriberLost);
     subscriber.off('ready', this.subscriberBack);
+    // Unsubscribe before anything else, still listening: a message published before it is
+    // delivered before its reply (Redis keeps that order), so the process can still answer it
+    // (a draining process says "moved"); one published after it counts no subscriber here, so
+    // its sender routes elsewhere. Deleting the liveness key first would make senders of the
+    // first kind fail their requests as if this process had crashed (issue 28).
+    await this.redis.attempt('close', () => subscriber.unsubscribe()).catch(() => undefined);
+    this.listener = undefined;
     const quit = async () => {
-      await subscriber.unsubscribe();
       await (subscriber.close ?? subscriber.quit)?.call(subscriber);
     };
     // Both within one command timeout: a hung Redis must not hold the process's shutdown.

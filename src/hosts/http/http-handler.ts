@@ -10,7 +10,7 @@ import type { Connectable } from '../../server/server.js';
 import { AuthGate } from './auth-gate.js';
 import { backgroundOf, type Detach } from '../../transports/http/server-wire/background.js';
 import { attachBackplane } from './cluster/attach.js';
-import { MOVED } from './cluster/tunnel-replies.js';
+import { DRAINING, MOVED } from './cluster/tunnel-replies.js';
 import type { Tunnel } from './cluster/tunnel.js';
 import { InMemoryEventStore } from '../../transports/http/server-wire/event-store.js';
 import { SERVE_EXCHANGE } from '../../transports/http/server-wire/exchange.js';
@@ -133,6 +133,10 @@ class HttpHandlerCore {
   /** With a backplane: session routing between processes. */
   private readonly tunnel: Tunnel | undefined;
   private closed: Promise<void> | undefined;
+  /** Draining with a backplane (issue 28): requests are routed or passed to peers, not refused. */
+  private passOn = false;
+  /** Closed by a drain: what still arrives after it gets 503 with Retry-After (peers serve it). */
+  private drained = false;
 
   constructor(
     target: Connectable,
@@ -225,9 +229,9 @@ class HttpHandlerCore {
   /** The answer to an exchange refused before anything else: shutting down, or a foreign host or origin. */
   private refusal(exchange: HttpExchange): HttpReply | undefined {
     // Draining (issue 28): requests are still routed, passed to peers or served (see answerFully).
-    if (this.closed && !this.manager.draining) {
+    if (this.closed && !this.passOn) {
       exchange.discardBody();
-      return SHUTTING_DOWN;
+      return this.drained ? DRAINING : SHUTTING_DOWN;
     }
     const refused = this.policy && describeRejection(this.policy, exchange.host(), exchange.header('origin'));
     if (refused === undefined) return undefined;
@@ -261,7 +265,7 @@ class HttpHandlerCore {
           }
         } else if (sessionId === null) {
           // Draining: a new session, or a 2026-07-28 request, is served by a peer.
-          if (this.manager.draining) return await this.tunnel.toPeer(exchange, extra);
+          if (this.passOn) return await this.tunnel.toPeer(exchange, extra);
         } else if (!this.manager.has(sessionId)) {
           const relayed = await this.tunnel.route(exchange, sessionId, extra);
           if (relayed && 'status' in relayed) return relayed;
@@ -310,10 +314,19 @@ class HttpHandlerCore {
     const end = Date.now() + deadlineMs;
     // With a backplane and another process to take them, sessions are handed over (issue 28);
     // the last process standing ends them (and deletes their records) as a lone process does.
-    if (this.tunnel && this.manager.records && (await this.tunnel.hasPeers()))
+    // Until the relay closes, requests that still arrive are passed on, never refused (also
+    // while the peers are asked for).
+    this.passOn = this.tunnel !== undefined && this.manager.records !== undefined;
+    if (this.tunnel && this.passOn && (await this.tunnel.hasPeers())) {
+      this.drained = true;
       await this.manager.drain(Math.max(0, end - Date.now()));
-    else await this.manager.shutdown(Math.max(0, end - Date.now()));
+      await this.tunnel.quiesce(Math.max(0, end - Date.now()));
+    } else {
+      this.passOn = false;
+      await this.manager.shutdown(Math.max(0, end - Date.now()));
+    }
     await this.tunnel?.close(Math.max(0, end - Date.now()));
+    this.passOn = false;
   }
 
   get closing(): boolean {

@@ -277,8 +277,7 @@ export class SessionManager implements TransportHost {
       await new Promise((resolve) => unrefTimer(setTimeout(resolve, DRAIN_POLL_MS)));
     }
     await within(Promise.all(this.handing.values()), Math.max(0, end - Date.now()));
-    // Past the deadline, what is left ends as in a plain shutdown (requests get 503 from now on).
-    this.draining = false;
+    // Past the deadline, what is left ends as in a plain shutdown.
     await this.shutdown(Math.max(0, end - Date.now()));
   }
 

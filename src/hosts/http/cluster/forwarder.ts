@@ -78,6 +78,13 @@ export class Forwarder {
     return this.outgoing.size;
   }
 
+  /** POSTs in flight: calls a draining process lets finish before it closes (GET streams it cuts). */
+  get posts(): number {
+    let count = 0;
+    for (const entry of this.outgoing.values()) if (entry.method === 'POST') count++;
+    return count;
+  }
+
   /** Relay `exchange` to `owner` and answer with what it replies. Never rejects. */
   async forward(
     exchange: HttpExchange,

@@ -10,7 +10,6 @@ import type { FanoutMembership } from '../../../server/fanout.js';
 import type { Connectable } from '../../../server/server.js';
 import { StoreUnavailableError } from '../../../core/errors.js';
 import type { OutputBudget } from '../../../transports/http/server-wire/output-budget.js';
-import { SHUTTING_DOWN } from '../../../transports/http/server-wire/responses.js';
 import type {
   HttpExchange,
   HttpReply,
@@ -25,14 +24,14 @@ import { RelayJoining } from './relay-joining.js';
 import type { RelayListener } from './relay.js';
 import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { tooLargeReply } from '../../../transports/http/server-wire/request-checks.js';
-import { DRAINING, storeUnavailableReply } from './tunnel-replies.js';
+import { DRAINING, MOVED, storeUnavailableReply } from './tunnel-replies.js';
 import { parseRecordData, type RecordData } from './record-data.js';
 import type { SessionRecords } from './session-records.js';
 import type { SessionRecord } from '../session-store.js';
 import type { SessionSnapshot } from '../../../server/session-snapshot.js';
 import { messageLimit, parseTunnelMessage, peekMessage, type TunnelMessage } from './tunnel-wire.js';
 
-const SHUTTING_DOWN_HEADERS = Object.entries(SHUTTING_DOWN.headers);
+const MOVED_HEADERS = Object.entries(MOVED.headers);
 
 /** How many session → owner entries are kept (a miss costs one store read). */
 const OWNER_CACHE_SIZE = 1_024;
@@ -44,6 +43,8 @@ const MAX_ROUTES = 3;
  * twice the default liveness window (5 s).
  */
 const ADOPT_WAIT_CHECKS = 10;
+/** How often a draining process looks whether the calls it forwards are answered. */
+const QUIESCE_POLL_MS = 10;
 
 /**
  * What adoption needs from the session table (`SessionManager`).
@@ -368,6 +369,18 @@ export class Tunnel implements TunnelLink {
   }
 
   /**
+   * Draining, before `close`: wait (up to `deadlineMs`) for the POSTs this process forwards to
+   * be answered, so a call that reached it just before it stopped is not cut; relayed GET
+   * streams are left to `close` (their clients reconnect elsewhere).
+   */
+  async quiesce(deadlineMs: number): Promise<void> {
+    const end = Date.now() + deadlineMs;
+    while (this.forwarder.posts > 0 && Date.now() < end) {
+      await new Promise((resolve) => unrefTimer(setTimeout(resolve, QUIESCE_POLL_MS)));
+    }
+  }
+
+  /**
    * After the sessions ended (their last chunks are sent): fail what this process still
    * forwards, wait for the sends in flight, then close the relay; all within `deadlineMs`.
    */
@@ -385,6 +398,8 @@ export class Tunnel implements TunnelLink {
     await within(Promise.all([...this.sending, listening]), deadlineMs);
     // The relay bounds its own close by its command timeout; the caller's deadline comes first.
     await within(this.options.backplane.relay.close(), Math.max(0, end - Date.now()));
+    // Answers to requests that were still on their way while it closed ("moved").
+    await within(Promise.all(this.sending), Math.max(0, end - Date.now()));
   }
 
   /**
@@ -425,14 +440,15 @@ export class Tunnel implements TunnelLink {
     if (!message) return this.logger.debug(`relay: ignored a malformed message from ${from}`);
     switch (message.t) {
       case 'open':
-        // Closing: answered at once, while the relay is still open (the core would say 503 too).
+        // Closing: answered at once, while the relay is still open. Its sessions are gone (handed
+        // over or ended), so the forwarder routes again from the record, or tries another peer.
         if (!this.closed) return this.inbound.open(from, message);
         return this.send(from, {
           t: 'head',
           x: message.x,
-          s: SHUTTING_DOWN.status,
-          h: SHUTTING_DOWN_HEADERS,
-          b: SHUTTING_DOWN.body as string,
+          s: MOVED.status,
+          h: MOVED_HEADERS,
+          b: MOVED.body as string,
         });
       case 'gone':
         return this.inbound.gone(from, message.x);

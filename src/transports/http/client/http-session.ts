@@ -137,6 +137,19 @@ export class HttpSession {
    * that never gives up.
    */
   private async fetch(init: RequestInit, signal: AbortSignal): Promise<Response> {
+    const retries = this.options.unavailableRetries ?? DEFAULT_UNAVAILABLE_RETRIES;
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.fetchOnce(init, signal);
+      if (response.status !== 503 || attempt >= retries) return response;
+      const delayMs = retryAfterMs(response.headers.get('retry-after'));
+      if (delayMs === undefined) return response;
+      // Not processed (that is what the server's 503 + Retry-After says): send it again.
+      await response.body?.cancel().catch(() => undefined);
+      await sleepUnlessAborted(delayMs, signal);
+    }
+  }
+
+  private async fetchOnce(init: RequestInit, signal: AbortSignal): Promise<Response> {
     const given = this.options.fetch ?? globalThis.fetch;
     // A network failure names the endpoint and its cause (`ECONNREFUSED`), not just "fetch failed".
     const fetchFn = (url: URL, request: RequestInit): Promise<Response> =>
@@ -183,4 +196,33 @@ export class HttpSession {
     if (withVersion && this.version !== undefined) headers.set('mcp-protocol-version', this.version);
     return headers;
   }
+}
+
+/** Resends of a request answered `503` + `Retry-After` (see `unavailableRetries`). */
+const DEFAULT_UNAVAILABLE_RETRIES = 3;
+/** A longer `Retry-After` is not waited for: the request fails with the 503. */
+const MAX_RETRY_AFTER_MS = 5_000;
+
+/** `Retry-After` in ms (delay-seconds, or an HTTP date), when it is at most 5 s away. */
+function retryAfterMs(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  const ms = /^\d+$/.test(trimmed) ? Number(trimmed) * 1_000 : Date.parse(trimmed) - Date.now();
+  if (!Number.isFinite(ms)) return undefined;
+  const delay = Math.max(0, ms);
+  return delay <= MAX_RETRY_AFTER_MS ? delay : undefined;
+}
+
+/** Wait `ms`; an abort ends the wait at once (the caller's next fetch then rejects with it). */
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -45,6 +45,13 @@ export interface StreamableHttpClientOptions {
    */
   requestInit?: RequestInit;
   reconnect?: ReconnectOptions;
+  /**
+   * How many times a request answered `503` with a `Retry-After` of at most 5 s is sent again,
+   * after that delay. Such an answer says the server did not process it (Keel: a process shutting
+   * down with no peer to pass it to, a shared store briefly unavailable), so resending is safe.
+   * 0 turns it off. Default 3.
+   */
+  unavailableRetries?: number;
   /** Bound on the session DELETE sent by `close()`. Default 2000 ms. */
   closeTimeoutMs?: number;
   /** Largest SSE event accepted, in characters; a larger one breaks its stream. Default 16 Mi. */
