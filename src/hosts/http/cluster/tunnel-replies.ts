@@ -46,7 +46,11 @@ export const MOVED: HttpReply = Object.freeze(
   })(),
 );
 
-/** 503 while this process drains and no peer can take the request (`Retry-After: 1`). */
+/**
+ * 503 while this process drains and no peer can take the request. `Retry-After: 0`: the request
+ * was not processed, and sent again it reaches another process through the balancer at once
+ * (Keel's client resends it; see `unavailableRetries`).
+ */
 export const DRAINING: HttpReply = Object.freeze(
   (() => {
     const reply = httpError(
@@ -54,7 +58,7 @@ export const DRAINING: HttpReply = Object.freeze(
       ErrorCode.ConnectionClosed,
       'Service unavailable: this process is shutting down and no other process can take the request',
     );
-    return { ...reply, headers: Object.freeze({ ...reply.headers, 'retry-after': '1' }) };
+    return { ...reply, headers: Object.freeze({ ...reply.headers, 'retry-after': '0' }) };
   })(),
 );
 
