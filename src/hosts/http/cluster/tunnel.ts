@@ -151,6 +151,11 @@ export class Tunnel implements TunnelLink {
     extra: HttpRequestExtra | undefined,
     attempt = 0,
   ): Promise<HttpReply | HttpExchange | undefined> {
+    // Closing: nothing can be relayed any more; resent, the request reaches another process.
+    if (this.closed) {
+      exchange.discardBody();
+      return DRAINING;
+    }
     let found: { record: SessionRecord; data: RecordData } | undefined;
     try {
       await this.listen();
@@ -179,28 +184,44 @@ export class Tunnel implements TunnelLink {
       return again ? this.route(result.moved, sessionId, extra, attempt + 1) : result.moved;
     }
     if (!('unreached' in result)) return result;
-    // The owner was not listening: gone for good (adopt), or between connections (503).
+    const unreached = result.unreached;
+    // The owner was not listening. The record may have moved on already (handed over while this
+    // process still had the old owner cached): route from it at once. Else the owner is gone for
+    // good (adopt once it reads as gone) or between connections (503).
+    let fresh = await this.freshOrReply(unreached, sessionId);
+    if (fresh === undefined || 'status' in fresh) return fresh ?? unreached;
+    if (fresh.data.owner !== data.owner && again) return this.route(unreached, sessionId, extra, attempt + 1);
     let gone: boolean;
     try {
       gone = await this.goneWithin(data.owner);
     } catch (error) {
       this.logger.error('relay: checking an unreachable owner failed', error);
+      unreached.discardBody();
       return storeUnavailableReply(error);
     }
-    if (!gone) return storeUnavailableReply(new StoreUnavailableError('relay', 'send'));
-    // The record as it is now (the cache only knew the owner): adopted meanwhile, or still the dead owner's.
-    let fresh: { record: SessionRecord; data: RecordData } | undefined;
-    try {
-      fresh = await this.lookup(sessionId, true);
-    } catch (error) {
-      this.logger.error('relay: reading the record of an orphaned session failed', error);
-      result.unreached.discardBody();
-      return storeUnavailableReply(error);
+    if (!gone) {
+      unreached.discardBody();
+      return storeUnavailableReply(new StoreUnavailableError('relay', 'send'));
     }
-    if (fresh === undefined) return result.unreached;
-    if (fresh.data.owner !== data.owner && again)
-      return this.route(result.unreached, sessionId, extra, attempt + 1);
+    // Read again: another process may have adopted it while this one waited.
+    fresh = await this.freshOrReply(unreached, sessionId);
+    if (fresh === undefined || 'status' in fresh) return fresh ?? unreached;
+    if (fresh.data.owner !== data.owner && again) return this.route(unreached, sessionId, extra, attempt + 1);
     return this.takeOver(result.unreached, sessionId, extra, fresh, attempt);
+  }
+
+  /** The record read now (undefined: none), or the 503 to answer when the store fails. */
+  private async freshOrReply(
+    exchange: HttpExchange,
+    sessionId: string,
+  ): Promise<{ record: SessionRecord; data: RecordData } | HttpReply | undefined> {
+    try {
+      return await this.lookup(sessionId, true);
+    } catch (error) {
+      this.logger.error('relay: reading the record of a session whose owner is unreachable failed', error);
+      exchange.discardBody();
+      return storeUnavailableReply(error);
+    }
   }
 
   /**
@@ -274,6 +295,10 @@ export class Tunnel implements TunnelLink {
   async toPeer(exchange: HttpExchange, extra: HttpRequestExtra | undefined): Promise<HttpReply> {
     const relay = this.options.backplane.relay;
     let peers: string[] = [];
+    if (this.closed) {
+      exchange.discardBody();
+      return DRAINING;
+    }
     try {
       await this.listen();
       peers = (await relay.peers?.()) ?? [];
