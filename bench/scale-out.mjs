@@ -11,20 +11,18 @@
 // Environment: BENCH_REPS (rounds, default 3), SCALE_OUT_CALLS (measured calls per window, default
 // 20000), SCALE_OUT_CONCURRENCY (calls in flight, default 32), SCALE_OUT_SESSIONS (default 24),
 // BENCH_OUT (report path, default BENCHMARKS.md).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
+import { fileURLToPath } from 'node:url';
 import { HttpSession, HttpTarget } from './lib/http-driver.mjs';
 import { machine } from './lib/proc.mjs';
+import { helper, SERVER, startServer } from './lib/scale-out-procs.mjs';
 import { percentile, summary } from './lib/stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const work = join(root, 'bench', '.work');
-const SERVER = join(root, 'dist', 'examples', 'scale-out-server.js');
 const reps = Math.max(1, Number(process.env.BENCH_REPS ?? 3));
 const calls = Math.max(100, Number(process.env.SCALE_OUT_CALLS ?? 20000));
 const concurrency = Math.max(1, Number(process.env.SCALE_OUT_CONCURRENCY ?? 32));
@@ -43,56 +41,6 @@ const SETUPS = [
 function log(message) {
   const seconds = ((performance.now() - started) / 1000).toFixed(0).padStart(4);
   process.stderr.write(`[scale-out ${seconds}s] ${message}\n`);
-}
-
-/** The tests' TypeScript helpers, transpiled once into bench/.work/ (they import only node:*). */
-async function helper(name) {
-  const source = readFileSync(join(root, 'test', 'helpers', `${name}.ts`), 'utf8');
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-  });
-  const file = join(work, `${name}.mjs`);
-  writeFileSync(file, outputText);
-  return import(pathToFileURL(file).href);
-}
-
-/** One scale-out-server process on a free port; resolves once it prints its URL. */
-function startServer(env) {
-  const child = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));
-  const gone = new Promise((resolveGone) => child.once('close', resolveGone));
-  return new Promise((resolveStart, rejectStart) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      rejectStart(new Error(`scale-out server did not start within 15 s: ${stderr}`));
-    }, 15_000);
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (text) => {
-      out += text;
-      const newline = out.indexOf('\n');
-      if (newline < 0) return;
-      clearTimeout(timer);
-      const url = out.slice(0, newline).trim();
-      resolveStart({
-        port: Number(new URL(url).port),
-        pid: child.pid,
-        async stop() {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-          const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-          await gone;
-          clearTimeout(killer);
-        },
-      });
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      rejectStart(new Error(`scale-out server exited (${code}): ${stderr}`));
-    });
-  });
 }
 
 /** `count` calls with `concurrency` in flight over `sessions`; latencies in ms. */
