@@ -189,3 +189,25 @@ test('issue 28 adoption: the log level and resource subscriptions the client set
   expect(updates).toEqual(['test://status']);
   expect(resets).toEqual([]);
 });
+
+test('issue 28 Redis restarted empty: owners make their records again at once; meanwhile a process that misses one answers 503 (resent by clients), not 404', async () => {
+  cluster = startCluster(2);
+  const [a, b] = cluster.nodes as [Node, Node];
+  const sessionId = await openSession(a);
+  await cluster.store.delete(sessionId); // the store came back without it
+  // B's relay saw the outage; A's has not reported yet: B must not call the session ended.
+  b.relay.interrupt();
+  const early = await request(b, 'POST', { sessionId, body: callTool(1, 'whoami') });
+  expect(early.status).toBe(503);
+  expect(early.headers.get('retry-after')).toBe('1');
+  // A's relay reports its connection back: it makes the record again without waiting for a refresh.
+  a.relay.interrupt();
+  for (let turn = 0; turn < 200 && (await cluster.store.get(sessionId)) === undefined; turn++)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(JSON.parse((await cluster.store.get(sessionId))!.data!)).toMatchObject({
+    owner: 'node-1',
+    s: { n: 1 },
+  });
+  expect(await within(whoami(b, sessionId, 2))).toMatchObject({ node: 'node-1', sessionId });
+  expect(a.ended).toEqual([]);
+});

@@ -15,6 +15,10 @@ import { storeUnavailableReply } from './tunnel-replies.js';
 import type { Backplane } from './backplane.js';
 import { parseRecordData, recordDataText, type RecordData } from './record-data.js';
 
+/** After an interruption, how many times (every REASSERT_WAIT_MS) this process looks for its own liveness. */
+const REASSERT_CHECKS = 10;
+const REASSERT_WAIT_MS = 100;
+
 /** A record's lifetime when sessions never expire locally (`idleMs: Infinity`): one day. */
 const MAX_TTL_MS = 24 * 60 * 60_000;
 
@@ -268,6 +272,31 @@ export class SessionRecords {
     if (!this.tracked.delete(id)) return false;
     if (this.tracked.size === 0) this.stopFresh();
     return true;
+  }
+
+  /**
+   * The store may have lost records (Redis restarted without persistence): refresh every record
+   * now, which makes the missing ones again. Skipped while this process cannot even read its own
+   * liveness (the store is still down; the relay reports again when it is back).
+   */
+  reassert(): void {
+    if (this.tracked.size === 0) return;
+    this.run(this.reassertOnceAlive(), 'reassert');
+  }
+
+  /** The liveness key comes back with the relay's next beat, just after it reports: wait for it. */
+  private async reassertOnceAlive(): Promise<void> {
+    const { relay } = this.backplane;
+    for (let check = 0; check < REASSERT_CHECKS; check++) {
+      if (await relay.alive(relay.nodeId)) {
+        for (const [id, tracked] of [...this.tracked]) {
+          tracked.refreshedAt = 0;
+          this.refresh(id);
+        }
+        return;
+      }
+      await new Promise((resolve) => unrefTimer(setTimeout(resolve, REASSERT_WAIT_MS)));
+    }
   }
 
   /** @internal Refresh every record (sessions that never expire); runs from the fresh timer. */

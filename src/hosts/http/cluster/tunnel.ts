@@ -43,6 +43,12 @@ const MAX_ROUTES = 3;
  * twice the default liveness window (5 s).
  */
 const ADOPT_WAIT_CHECKS = 10;
+/**
+ * After the relay's connection was interrupted, how long a session without a record is answered
+ * 503 rather than 404: its owner makes its records again when its own connection is back, and the
+ * processes reconnect at slightly different times.
+ */
+const RECOVERY_MS = 5_000;
 /** How often a draining process looks whether the calls it forwards are answered. */
 const QUIESCE_POLL_MS = 10;
 
@@ -100,6 +106,8 @@ export class Tunnel implements TunnelLink {
   private readonly joining: RelayJoining;
   /** Liveness checks of owners that stopped listening, one per owner (see `goneWithin`). */
   private readonly goneChecks = new Map<string, Promise<boolean>>();
+  /** When the relay last reported a lost or restored connection (see `onInterrupted`). */
+  private interruptedAt = -Infinity;
   /** Wake-ups of those checks' waits: `close` runs them, so no timer outlives the handler. */
   private readonly sleeping = new Set<() => void>();
   private closed = false;
@@ -166,7 +174,13 @@ export class Tunnel implements TunnelLink {
       return storeUnavailableReply(error);
     }
     const again = attempt + 1 < MAX_ROUTES;
-    if (found === undefined) return attempt === 0 ? undefined : exchange;
+    if (found === undefined) {
+      if (Date.now() - this.interruptedAt < RECOVERY_MS) {
+        exchange.discardBody();
+        return storeUnavailableReply(new StoreUnavailableError('session store', 'recovering'));
+      }
+      return attempt === 0 ? undefined : exchange;
+    }
     const { data } = found;
     if (data.owner === this.nodeId) {
       // Being handed over right now (this process drains): route once that is written.
@@ -511,5 +525,10 @@ export class Tunnel implements TunnelLink {
     this.forwarder.failAll();
     this.inbound.loseAll();
     this.inbound.retryAborts();
+    // Redis may have come back empty (no persistence): this process's records are made again at
+    // once, not at their next refresh, and for a while a missing record is not taken for an ended
+    // session (its owner may not have made it again yet): 503, which clients resend (issue 28).
+    this.interruptedAt = Date.now();
+    this.options.adopter?.records?.reassert();
   }
 }
