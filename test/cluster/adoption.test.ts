@@ -31,6 +31,16 @@ import {
 
 useProcessGuard();
 
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
 let cluster: Cluster | undefined;
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -128,7 +138,9 @@ function mcpPair(): {
   hub: MemoryRelayHub;
   servers: McpServer[];
   route: { to: number };
+  gates: { started: Deferred; open: Deferred };
 } {
+  const gates = { started: deferred(), open: deferred() };
   const hub = new MemoryRelayHub();
   const sessions = new InMemorySessionStore();
   const eventStore = new InMemoryEventStore();
@@ -138,6 +150,11 @@ function mcpPair(): {
     server.resource('status', 'test://status', { description: 'Status' }, () => ({
       contents: [{ uri: 'test://status', text: 'ok' }],
     }));
+    server.tool('gate', { description: 'Waits for the test to open its gate' }, async () => {
+      gates.started.resolve();
+      await gates.open.promise;
+      return `through on ${name}`;
+    });
     server.tool('chatty', { description: 'Logs at info and at error' }, async (_args, ctx) => {
       await ctx.log('info', `info from ${name}`);
       await ctx.log('error', `error from ${name}`);
@@ -152,7 +169,7 @@ function mcpPair(): {
       backplane: { relay: hub.node(name), sessions },
     });
   });
-  return { handlers, hub, servers, route: { to: 0 } };
+  return { handlers, hub, servers, route: { to: 0 }, gates };
 }
 
 test('issue 28 adoption: the log level and resource subscriptions the client set survive its owner (McpClient, public API)', async () => {
@@ -210,4 +227,23 @@ test('issue 28 Redis restarted empty: owners make their records again at once; m
   });
   expect(await within(whoami(b, sessionId, 2))).toMatchObject({ node: 'node-1', sessionId });
   expect(a.ended).toEqual([]);
+});
+
+test('issue 28 drain: a 2026-07-28 call running on the draining process finishes with its result; new requests go to the peer', async () => {
+  const pair = mcpPair();
+  cleanups.push(() => Promise.all(pair.handlers.map((handler) => handler.close({ deadlineMs: 1_000 }))));
+  const fetch: typeof globalThis.fetch = (input, init) =>
+    pair.handlers[pair.route.to]!(new Request(input, init));
+  const client = await within(
+    McpClient.connect(new StreamableHttpClientTransport(URL_, { fetch }), { era: 'modern' }),
+  );
+  cleanups.push(() => client.close());
+  const running = client.callTool('gate');
+  await within(pair.gates.started.promise);
+  const closed = pair.handlers[0]!.close({ deadlineMs: 5_000 });
+  // A new request reaching the draining process is served by its peer.
+  expect(await within(client.callTool('chatty'))).toMatchObject({ content: [{ text: 'done on p2' }] });
+  pair.gates.open.resolve();
+  expect(await within(running)).toMatchObject({ content: [{ text: 'through on p1' }] });
+  await within(closed, 6_000, 'drain');
 });

@@ -269,11 +269,14 @@ export class SessionManager implements TransportHost {
     this.draining = true;
     this.accepting = false;
     this.stopSweep();
-    while (this.sessions.size > 0 && Date.now() < end) {
+    // 2026-07-28 listens end now with their final result (their clients listen again elsewhere);
+    // 2026-07-28 calls in flight, like sessions' calls, may finish until the deadline.
+    for (const transport of this.stateless) void transport.session?.endSubscriptions().catch(() => undefined);
+    while ((this.sessions.size > 0 || this.stateless.size > 0) && Date.now() < end) {
       for (const slot of [...this.sessions.values()]) {
         if (isIdle(slot.transport)) void this.handOver(slot.transport);
       }
-      if (this.sessions.size === 0) break;
+      if (this.sessions.size === 0 && this.stateless.size === 0) break;
       await new Promise((resolve) => unrefTimer(setTimeout(resolve, DRAIN_POLL_MS)));
     }
     await within(Promise.all(this.handing.values()), Math.max(0, end - Date.now()));
