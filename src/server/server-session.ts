@@ -278,7 +278,10 @@ export class ServerSession implements HandlerSession {
     return endListens(this.connection, this.server.listens.of(this.connection));
   }
 
-  /** `notifications/initialized`: the handshake is complete (later ones change nothing). */
+  /**
+   * @internal `notifications/initialized`: the handshake is complete (later ones change nothing).
+   * Also how an adopted session (issue 28) is marked, its handshake having happened elsewhere.
+   */
   markInitialized(): void {
     if (this.initialized) return;
     this.initialized = true;

@@ -42,7 +42,8 @@ export interface SessionSnapshot {
  * session.onStateChange = () => records.update(session.sessionId!, snapshotOf(session));
  */
 export function snapshotOf(session: ServerSession): SessionSnapshot | undefined {
-  if (session.protocolVersion === undefined || session.era !== 'legacy') return undefined;
+  // Only legacy sessions have records (a session id comes from `initialize`), so a version is a handshake.
+  if (session.protocolVersion === undefined) return undefined;
   const snapshot: SessionSnapshot = { v: session.protocolVersion };
   if (Object.keys(session.clientCapabilities).length > 0) snapshot.c = session.clientCapabilities;
   if (session.clientInfo !== undefined) snapshot.i = session.clientInfo;

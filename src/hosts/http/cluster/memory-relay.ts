@@ -79,6 +79,7 @@ class MemoryRelay implements Relay {
     return Promise.resolve(this.hub.nodes.has(nodeId));
   }
 
+  /** The other nodes listening on the hub. */
   peers(): Promise<string[]> {
     if (this.hub.down) return Promise.reject(new StoreUnavailableError(RELAY, 'peers'));
     return Promise.resolve([...this.hub.nodes.keys()].filter((id) => id !== this.nodeId));
