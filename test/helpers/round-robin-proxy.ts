@@ -32,6 +32,8 @@ export interface ProxiedRequest {
   rpcMethods: string[];
   /** Upstream status, once its head came (502 when the upstream failed before it). */
   status?: number | undefined;
+  /** With `failover`: how many upstreams refused the connection before one took it. */
+  failedOver?: number;
   /** How it ended: `done` (response complete), `client-left`, or `upstream-failed`. */
   outcome?: 'done' | 'client-left' | 'upstream-failed';
 }
@@ -102,6 +104,13 @@ export interface RoundRobinProxyOptions {
    * undici read a cut stream as a complete one.
    */
   keepAlive?: boolean;
+  /**
+   * An upstream that refuses the connection (its process is down or restarting) is skipped: the
+   * request, body buffered, goes to the next upstream in the rotation, as a balancer with health
+   * checks sends it (issue 28's deploy tests). Only a refused connection: a request that reached
+   * an upstream is never sent twice. Default false.
+   */
+  failover?: boolean;
 }
 
 /** Listen on 127.0.0.1 (a free port) in front of `upstreams` (ports on 127.0.0.1). */
@@ -111,6 +120,7 @@ export async function startRoundRobinProxy(
 ): Promise<RoundRobinProxy> {
   if (upstreams.length === 0) throw new Error('startRoundRobinProxy needs at least one upstream port');
   const keepAlive = options.keepAlive ?? false;
+  const failover = options.failover ?? false;
   const log: ProxiedRequest[] = [];
   // Destroyed on close.
   const agent = new Agent({ keepAlive });
@@ -149,22 +159,74 @@ export async function startRoundRobinProxy(
     log.push(entry);
     for (const waiter of [...waiters]) waiter(entry);
 
-    const outgoing = request({
-      host: '127.0.0.1',
-      port,
-      method: req.method,
-      path: req.url,
-      // `keep-alive` even without pooling: the upstream then frames its body (chunked), so the proxy
-      // can tell a cut from an end; a non-keep-alive agent still closes the socket afterwards.
-      headers: [
-        ...endToEnd(req.rawHeaders).filter((_, i, all) => !isHost(all, i)),
-        'host',
-        `127.0.0.1:${port}`,
-        'connection',
-        'keep-alive',
-      ],
-      agent,
-    });
+    // With failover the body is kept, so a refused connection can be tried on the next upstream.
+    const body: Buffer[] = [];
+    let ended = false;
+    let outgoing!: ReturnType<typeof request>;
+    const send = (target: number, tries: number): void => {
+      const targetPort = upstreams[target]!;
+      outgoing = request({
+        host: '127.0.0.1',
+        port: targetPort,
+        method: req.method,
+        path: req.url,
+        // `keep-alive` even without pooling: the upstream then frames its body (chunked), so the proxy
+        // can tell a cut from an end; a non-keep-alive agent still closes the socket afterwards.
+        headers: [
+          ...endToEnd(req.rawHeaders).filter((_, i, all) => !isHost(all, i)),
+          'host',
+          `127.0.0.1:${targetPort}`,
+          'connection',
+          'keep-alive',
+        ],
+        agent,
+      });
+      const current = outgoing;
+      current.on('response', (upstreamRes) => {
+        entry.status = upstreamRes.statusCode;
+        const headers = endToEnd(upstreamRes.rawHeaders);
+        // A chunked body stays chunked: without it, a body that ends with the connection could not
+        // tell a cut (the upstream died) from a clean end.
+        if (upstreamRes.headers['transfer-encoding'] !== undefined)
+          headers.push('transfer-encoding', 'chunked');
+        res.writeHead(upstreamRes.statusCode ?? 502, headers);
+        // Send the head now: an SSE stream's client must see it before the first event.
+        res.flushHeaders();
+        upstreamRes.on('data', (chunk: Buffer) => res.write(chunk));
+        upstreamRes.on('end', () => {
+          settle('done');
+          res.end();
+        });
+        // The upstream died mid-body: cut the client's response too (as a real balancer does).
+        upstreamRes.on('error', () => {});
+        upstreamRes.on('close', () => {
+          if (upstreamRes.complete) return;
+          settle('upstream-failed');
+          res.destroy();
+        });
+      });
+      current.on('error', (error: NodeJS.ErrnoException) => {
+        if (entry.outcome === 'client-left') return;
+        if (failover && error.code === 'ECONNREFUSED' && !res.headersSent && tries + 1 < upstreams.length) {
+          let next = (target + 1) % upstreams.length;
+          while (removed.has(next)) next = (next + 1) % upstreams.length;
+          entry.failedOver = (entry.failedOver ?? 0) + 1;
+          send(next, tries + 1);
+          for (const chunk of body) outgoing.write(chunk);
+          if (ended) outgoing.end();
+          return;
+        }
+        settle('upstream-failed');
+        if (res.headersSent) {
+          res.destroy();
+        } else {
+          entry.status = 502;
+          res.writeHead(502, { 'content-type': 'text/plain' });
+          res.end('upstream failed');
+        }
+      });
+    };
+    send(upstream, 0);
     const cut = (): void => {
       outgoing.destroy();
       res.destroy();
@@ -174,41 +236,6 @@ export async function startRoundRobinProxy(
       entry.outcome ??= outcome;
       open.delete(cut);
     };
-
-    outgoing.on('response', (upstreamRes) => {
-      entry.status = upstreamRes.statusCode;
-      const headers = endToEnd(upstreamRes.rawHeaders);
-      // A chunked body stays chunked: without it, a body that ends with the connection could not
-      // tell a cut (the upstream died) from a clean end.
-      if (upstreamRes.headers['transfer-encoding'] !== undefined)
-        headers.push('transfer-encoding', 'chunked');
-      res.writeHead(upstreamRes.statusCode ?? 502, headers);
-      // Send the head now: an SSE stream's client must see it before the first event.
-      res.flushHeaders();
-      upstreamRes.on('data', (chunk: Buffer) => res.write(chunk));
-      upstreamRes.on('end', () => {
-        settle('done');
-        res.end();
-      });
-      // The upstream died mid-body: cut the client's response too (as a real balancer does).
-      upstreamRes.on('error', () => {});
-      upstreamRes.on('close', () => {
-        if (upstreamRes.complete) return;
-        settle('upstream-failed');
-        res.destroy();
-      });
-    });
-    outgoing.on('error', () => {
-      if (entry.outcome === 'client-left') return;
-      settle('upstream-failed');
-      if (res.headersSent) {
-        res.destroy();
-      } else {
-        entry.status = 502;
-        res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end('upstream failed');
-      }
-    });
     // The client left before its response completed: abort upstream (the server sees it go).
     res.on('close', () => {
       if (!res.writableFinished) {
@@ -221,10 +248,12 @@ export async function startRoundRobinProxy(
     let sniffed = '';
     req.on('data', (chunk: Buffer) => {
       if (sniffed.length <= SNIFF_LIMIT) sniffed += chunk.toString('utf8');
+      if (failover) body.push(chunk);
       outgoing.write(chunk);
     });
     req.on('end', () => {
       if (sniffed.length > 0 && sniffed.length <= SNIFF_LIMIT) entry.rpcMethods = rpcMethodsOf(sniffed);
+      ended = true;
       outgoing.end();
     });
   };
