@@ -72,6 +72,11 @@ export interface HandlerRequest {
   /** Exactly what the client declared (`{}` = nothing optional). */
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
+  /**
+   * @internal Whether the request belongs to a session that lasts from one request to the next
+   * (`ctx.state.session`): legacy yes (a stateless HTTP connection still has none), 2026-07-28 no.
+   */
+  readonly lastingSession: boolean;
   /** @internal What `ctx.session` shows: the session, or (2026-07-28) its state with this request's facts. */
   readonly session: HandlerSession;
   /**

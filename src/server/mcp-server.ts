@@ -3,6 +3,8 @@
  * the protocol, declares capabilities from what is registered, validates inputs and outputs, and
  * tells connected clients when lists change.
  */
+import { ServerState } from './state/handler-state.js';
+import type { StateOptions } from './state/state-options.js';
 import type { AuthInfo } from '../core/auth.js';
 import type { ConnectionOptions, Logger } from '../core/engine/connection.js';
 import type { RequestContext } from '../core/engine/request-context.js';
@@ -102,6 +104,11 @@ export interface McpServerOptions extends Omit<ServerOptions, 'capabilities' | '
    * {@link warnToolNameToConsole} (one `console.warn` line); `undefined` = silent.
    */
   onToolNameWarning?: ((warning: ToolNameWarning) => void) | undefined;
+  /**
+   * `ctx.state`: its store (default in memory; `RedisStateStore` from `keel-mcp/redis` for several
+   * processes), each scope's lifetime after its last write, and its size bounds. See docs/state.md.
+   */
+  state?: StateOptions;
 }
 
 /**
@@ -120,6 +127,7 @@ function serverOptionsOf(options: McpServerOptions): ServerOptions {
     onSwallowedRound: _onSwallowedRound,
     tasks: _tasks,
     onToolNameWarning: _onToolNameWarning,
+    state: _state,
     ...shared
   } = options;
   return shared;
@@ -168,6 +176,8 @@ export class McpServer implements Connectable {
    */
   modernChannel: ModernChannelFactory;
   private tasks: TaskManager | undefined;
+  /** @internal `ctx.state`'s store and bounds (the store is made on first use). */
+  readonly serverState: ServerState;
 
   constructor(
     readonly info: Implementation,
@@ -191,6 +201,7 @@ export class McpServer implements Connectable {
       get: (id, owner) => this.taskManager.get(id, owner),
       follow: (id, onChange) => this.taskManager.follow(id, onChange),
     };
+    this.serverState = new ServerState(options.state);
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.defaultLogLevel = options.defaultLogLevel ?? 'debug';
     if (!isLoggingLevel(this.defaultLogLevel))

@@ -47,6 +47,8 @@ import type { ServerSession } from './server-session.js';
 import type { TaskManager } from './tasks/task-manager.js';
 import type { ContextRequest } from './tasks/task-request-context.js';
 import type { TaskWire } from './tasks/task-wire.js';
+import { HandlerState, type ServerState } from './state/handler-state.js';
+import { principalOf } from './modern/back-channel.js';
 
 /** What the context needs from the McpServer. */
 export interface ContextServices {
@@ -56,6 +58,8 @@ export interface ContextServices {
   reportFailure(error: unknown, failure: HandlerFailure): void;
   /** The server's tasks (made on first use). */
   readonly taskManager?: TaskManager;
+  /** `ctx.state`'s store and bounds (issue 28). */
+  readonly serverState?: ServerState;
 }
 
 /**
@@ -81,6 +85,8 @@ export class ToolContext {
   ) {}
 
   private combined: AbortSignal | undefined;
+  // `declare`: no slot until `ctx.state` is first used (one context per request).
+  private declare handlerState: HandlerState | undefined;
 
   /** Legacy era (no channel given): a nested request, tied to this request's signal and routed with its id. */
   private get channel(): InputChannel {
@@ -137,6 +143,32 @@ export class ToolContext {
   get auth(): AuthInfo | undefined {
     const authInfo = this.request.info?.authInfo;
     return isAuthInfo(authInfo) ? authInfo : undefined;
+  }
+
+  /**
+   * A small key-value store per session (`ctx.state.session`) and per principal
+   * (`ctx.state.principal`), in memory or on Redis (McpServer's `state` option; docs/state.md).
+   * Made on first use.
+   *
+   * @example
+   * const calls = await ctx.state.principal.increment('calls');
+   */
+  get state(): HandlerState {
+    return (this.handlerState ??= this.makeState());
+  }
+
+  private makeState(): HandlerState {
+    const server = this.services.serverState;
+    if (server === undefined) throw new Error('ctx.state is available to McpServer handlers');
+    const session = this.serverSession;
+    // Over HTTP a request carries headers: without a session id it has no lasting session (stateless).
+    const http = this.request.info?.headers !== undefined;
+    const sessionKey = this.handlerRequest.lastingSession
+      ? (session.sessionId ?? (http ? undefined : session.id))
+      : undefined;
+    // Without authorization, stdio and memory connections have one local user; HTTP has nobody known.
+    const principalKey = principalOf(this.request.info?.authInfo) ?? (http ? undefined : 'local');
+    return new HandlerState(server, sessionKey, principalKey, (key) => server.watchSession(session, key));
   }
 
   /** What the client declared: at `initialize` (legacy), or in this request's `_meta` (2026-07-28). */

@@ -16,3 +16,5 @@ export { RedisTaskStore } from './task-store.js';
 export type { RedisTaskClient, RedisTaskStoreOptions } from './task-store.js';
 export { RedisQuotaStore } from './quota-store.js';
 export type { RedisQuotaStoreOptions } from './quota-store.js';
+export { RedisStateStore } from './state-store.js';
+export type { RedisStateClient, RedisStateStoreOptions } from './state-store.js';

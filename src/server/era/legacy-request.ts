@@ -38,6 +38,10 @@ export class LegacyRequest implements HandlerRequest {
     return true;
   }
 
+  get lastingSession(): boolean {
+    return true;
+  }
+
   /**
    * Tasks in the 2025-11-25 format when the session was told of them (`tasks` in its `initialize`
    * result), else none: `params.task` is then ignored, as the spec asks of a receiver without

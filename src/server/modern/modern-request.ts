@@ -37,6 +37,8 @@ export class ModernRequest implements HandlerRequest {
   /** @internal */
   readonly elicitationComplete = false;
   /** @internal */
+  readonly lastingSession = false;
+  /** @internal */
   readonly noBackChannelReason = undefined;
   private view: HandlerSession | undefined;
   private taskWire: TaskWire | undefined;
