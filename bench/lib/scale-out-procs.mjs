@@ -2,36 +2,12 @@
 // dist/examples/scale-out-server.js on a free port, and the tests' TypeScript helpers (Redis, the
 // round-robin proxy) transpiled into bench/.work/ (they import only node:*).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
+import { fileURLToPath } from 'node:url';
+export { helper } from '../../scripts/lib/test-helper.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const work = join(root, 'bench', '.work');
 export const SERVER = join(root, 'dist', 'examples', 'scale-out-server.js');
-
-/**
- * A TypeScript helper of the tests (test/helpers/<name>.ts), transpiled into bench/.work/ with the
- * helpers it imports (`./ci.js` and the like; they import only node:*).
- */
-export async function helper(name) {
-  transpile(name, new Set());
-  return import(pathToFileURL(join(work, `${name}.js`)).href);
-}
-
-function transpile(name, done) {
-  if (done.has(name)) return;
-  done.add(name);
-  mkdirSync(work, { recursive: true });
-  const source = readFileSync(join(root, 'test', 'helpers', `${name}.ts`), 'utf8');
-  for (const [, sibling] of source.matchAll(/from '\.\/([\w-]+)\.js'/g)) transpile(sibling, done);
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-  });
-  // `.js`, as the sources' imports name them (ES modules: the package's "type" is "module").
-  writeFileSync(join(work, `${name}.js`), outputText);
-}
 
 /** One scale-out-server process on a free port; resolves once it prints its URL. */
 export function startServer(env) {

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { helper } from '../../bench/lib/scale-out-procs.mjs';
+import { helper } from '../lib/test-helper.mjs';
 import { runLoad } from './load.mjs';
 import { memoryChart } from './svg.mjs';
 import { BOUNDS, memoryVerdict } from './verdict.mjs';
