@@ -13,12 +13,13 @@
 // Each kind: latency percentiles over SESSIONS sessions × BENCH_REPS rounds (default 3). Writes
 // its section of BENCHMARKS.md (between the adoption markers) and bench/.work/adoption.json.
 // Environment: BENCH_REPS, ADOPTION_SESSIONS (default 40), BENCH_OUT (default BENCHMARKS.md).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { HttpSession, HttpTarget } from './lib/http-driver.mjs';
+import { writeSection } from './lib/bench-section.mjs';
 import { machine } from './lib/proc.mjs';
 import { helper, SERVER, startServer } from './lib/scale-out-procs.mjs';
 import { percentile } from './lib/stats.mjs';
@@ -128,17 +129,6 @@ function section(out, info) {
   ].join('\n');
 }
 
-async function writeSection(text) {
-  const path = resolve(root, process.env.BENCH_OUT ?? 'BENCHMARKS.md');
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
-  const marked = /<!-- adoption:start -->[\s\S]*?<!-- adoption:end -->/;
-  let next = marked.test(current) ? current.replace(marked, text) : `${current.trimEnd()}\n\n${text}\n`;
-  const prettier = await import('prettier');
-  next = await prettier.format(next, { ...(await prettier.resolveConfig(path)), filepath: path });
-  writeFileSync(path, next);
-  return path;
-}
-
 async function main() {
   if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`npm run build\` first`);
   mkdirSync(work, { recursive: true });
@@ -162,7 +152,7 @@ async function main() {
     minutes: ((performance.now() - started) / 60_000).toFixed(1),
   };
   writeFileSync(join(work, 'adoption.json'), JSON.stringify({ info, out }, null, 2));
-  log(`wrote ${await writeSection(section(out, info))}`);
+  log(`wrote ${await writeSection('adoption', section(out, info))}`);
 }
 
 await main();

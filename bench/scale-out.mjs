@@ -11,12 +11,13 @@
 // Environment: BENCH_REPS (rounds, default 3), SCALE_OUT_CALLS (measured calls per window, default
 // 20000), SCALE_OUT_CONCURRENCY (calls in flight, default 32), SCALE_OUT_SESSIONS (default 24),
 // BENCH_OUT (report path, default BENCHMARKS.md).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { HttpSession, HttpTarget } from './lib/http-driver.mjs';
+import { writeSection } from './lib/bench-section.mjs';
 import { machine } from './lib/proc.mjs';
 import { helper, SERVER, startServer } from './lib/scale-out-procs.mjs';
 import { percentile, summary } from './lib/stats.mjs';
@@ -138,17 +139,6 @@ function section(results, info) {
   ].join('\n');
 }
 
-async function writeSection(text) {
-  const path = resolve(root, process.env.BENCH_OUT ?? 'BENCHMARKS.md');
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
-  const marked = /<!-- scale-out:start -->[\s\S]*?<!-- scale-out:end -->/;
-  let next = marked.test(current) ? current.replace(marked, text) : `${current.trimEnd()}\n\n${text}\n`;
-  const prettier = await import('prettier');
-  next = await prettier.format(next, { ...(await prettier.resolveConfig(path)), filepath: path });
-  writeFileSync(path, next);
-  return path;
-}
-
 async function main() {
   if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`npm run build\` first`);
   mkdirSync(work, { recursive: true });
@@ -187,7 +177,7 @@ async function main() {
       join(work, 'scale-out.json'),
       JSON.stringify({ meta, calls, concurrency, sessionCount, reps, results }, null, 2),
     );
-    log(`wrote ${await writeSection(section(results, meta))}`);
+    log(`wrote ${await writeSection('scale-out', section(results, meta))}`);
   } finally {
     await redis.stop();
   }

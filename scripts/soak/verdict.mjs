@@ -169,16 +169,8 @@ export class CallTally {
   finish() {
     const lost = [...this.open];
     for (const call of lost) this.problem(`${call.name}: never settled`);
-    const totals = {
-      started: 0,
-      ok: 0,
-      expectedError: 0,
-      wrong: 0,
-      hung: 0,
-      duplicated: 0,
-      lost: lost.length,
-    };
-    for (const k of this.kinds.values()) for (const key of Object.keys(k)) totals[key] += k[key];
+    const { open: _open, ...counted } = this.totals();
+    const totals = { ...counted, lost: lost.length };
     return { kinds: Object.fromEntries(this.kinds), totals, problems: this.problems };
   }
 }

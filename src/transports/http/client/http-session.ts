@@ -2,6 +2,7 @@
  * The HTTP side of one MCP endpoint: every `fetch` the client transport makes, with the headers
  * the spec asks for, and the session those headers carry (id, negotiated version, expiry).
  */
+import { sleep } from './stream-follower.js';
 import { HttpTransportError, SessionExpiredError, unreachable } from '../../../core/http-errors.js';
 import { discard, mediaType, readBoundedText } from './http-body.js';
 import type { StreamableHttpClientOptions } from './options.js';
@@ -145,7 +146,7 @@ export class HttpSession {
       if (delayMs === undefined) return response;
       // Not processed (that is what the server's 503 + Retry-After says): send it again.
       await response.body?.cancel().catch(() => undefined);
-      await sleepUnlessAborted(delayMs, signal);
+      await sleep(delayMs, signal);
     }
   }
 
@@ -211,18 +212,4 @@ function retryAfterMs(value: string | null): number | undefined {
   if (!Number.isFinite(ms)) return undefined;
   const delay = Math.max(0, ms);
   return delay <= MAX_RETRY_AFTER_MS ? delay : undefined;
-}
-
-/** Wait `ms`; an abort ends the wait at once (the caller's next fetch then rejects with it). */
-function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
