@@ -151,6 +151,7 @@ function handle(message) {
 
 let buffer = '';
 let reading = true;
+let skipping = false; // inside a line already known to be too long: drop it up to its newline
 function onLine(line) {
   if (!line.trim()) return;
   let message;
@@ -167,33 +168,37 @@ function onLine(line) {
   handle(message);
 }
 
+function tooLarge() {
+  if (broken('oversized-die')) {
+    process.stderr.write('FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n');
+    process.exit(134);
+  }
+  error(null, -32600, `Message too large (over ${LINE_LIMIT} bytes)`);
+}
+
 if (broken('stdout-log')) process.stdout.write('broken-stdio server started, waiting for messages\n');
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => {
   if (!reading) return;
+  if (skipping) {
+    const nl = chunk.indexOf('\n');
+    if (nl < 0) return;
+    skipping = false;
+    tooLarge();
+    chunk = chunk.slice(nl + 1);
+  }
   buffer += chunk;
   let nl;
   while (reading && (nl = buffer.indexOf('\n')) >= 0) {
     const line = buffer.slice(0, nl);
     buffer = buffer.slice(nl + 1);
-    if (line.length > LINE_LIMIT) {
-      if (broken('oversized-die')) {
-        process.stderr.write('FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n');
-        process.exit(134);
-      }
-      error(null, -32600, `Message too large (over ${LINE_LIMIT} bytes)`);
-      continue;
-    }
-    onLine(line);
+    if (line.length > LINE_LIMIT) tooLarge();
+    else onLine(line);
   }
   if (buffer.length > LINE_LIMIT) {
-    if (broken('oversized-die')) {
-      process.stderr.write('FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n');
-      process.exit(134);
-    }
-    // Drop the rest of an oversized line: answer once the newline arrives.
-    buffer = buffer.slice(-1); // keep nothing meaningful; the line is already too long
-    buffer = 'X'.repeat(LINE_LIMIT + 1);
+    buffer = '';
+    if (broken('oversized-die')) tooLarge();
+    skipping = true;
   }
 });
 
