@@ -72,7 +72,7 @@ function callTool(session, id, params, res) {
   if (name === 'fast') return sendJson(res, 200, { jsonrpc: '2.0', id, result: text('fast done') });
   const key = JSON.stringify(id);
   const stream = openStream(session, res);
-  const call = { stream, timers: [], nested: null };
+  const call = { stream, timers: [], nested: null, orphaned: false };
   session.calls.set(key, call);
   if (name === 'slow') {
     const token = params?._meta?.progressToken;
@@ -84,6 +84,8 @@ function callTool(session, id, params, res) {
     call.timers.push(
       setTimeout(() => {
         session.calls.delete(key);
+        // delete-hang: the handler ran on, but its session is gone, so the answer has nowhere to go
+        if (call.orphaned) return;
         emit(stream, { jsonrpc: '2.0', id, result: text('slow done') }, true);
       }, SLOW_MS),
     );
@@ -201,8 +203,9 @@ function onGet(req, res, session) {
 function onDelete(res, sid, session) {
   if (broken('delete-hang')) {
     if (!broken('leak-sessions')) sessions.delete(sid);
+    for (const call of session.calls.values()) call.orphaned = true;
     res.writeHead(200).end();
-    return; // the calls keep running; their streams stay open
+    return; // the calls keep running; their streams stay open and never end
   }
   if (!broken('leak-sessions')) sessions.delete(sid);
   for (const key of [...session.calls.keys()]) stopCall(session, key, 'session deleted');
