@@ -10,6 +10,7 @@ import { resolveTarget, splitAtDashDash } from './server-target.js';
 import type { CommonOptions } from './common-options.js';
 import { withServer } from './session.js';
 import { EXIT, UsageError } from './usage.js';
+import type { DoctorCliOptions } from './doctor/doctor-command.js';
 
 type Kind = 'tools' | 'resources' | 'prompts' | 'call' | 'read' | 'prompt' | 'ping';
 type Options = CommonOptions & run.OutputOptions;
@@ -115,6 +116,28 @@ export async function main(argv: readonly string[]): Promise<number> {
       outcome = runCommand(spec.kind, spec.operands, list, command, options);
     });
   }
+  program
+    .command('doctor')
+    .description('check a server for the lifecycle bugs of endings (EOF, DELETE, cancels, bad input)')
+    .usage('<url> | -- <command> [options]')
+    .argument('[url]')
+    .option('--json', 'print the report as JSON')
+    .option('--junit <file>', 'also write the report as JUnit XML')
+    .option('--only <ids>', 'run only these checks (ids or prefixes like stdio., comma-separated)')
+    .option('--skip <ids>', 'skip these checks')
+    .option('--read-only', 'call no tool (protocol checks only)')
+    .option('--tool <name>', 'a tool that answers promptly')
+    .option('--slow-tool <name>', 'a tool that runs for a while')
+    .option('--sampling-tool <name>', 'a tool that asks the client to sample')
+    .option('--elicit-tool <name>', 'a tool that asks the client for input')
+    .option('--args <json>', 'arguments for the tools doctor calls')
+    .option('--timeout <duration>', 'bound on each wait (default 10s)', duration)
+    .option('-H, --header <header>', "HTTP header 'Name: value' (repeatable)", (v, all: string[]) => [...all, v], [])
+    .exitOverride()
+    .action(async (url: string | undefined, options: DoctorCliOptions) => {
+      const { doctorCommand } = await import('./doctor/doctor-command.js');
+      outcome = doctorCommand(url, command, options);
+    });
   try {
     await program.parseAsync([...before], { from: 'user' });
     if (outcome === undefined) throw new UsageError('no command');

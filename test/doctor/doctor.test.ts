@@ -1,0 +1,248 @@
+/**
+ * Issue 29: `keel doctor` run as users run it (the built CLI, a child process): every check
+ * passes against Keel's own fixtures; against the deliberately broken servers
+ * (test/doctor/patients/, no SDK) each misbehaviour fails the check made for it, in words a
+ * server author understands; servers that cannot be checked at all get one clear message and
+ * exit 1; nothing is left running.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useProcessGuard } from '../helpers/guard.js';
+
+useProcessGuard();
+
+const CLI = 'dist/src/cli/bin.js';
+const PATIENTS = 'test/doctor/patients';
+const work = mkdtempSync(join(tmpdir(), 'keel-doctor-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+interface Report {
+  fatal?: { message: string };
+  target: { server?: { name: string } };
+  checks: { id: string; status: string; observed: string; why: string; ref: string }[];
+  summary: { pass: number; fail: number; na: number };
+}
+
+/** Run a command to its end (bounded); its exit code and output. */
+function run(command: string, args: string[], env: Record<string, string> = {}, ms = 120_000) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(command, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function doctor(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; report: Report; stderr: string }> {
+  const { code, stdout, stderr } = await run(
+    process.execPath,
+    [CLI, 'doctor', '--json', '--timeout', '5s', ...args],
+    env,
+  );
+  return { code, report: JSON.parse(stdout) as Report, stderr };
+}
+
+/** An HTTP server script printing its URL first, for the length of `body`. */
+async function withHttp<T>(
+  script: string,
+  env: Record<string, string>,
+  body: (url: string) => Promise<T>,
+): Promise<T> {
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout.setEncoding('utf8').on('data', (t: string) => {
+        text += t;
+        const line = text.split('\n')[0]!;
+        if (text.includes('\n')) resolve(line.trim());
+      });
+      child.once('close', () => reject(new Error(`${script} exited before it listened`)));
+    });
+    return await body(url);
+  } finally {
+    child.kill('SIGKILL');
+    await closed;
+  }
+}
+
+const failed = (report: Report) => report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+
+describe('issue 29: keel doctor against Keel', () => {
+  it('stdio fixture: every check passes (exit 0), none skipped for a missing feature', async () => {
+    const junit = join(work, 'stdio.xml');
+    const { code, report } = await doctor([
+      '--junit',
+      junit,
+      '--',
+      process.execPath,
+      'dist/examples/fixture-stdio.js',
+    ]);
+    expect(report.fatal).toBeUndefined();
+    expect(failed(report)).toEqual([]);
+    expect(report.summary).toMatchObject({ fail: 0, na: 0 });
+    expect(report.checks.length).toBeGreaterThanOrEqual(11);
+    expect(code).toBe(0);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuite name="keel doctor" tests="\d+" failures="0"/,
+    );
+    expect(xml.match(/<testcase /g)).toHaveLength(report.checks.length);
+  }, 120_000);
+
+  it('HTTP fixture: every check passes, both eras', async () => {
+    await withHttp('dist/examples/fixture-http.js', {}, async (url) => {
+      const { code, report } = await doctor([url]);
+      expect(failed(report)).toEqual([]);
+      expect(report.summary.na).toBe(0);
+      expect(report.checks.map((c) => c.id)).toContain('modern.discover');
+      expect(code).toBe(0);
+    });
+  }, 120_000);
+});
+
+describe('issue 29: keel doctor against a broken stdio server (no SDK)', () => {
+  const cases: [string, string, RegExp][] = [
+    ['eof-call', 'stdio.eof-during-call', /still running \d+ ms after stdin reached EOF/],
+    [
+      'eof-sampling',
+      'stdio.eof-during-sampling',
+      /still running \d+ ms after stdin reached EOF while "ask" waited on sampling\/createMessage/,
+    ],
+    ['epipe', 'stdio.stdout-closed', /crashed \(exit code 1\) when its stdout was closed/],
+    ['cancel-twice', 'stdio.cancel-race', /got 2 answers/],
+    ['answer-after-cancel', 'stdio.cancel-race', /ran to the end and answered/],
+    ['duplicate-id', 'stdio.duplicate-id', /two results for id/],
+    ['malformed-crash', 'stdio.malformed-line', /stopped serving after a malformed line \(exit code 1\)/],
+    ['malformed-stop', 'stdio.malformed-line', /stopped serving after a malformed line/],
+    ['no-batch-error', 'stdio.batch', /no answer at all to a batch/],
+    ['oversized-die', 'stdio.oversized', /stopped serving after a 4 MiB line/],
+    ['stdout-log', 'stdio.stdout-clean', /line\(s\) that are not JSON-RPC/],
+    ['second-init', 'stdio.second-initialize', /accepted a second initialize/],
+  ];
+  it('without a flag it passes the checks these cases use', async () => {
+    const only = [...new Set(cases.map(([, id]) => id))].join(',');
+    const { code, report } = await doctor([
+      '--only',
+      only,
+      '--',
+      process.execPath,
+      `${PATIENTS}/broken-stdio.mjs`,
+    ]);
+    expect(failed(report)).toEqual([]);
+    expect(code).toBe(0);
+  }, 120_000);
+  it.each(cases)(
+    'BROKEN=%s fails %s, saying what happened',
+    async (flag, id, observed) => {
+      const { code, report } = await doctor(
+        ['--only', id, '--', process.execPath, `${PATIENTS}/broken-stdio.mjs`],
+        { BROKEN: flag },
+      );
+      const check = report.checks.find((c) => c.id === id)!;
+      expect(check.status).toBe('fail');
+      expect(check.observed).toMatch(observed);
+      expect(check.why.length).toBeGreaterThan(20);
+      expect(check.ref.length).toBeGreaterThan(5);
+      expect(code).toBe(1);
+    },
+    60_000,
+  );
+});
+
+describe('issue 29: keel doctor against a broken HTTP server (no SDK)', () => {
+  const cases: [string, string, RegExp][] = [
+    ['delete-hang', 'http.delete-during-call', /still open \d+ ms after DELETE/],
+    ['no-origin', 'http.origin', /evil\.example could use this server/],
+    ['no-host', 'http.host', /answered 200 to Host: evil\.example/],
+    ['malformed-500', 'http.malformed-body', /answered 500/],
+    ['malformed-crash', 'http.malformed-body', /stopped answering|stopped serving|did it crash/],
+    ['no-body-limit', 'http.oversized-body', /an 8 MiB body was read in full/],
+    ['leak-sessions', 'http.session-churn', /deleted sessions still answered/],
+  ];
+  it.each(cases)(
+    'BROKEN=%s fails %s',
+    async (flag, id, observed) => {
+      await withHttp(`${PATIENTS}/broken-http.mjs`, { BROKEN: flag }, async (url) => {
+        const { code, report } = await doctor(['--only', id, url]);
+        const check = report.checks.find((c) => c.id === id)!;
+        expect(check.status).toBe('fail');
+        expect(check.observed).toMatch(observed);
+        expect(code).toBe(1);
+      });
+    },
+    60_000,
+  );
+});
+
+describe('issue 29: servers doctor cannot check', () => {
+  it.each([
+    ['crash-at-start.mjs', /exited \(exit code 3\) before answering initialize/],
+    ['silent.mjs', /no answer to initialize within 5000 ms/],
+    ['non-json.mjs', /text that is not JSON-RPC on stdout/],
+    ['echo.mjs', /initialize answered without a protocolVersion/],
+  ])(
+    '%s: one clear message, exit 1',
+    async (script, message) => {
+      const { code, report } = await doctor(['--', process.execPath, `${PATIENTS}/${script}`]);
+      expect(report.fatal?.message).toMatch(message);
+      expect(report.checks).toEqual([]);
+      expect(code).toBe(1);
+    },
+    60_000,
+  );
+
+  it('an HTTP server that is not MCP (HTML), and a port nobody listens on', async () => {
+    await withHttp(`${PATIENTS}/html-http.mjs`, {}, async (url) => {
+      const { code, report } = await doctor([url]);
+      expect(report.fatal?.message).toMatch(/without an MCP answer: is .* an MCP endpoint\?/);
+      expect(code).toBe(1);
+    });
+    const { code, report } = await doctor(['http://127.0.0.1:9/mcp']);
+    expect(report.fatal?.message).toMatch(/no answer from http:\/\/127\.0\.0\.1:9\/mcp/);
+    expect(code).toBe(1);
+  }, 60_000);
+
+  it('usage: neither a URL nor a command is exit 2', async () => {
+    const { code, stderr } = await run(process.execPath, [CLI, 'doctor']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/give a URL, or a command after --/);
+  });
+});
+
+describe('issue 29: --read-only calls no tool', () => {
+  it('the checks that need a call say so (n/a), the others run', async () => {
+    const { code, report } = await doctor(
+      ['--read-only', '--', process.execPath, `${PATIENTS}/broken-stdio.mjs`],
+      {
+        BROKEN: 'eof-call',
+      },
+    );
+    const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
+    expect(byId['stdio.eof-during-call']).toMatchObject({
+      status: 'n/a',
+      observed: expect.stringMatching(/--read-only/),
+    });
+    expect(byId['stdio.eof-idle']!.status).toBe('pass');
+    expect(code).toBe(0);
+  }, 60_000);
+});
