@@ -246,3 +246,39 @@ describe('issue 29: --read-only calls no tool', () => {
     expect(code).toBe(0);
   }, 60_000);
 });
+
+describe('issue 29: keel doctor against the official TypeScript SDKs (stdio, as their READMEs start a server)', () => {
+  const args = ['--args', '{"text":"hi","prompt":"hi"}'];
+  it('SDK 1.x: hangs on EOF while a tool waits on sampling and crashes on EPIPE; passes the rest it does right', async () => {
+    const { code, report } = await doctor([
+      ...args,
+      '--',
+      process.execPath,
+      'test/doctor/official/sdk1-stdio.mjs',
+    ]);
+    const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+    expect(report.checks.find((c) => c.id === 'stdio.eof-during-sampling')!.observed).toMatch(
+      /still running \d+ ms after stdin reached EOF/,
+    );
+    expect(report.checks.find((c) => c.id === 'stdio.stdout-closed')!.observed).toMatch(
+      /crashed \(exit code 1\)/,
+    );
+    expect(status).toMatchObject({
+      'stdio.eof-idle': 'pass',
+      'stdio.stdout-clean': 'pass',
+      'stdio.malformed-line': 'pass',
+      'stdio.cancel-race': 'pass',
+    });
+    expect(code).toBe(1);
+  }, 120_000);
+  it('SDK v2: ends cleanly on EOF; leaves a batch unanswered and accepts a second initialize', async () => {
+    const { report } = await doctor([...args, '--', process.execPath, 'test/doctor/official/sdk2-stdio.mjs']);
+    const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+    expect(status).toMatchObject({
+      'stdio.eof-during-sampling': 'pass',
+      'stdio.stdout-closed': 'pass',
+      'stdio.batch': 'fail',
+      'stdio.second-initialize': 'fail',
+    });
+  }, 120_000);
+});

@@ -78,7 +78,15 @@ function callTool(session, id, params, res) {
     const token = params?._meta?.progressToken;
     if (token !== undefined) {
       call.timers.push(
-        setTimeout(() => emit(stream, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } }), SLOW_MS / 2),
+        setTimeout(
+          () =>
+            emit(stream, {
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: 1, total: 2 },
+            }),
+          SLOW_MS / 2,
+        ),
       );
     }
     call.timers.push(
@@ -120,7 +128,11 @@ function stopCall(session, key, why) {
   if (call.nested) {
     session.waiting.delete(call.nested);
     if (!broken('nested-no-cancel')) {
-      emit(call.stream, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.nested, reason: why } });
+      emit(call.stream, {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: call.nested, reason: why },
+      });
     } else {
       return; // the nested request stays open and so does the stream it went out on
     }
@@ -170,7 +182,8 @@ function onMessage(req, res, message) {
     return;
   }
   if (id === undefined) {
-    if (method === 'notifications/cancelled') stopCall(session, JSON.stringify(params?.requestId), 'parent cancelled');
+    if (method === 'notifications/cancelled')
+      stopCall(session, JSON.stringify(params?.requestId), 'parent cancelled');
     res.writeHead(202).end();
     return;
   }
@@ -224,7 +237,9 @@ const server = createServer((req, res) => {
     let host = '';
     try {
       host = new URL(origin).host;
-    } catch {}
+    } catch {
+      // Not a URL: refused below like any foreign origin.
+    }
     if (!LOCAL.test(host)) return sendJson(res, 403, jsonError(null, -32000, 'Origin not allowed'));
   }
   const sid = req.headers['mcp-session-id'];
@@ -243,7 +258,10 @@ const server = createServer((req, res) => {
     else chunks.push(chunk);
   });
   req.on('end', () => {
-    if (over) return sendJson(res, 413, jsonError(null, -32600, `Body over ${BODY_LIMIT} bytes`), { connection: 'close' });
+    if (over)
+      return sendJson(res, 413, jsonError(null, -32600, `Body over ${BODY_LIMIT} bytes`), {
+        connection: 'close',
+      });
     const body = Buffer.concat(chunks).toString('utf8');
     let message;
     try {

@@ -74,7 +74,15 @@ function callTool(id, params) {
     const token = params?._meta?.progressToken;
     if (token !== undefined) {
       entry.timers.push(
-        setTimeout(() => send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } }), SLOW_MS / 2),
+        setTimeout(
+          () =>
+            send({
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: 1, total: 2 },
+            }),
+          SLOW_MS / 2,
+        ),
       );
     }
     entry.timers.push(
@@ -170,7 +178,9 @@ function onLine(line) {
 
 function tooLarge() {
   if (broken('oversized-die')) {
-    process.stderr.write('FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n');
+    process.stderr.write(
+      'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n',
+    );
     process.exit(134);
   }
   error(null, -32600, `Message too large (over ${LINE_LIMIT} bytes)`);
