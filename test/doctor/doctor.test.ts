@@ -178,7 +178,30 @@ describe('issue 29: keel doctor against a broken HTTP server (no SDK)', () => {
     ['malformed-crash', 'http.malformed-body', /stopped answering|stopped serving|did it crash/],
     ['no-body-limit', 'http.oversized-body', /an 8 MiB body was read in full/],
     ['leak-sessions', 'http.session-churn', /deleted sessions still answered/],
+    [
+      'nested-no-cancel',
+      'http.nested-cancel',
+      /no notifications\/cancelled for its sampling\/createMessage request/,
+    ],
   ];
+  it('without a flag it passes every HTTP check, resume and nested cancel included', async () => {
+    await withHttp(`${PATIENTS}/broken-http.mjs`, {}, async (url) => {
+      const { code, report } = await doctor([url]);
+      expect(failed(report)).toEqual([]);
+      expect(report.checks.find((c) => c.id === 'http.resume')!.status).toBe('pass');
+      expect(report.checks.find((c) => c.id === 'http.nested-cancel')!.status).toBe('pass');
+      expect(code).toBe(0);
+    });
+  }, 60_000);
+  it('BROKEN=no-resume: a stream without event ids is not resumable: n/a, not a failure', async () => {
+    await withHttp(`${PATIENTS}/broken-http.mjs`, { BROKEN: 'no-resume' }, async (url) => {
+      const { report } = await doctor(['--only', 'http.resume', url]);
+      expect(report.checks[0]).toMatchObject({
+        status: 'n/a',
+        observed: expect.stringMatching(/no event ids/),
+      });
+    });
+  }, 60_000);
   it.each(cases)(
     'BROKEN=%s fails %s',
     async (flag, id, observed) => {

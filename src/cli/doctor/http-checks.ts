@@ -137,6 +137,83 @@ async function read(response: Response): Promise<Answer> {
   return { status: response.status, headers: response.headers, messages, text };
 }
 
+/** An SSE answer read event by event (bounded waits); `close` aborts it. */
+interface EventStream {
+  readonly status: number;
+  readonly headers: Headers;
+  /** The next event (its id and parsed data), or undefined after `ms` or at the end. */
+  next(ms: number): Promise<{ id?: string; message?: Record<string, unknown> } | undefined>;
+  close(): void;
+}
+
+async function openStream(
+  target: HttpTarget,
+  init: { method: 'POST' | 'GET'; body?: string; headers: Record<string, string> },
+): Promise<EventStream> {
+  const controller = new AbortController();
+  const bound = setTimeout(() => controller.abort(), target.timeoutMs * 2);
+  const response = await fetch(target.url, {
+    method: init.method,
+    headers: {
+      accept: init.method === 'GET' ? 'text/event-stream' : 'application/json, text/event-stream',
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...target.headers,
+      ...init.headers,
+    },
+    ...(init.body === undefined ? {} : { body: init.body }),
+    signal: controller.signal,
+  });
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let ended = false;
+  const close = (): void => {
+    clearTimeout(bound);
+    controller.abort();
+  };
+  return {
+    status: response.status,
+    headers: response.headers,
+    close,
+    async next(ms) {
+      const until = Date.now() + ms;
+      for (;;) {
+        const cut = buffer.indexOf('\n\n');
+        if (cut >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event: { id?: string; message?: Record<string, unknown> } = {};
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('id:')) event.id = line.slice(3).trim();
+            else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+          }
+          if (data.length > 0 && data.join('') !== '') {
+            try {
+              event.message = JSON.parse(data.join('\n')) as Record<string, unknown>;
+            } catch {
+              // Not JSON: an event without a message.
+            }
+          }
+          return event;
+        }
+        if (ended || !reader || Date.now() >= until) return undefined;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const chunk = await Promise.race([
+          reader.read().catch(() => ({ done: true, value: undefined })),
+          new Promise<undefined>((resolve) => {
+            timer = setTimeout(() => resolve(undefined), Math.max(0, until - Date.now()));
+          }),
+        ]);
+        clearTimeout(timer);
+        if (chunk === undefined) return undefined;
+        if (chunk.done) ended = true;
+        else buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n/g, '\n');
+      }
+    },
+  };
+}
+
 /** A new session (stateful servers): its headers for the requests that follow. */
 async function openSession(target: HttpTarget): Promise<Record<string, string>> {
   const answer = await post(target, initialize(++nextId));
@@ -186,12 +263,17 @@ async function ping(target: HttpTarget, headers: Record<string, string>): Promis
   }
 }
 
-function toolCall(tool: ListedTool, target: HttpTarget, requestId: number): string {
+function toolCall(tool: ListedTool, target: HttpTarget, requestId: number, progress = false): string {
   return JSON.stringify({
     jsonrpc: '2.0',
     id: requestId,
     method: 'tools/call',
-    params: { name: tool.name, arguments: minimalArguments(tool, target.args) },
+    params: {
+      name: tool.name,
+      arguments: minimalArguments(tool, target.args),
+      // Progress, where the tool reports it, puts events (with ids) on the stream before the answer.
+      ...(progress ? { _meta: { progressToken: `doctor-${requestId}` } } : {}),
+    },
   });
 }
 
@@ -361,6 +443,167 @@ export const HTTP_CHECKS: HttpCheck[] = [
         status: 'pass',
         observed: `DELETE answered ${deleted}; the call ${outcome}; later requests get 404`,
       };
+    },
+  },
+  {
+    id: 'http.disconnect-mid-stream',
+    title: 'the client drops its stream mid-call',
+    why: 'Clients drop connections (a laptop lid, a proxy timeout): the server must go on serving the session and everyone else.',
+    ref: 'spec basic/transports ("disconnection SHOULD NOT be interpreted as the client cancelling its request"); lifecycle.md G5',
+    run: async (target) => {
+      if (target.readOnly) return { status: 'n/a', observed: 'not run: --read-only (no tool calls)' };
+      const slow = target.picks.slow;
+      if (!slow)
+        return {
+          status: 'n/a',
+          observed: 'no tool that runs for a while was found (give one with --slow-tool)',
+        };
+      const headers = await openSession(target);
+      try {
+        const stream = await openStream(target, {
+          method: 'POST',
+          body: toolCall(slow, target, ++nextId),
+          headers,
+        });
+        await stream.next(300);
+        stream.close();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        if (!(await ping(target, headers)))
+          return {
+            status: 'fail',
+            observed: "after the client dropped a call's stream, the session stopped answering",
+          };
+        return {
+          status: 'pass',
+          observed: 'the session and the server went on after the stream was dropped',
+        };
+      } finally {
+        await closeSession(target, headers);
+      }
+    },
+  },
+  {
+    id: 'http.resume',
+    title: 'resuming a cut stream with Last-Event-ID',
+    why: 'A client whose connection dropped mid-call gets the rest of the answer instead of losing the call.',
+    ref: 'spec basic/transports#resumability-and-redelivery',
+    run: async (target) => {
+      if (!target.stateful) return { status: 'n/a', observed: 'the server keeps no sessions' };
+      if (target.readOnly) return { status: 'n/a', observed: 'not run: --read-only (no tool calls)' };
+      const slow = target.picks.slow;
+      if (!slow || slow === target.picks.asking)
+        return {
+          status: 'n/a',
+          observed: 'no tool that runs for a while on its own was found (give one with --slow-tool)',
+        };
+      const headers = await openSession(target);
+      try {
+        const callId = ++nextId;
+        const stream = await openStream(target, {
+          method: 'POST',
+          body: toolCall(slow, target, callId, true),
+          headers,
+        });
+        let lastId: string | undefined;
+        for (let i = 0; i < 3 && lastId === undefined; i++) {
+          const event = await stream.next(target.timeoutMs);
+          if (!event) break;
+          if (event.message?.id === callId && event.message.method === undefined) {
+            stream.close();
+            return {
+              status: 'n/a',
+              observed: `the stream carried no event ids before "${slow.name}" answered (not resumable)`,
+            };
+          }
+          lastId = event.id;
+        }
+        stream.close();
+        if (lastId === undefined)
+          return { status: 'n/a', observed: 'the stream carried no event ids (not resumable)' };
+        const resumed = await openStream(target, {
+          method: 'GET',
+          headers: { ...headers, 'last-event-id': lastId },
+        });
+        try {
+          if (resumed.status !== 200)
+            return { status: 'fail', observed: `GET with Last-Event-ID answered ${resumed.status}` };
+          for (;;) {
+            const event = await resumed.next(target.timeoutMs);
+            if (!event)
+              return {
+                status: 'fail',
+                observed: `the resumed stream did not bring the call's answer within ${target.timeoutMs} ms`,
+              };
+            if (event.message?.id === callId && event.message.method === undefined)
+              return { status: 'pass', observed: 'the resumed stream brought the rest, the answer included' };
+          }
+        } finally {
+          resumed.close();
+        }
+      } finally {
+        await closeSession(target, headers);
+      }
+    },
+  },
+  {
+    id: 'http.nested-cancel',
+    title: 'cancelling a call that waits on the client',
+    why: "A cancelled call's own requests to the client (sampling, elicitation) must be cancelled too, or the client keeps a dialog open for nothing.",
+    ref: 'spec basic/utilities/cancellation; lifecycle.md G7 (nested requests end with their parent)',
+    run: async (target) => {
+      if (target.readOnly) return { status: 'n/a', observed: 'not run: --read-only (no tool calls)' };
+      const asking = target.picks.asking;
+      if (!asking)
+        return {
+          status: 'n/a',
+          observed: 'no tool that asks the client for input was found (give one with --sampling-tool)',
+        };
+      const headers = await openSession(target);
+      try {
+        const callId = ++nextId;
+        const stream = await openStream(target, {
+          method: 'POST',
+          body: toolCall(asking, target, callId),
+          headers,
+        });
+        try {
+          let nested: Record<string, unknown> | undefined;
+          for (let i = 0; i < 5 && !nested; i++) {
+            const event = await stream.next(target.timeoutMs);
+            if (!event) break;
+            if (typeof event.message?.method === 'string' && event.message.id !== undefined)
+              nested = event.message;
+          }
+          if (!nested) return { status: 'n/a', observed: `"${asking.name}" sent no request on its stream` };
+          await post(
+            target,
+            JSON.stringify({
+              jsonrpc: '2.0',
+              method: 'notifications/cancelled',
+              params: { requestId: callId, reason: 'doctor' },
+            }),
+            headers,
+          );
+          for (;;) {
+            const event = await stream.next(target.timeoutMs);
+            if (!event)
+              return {
+                status: 'fail',
+                observed: `no notifications/cancelled for its ${String(nested.method)} request within ${target.timeoutMs} ms`,
+              };
+            const params = event.message?.params as { requestId?: unknown } | undefined;
+            if (event.message?.method === 'notifications/cancelled' && params?.requestId === nested.id)
+              return {
+                status: 'pass',
+                observed: `its ${String(nested.method)} request was cancelled with it`,
+              };
+          }
+        } finally {
+          stream.close();
+        }
+      } finally {
+        await closeSession(target, headers);
+      }
     },
   },
   {

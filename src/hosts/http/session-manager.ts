@@ -284,6 +284,21 @@ export class SessionManager implements TransportHost {
     await this.shutdown(Math.max(0, end - Date.now()));
   }
 
+  /**
+   * Draining: a request of `transport`'s session ended. Checked once what the end writes is out
+   * (a macrotask later), and handed over at once if idle: the client's next request, which
+   * cannot come before it read this answer, then finds the session handed over rather than
+   * busy again here (polling alone can miss that moment under a steady load).
+   */
+  requestEnded(transport: HttpServerTransport): void {
+    if (!this.draining) return;
+    unrefTimer(
+      setTimeout(() => {
+        if (this.draining && isIdle(transport)) void this.handOver(transport);
+      }, 0),
+    );
+  }
+
   /** The hand-over of `sessionId` in flight, if any. */
   handingOver(sessionId: string): Promise<boolean> | undefined {
     return this.handing.get(sessionId);
@@ -295,6 +310,8 @@ export class SessionManager implements TransportHost {
    * so the client reconnects, reaches a peer, which adopts the session and resumes the stream.
    */
   private async handOver(transport: HttpServerTransport): Promise<void> {
+    // Once: the drain's poll and a request's end may both find it idle.
+    if (!this.slotOf(transport)) return;
     const sessionId = transport.sessionId!;
     const records = this.records!;
     const written = records.handOver(sessionId); // stops tracking the record now: `forget` keeps it

@@ -376,6 +376,7 @@ export class HttpServerTransport implements Transport, StreamOwner {
       else stored = forgetStream(this.host, streamId);
     }
     this.endWaiters?.ended(stream, stored);
+    this.host.requestEnded?.(this);
     this.finishIfStateless();
   }
 

@@ -5,7 +5,11 @@
  * break: short calls, calls reporting progress for 3 s, calls that elicit. Every call is recorded
  * (kind, start, end, outcome); a `sessionReset` is a lost session.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { McpClient } from 'keel-mcp/client';
+import { RequestTimeoutError } from 'keel-mcp/core';
 import { StreamableHttpClientTransport } from 'keel-mcp/http';
 import { freePort } from '../../helpers/free-port.js';
 import { startRedis, type TestRedis } from '../../helpers/redis.js';
@@ -134,6 +138,11 @@ export async function startDeployment(clientCount = 20): Promise<Deployment> {
   };
 }
 
+/** Where a scenario writes its report: a fresh directory of its own (printed with the report). */
+export function reportFile(name: string): string {
+  return join(mkdtempSync(join(tmpdir(), 'keel-deploy-')), `${name}.json`);
+}
+
 /** Summary of a scenario for its report: counts, failures by what the client saw, the longest pause. */
 export function report(calls: readonly CallRecord[], resets: readonly unknown[]) {
   const failed = calls.filter((call) => call.error !== undefined);
@@ -158,7 +167,10 @@ export function report(calls: readonly CallRecord[], resets: readonly unknown[])
     failed: failed.length,
     failures: Object.fromEntries(byError),
     lostSessions: resets.length,
+    // A call that never settled (each is bounded by its 20 s timeout, so it settles at the latest
+    // then: those are counted as `timedOut`).
     hung: calls.filter((call) => call.end === undefined).length,
+    timedOut: calls.filter((call) => call.error instanceof RequestTimeoutError).length,
     longestPauseMs: longest === undefined ? 0 : pauseOf(longest),
     longestPauseKind: longest?.kind,
   };

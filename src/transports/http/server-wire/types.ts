@@ -150,6 +150,8 @@ export interface TransportHost<T> extends StreamHost {
   transportClosed(transport: T): void;
   /** The session's initialize request was answered with an error: end the session. */
   initializeFailed(transport: T): void;
+  /** One of the session's requests ended (a draining handler hands an idle session over then). */
+  requestEnded?(transport: T): void;
 }
 
 /** Who learns that an SSE writer ended. */
