@@ -97,61 +97,65 @@ function reason(error: unknown): string {
   return error.message;
 }
 
-/** Run doctor; resolves with the report (exit code: 1 when `fatal` or any check failed). */
-export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
-  if (options.command) {
-    const probe = await probeStdio(options.command, options.timeoutMs, options.hints);
-    const report: DoctorReport = {
-      doctor: 1,
-      keel: VERSION,
-      target: { kind: 'stdio', command: [...options.command] },
-      checks: [],
-      summary: { pass: 0, fail: 0, na: 0 },
-    };
-    if (probe.fatal) return { ...report, fatal: { message: probe.fatal } };
-    const info = probe.init?.serverInfo as { name?: string; version?: string } | undefined;
-    report.target.server = { name: String(info?.name ?? '?'), version: String(info?.version ?? '?') };
-    report.target.protocolVersion = String(probe.init?.protocolVersion);
-    report.target.eras = [String(probe.init?.protocolVersion)];
-    options.notice?.(describePicks(probe.picks, options.readOnly));
-    const target: StdioTarget = {
-      command: options.command,
-      timeoutMs: options.timeoutMs,
-      readOnly: options.readOnly,
-      picks: probe.picks,
-      args: options.args,
-    };
-    report.checks = await runChecks(STDIO_CHECKS, target, options);
-    report.summary = summarize(report.checks);
-    return report;
-  }
-  const url = options.url!;
-  const headers = options.headers ?? {};
-  const probe = await probeHttp(url, headers, options.timeoutMs, options.hints);
+/** What both transports' first contact gives. */
+interface Probe {
+  fatal?: string;
+  init?: Record<string, unknown> | undefined;
+  picks: ToolPicks;
+  modern?: boolean;
+}
+
+/**
+ * The report around `run`: the target as the handshake described it, or the fatal message; the
+ * tool notice; the checks and their counts.
+ */
+async function reportOn(
+  target: DoctorReport['target'],
+  probe: Probe,
+  options: DoctorOptions,
+  run: () => Promise<CheckResult[]>,
+): Promise<DoctorReport> {
   const report: DoctorReport = {
     doctor: 1,
     keel: VERSION,
-    target: { kind: 'http', url },
+    target,
     checks: [],
     summary: { pass: 0, fail: 0, na: 0 },
   };
   if (probe.fatal) return { ...report, fatal: { message: probe.fatal } };
   const info = probe.init?.serverInfo as { name?: string; version?: string } | undefined;
-  report.target.server = { name: String(info?.name ?? '?'), version: String(info?.version ?? '?') };
-  report.target.protocolVersion = String(probe.init?.protocolVersion);
-  report.target.eras = [String(probe.init?.protocolVersion), ...(probe.modern ? ['2026-07-28'] : [])];
+  target.server = { name: String(info?.name ?? '?'), version: String(info?.version ?? '?') };
+  target.protocolVersion = String(probe.init?.protocolVersion);
+  target.eras = [target.protocolVersion, ...(probe.modern ? ['2026-07-28'] : [])];
   options.notice?.(describePicks(probe.picks, options.readOnly));
+  report.checks = await run();
+  report.summary = summarize(report.checks);
+  return report;
+}
+
+/** Run doctor; resolves with the report (exit code: 1 when `fatal` or any check failed). */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const { timeoutMs, readOnly, args } = options;
+  if (options.command) {
+    const command = options.command;
+    const probe = await probeStdio(command, timeoutMs, options.hints);
+    const target: StdioTarget = { command, timeoutMs, readOnly, picks: probe.picks, args };
+    return reportOn({ kind: 'stdio', command: [...command] }, probe, options, () =>
+      runChecks(STDIO_CHECKS, target, options),
+    );
+  }
+  const url = options.url!;
+  const headers = options.headers ?? {};
+  const probe = await probeHttp(url, headers, timeoutMs, options.hints);
   const target: HttpTarget = {
     url,
     headers,
-    timeoutMs: options.timeoutMs,
-    readOnly: options.readOnly,
+    timeoutMs,
+    readOnly,
     picks: probe.picks,
-    args: options.args,
+    args,
     stateful: probe.stateful,
     modern: probe.modern,
   };
-  report.checks = await runChecks(HTTP_CHECKS, target, options);
-  report.summary = summarize(report.checks);
-  return report;
+  return reportOn({ kind: 'http', url }, probe, options, () => runChecks(HTTP_CHECKS, target, options));
 }

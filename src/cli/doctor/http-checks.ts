@@ -290,6 +290,32 @@ function modernRequest(method: string, version: string): { body: string; headers
   };
 }
 
+const READ_ONLY: Outcome = { status: 'n/a', observed: 'not run: --read-only (no tool calls)' };
+const NO_SESSIONS: Outcome = { status: 'n/a', observed: 'the server keeps no sessions' };
+const HINT = {
+  slow: 'no tool that runs for a while was found (give one with --slow-tool)',
+  asking: 'no tool that asks the client for input was found (give one with --sampling-tool)',
+} as const;
+
+/** The tool of `kind` a check calls, or why the check does not apply. */
+function needTool(target: HttpTarget, kind: 'slow' | 'asking'): ListedTool | Outcome {
+  if (target.readOnly) return READ_ONLY;
+  return target.picks[kind] ?? { status: 'n/a', observed: HINT[kind] };
+}
+
+/** Run `body` in a session of its own, always ended afterwards. */
+async function inSession(
+  target: HttpTarget,
+  body: (headers: Record<string, string>) => Promise<Outcome>,
+): Promise<Outcome> {
+  const headers = await openSession(target);
+  try {
+    return await body(headers);
+  } finally {
+    await closeSession(target, headers);
+  }
+}
+
 const isLocal = (url: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
 
 export const HTTP_CHECKS: HttpCheck[] = [
@@ -331,8 +357,7 @@ export const HTTP_CHECKS: HttpCheck[] = [
     why: 'A bad request must get a clear 400 with a JSON-RPC parse error, and must not break the server for others.',
     ref: 'spec basic/transports (400 for invalid input); JSON-RPC 2.0 §5.1 (-32700)',
     run: async (target) => {
-      const headers = await openSession(target);
-      try {
+      return inSession(target, async (headers) => {
         const answer = await post(target, '{"jsonrpc": "2.0", "id": 1, "method": ', headers);
         const parseError = answer.messages.some(
           (m) => (m.error as { code?: number } | undefined)?.code === -32700,
@@ -347,9 +372,7 @@ export const HTTP_CHECKS: HttpCheck[] = [
             observed: `answered ${answer.status}${parseError ? ' with -32700' : ''}; still serving`,
           };
         return { status: 'fail', observed: `answered ${answer.status} (expected 400 with a -32700 error)` };
-      } finally {
-        await closeSession(target, headers);
-      }
+      });
     },
   },
   {
@@ -358,8 +381,7 @@ export const HTTP_CHECKS: HttpCheck[] = [
     why: 'A server that reads any body whole can be made to run out of memory by one request.',
     ref: 'lifecycle.md G12 (bounded input); RFC 9110 §15.5.14 (413 Content Too Large)',
     run: async (target) => {
-      const headers = await openSession(target);
-      try {
+      return inSession(target, async (headers) => {
         let status: number | string;
         try {
           status = (
@@ -385,9 +407,7 @@ export const HTTP_CHECKS: HttpCheck[] = [
           status: 'fail',
           observed: `answered ${status}: an 8 MiB body was read in full (expected 413)`,
         };
-      } finally {
-        await closeSession(target, headers);
-      }
+      });
     },
   },
   {
@@ -396,14 +416,9 @@ export const HTTP_CHECKS: HttpCheck[] = [
     why: "Ending a session must end its work: a handler still running for a deleted session holds the server's resources and may answer nobody.",
     ref: 'spec basic/transports#session-management (DELETE ends the session); lifecycle.md G4',
     run: async (target) => {
-      if (!target.stateful) return { status: 'n/a', observed: 'the server keeps no sessions' };
-      if (target.readOnly) return { status: 'n/a', observed: 'not run: --read-only (no tool calls)' };
-      const slow = target.picks.slow;
-      if (!slow)
-        return {
-          status: 'n/a',
-          observed: 'no tool that runs for a while was found (give one with --slow-tool)',
-        };
+      if (!target.stateful) return NO_SESSIONS;
+      const slow = needTool(target, 'slow');
+      if ('status' in slow) return slow;
       const headers = await openSession(target);
       const controller = new AbortController();
       const bound = setTimeout(() => controller.abort(), target.timeoutMs);
@@ -451,15 +466,9 @@ export const HTTP_CHECKS: HttpCheck[] = [
     why: 'Clients drop connections (a laptop lid, a proxy timeout): the server must go on serving the session and everyone else.',
     ref: 'spec basic/transports ("disconnection SHOULD NOT be interpreted as the client cancelling its request"); lifecycle.md G5',
     run: async (target) => {
-      if (target.readOnly) return { status: 'n/a', observed: 'not run: --read-only (no tool calls)' };
-      const slow = target.picks.slow;
-      if (!slow)
-        return {
-          status: 'n/a',
-          observed: 'no tool that runs for a while was found (give one with --slow-tool)',
-        };
-      const headers = await openSession(target);
-      try {
+      const slow = needTool(target, 'slow');
+      if ('status' in slow) return slow;
+      return inSession(target, async (headers) => {
         const stream = await openStream(target, {
           method: 'POST',
           body: toolCall(slow, target, ++nextId),
@@ -477,9 +486,7 @@ export const HTTP_CHECKS: HttpCheck[] = [
           status: 'pass',
           observed: 'the session and the server went on after the stream was dropped',
         };
-      } finally {
-        await closeSession(target, headers);
-      }
+      });
     },
   },
   {
@@ -488,16 +495,15 @@ export const HTTP_CHECKS: HttpCheck[] = [
     why: 'A client whose connection dropped mid-call gets the rest of the answer instead of losing the call.',
     ref: 'spec basic/transports#resumability-and-redelivery',
     run: async (target) => {
-      if (!target.stateful) return { status: 'n/a', observed: 'the server keeps no sessions' };
-      if (target.readOnly) return { status: 'n/a', observed: 'not run: --read-only (no tool calls)' };
-      const slow = target.picks.slow;
-      if (!slow || slow === target.picks.asking)
+      if (!target.stateful) return NO_SESSIONS;
+      const slow = needTool(target, 'slow');
+      if ('status' in slow) return slow;
+      if (slow === target.picks.asking)
         return {
           status: 'n/a',
           observed: 'no tool that runs for a while on its own was found (give one with --slow-tool)',
         };
-      const headers = await openSession(target);
-      try {
+      return inSession(target, async (headers) => {
         const callId = ++nextId;
         const stream = await openStream(target, {
           method: 'POST',
@@ -540,9 +546,7 @@ export const HTTP_CHECKS: HttpCheck[] = [
         } finally {
           resumed.close();
         }
-      } finally {
-        await closeSession(target, headers);
-      }
+      });
     },
   },
   {
@@ -551,15 +555,9 @@ export const HTTP_CHECKS: HttpCheck[] = [
     why: "A cancelled call's own requests to the client (sampling, elicitation) must be cancelled too, or the client keeps a dialog open for nothing.",
     ref: 'spec basic/utilities/cancellation; lifecycle.md G7 (nested requests end with their parent)',
     run: async (target) => {
-      if (target.readOnly) return { status: 'n/a', observed: 'not run: --read-only (no tool calls)' };
-      const asking = target.picks.asking;
-      if (!asking)
-        return {
-          status: 'n/a',
-          observed: 'no tool that asks the client for input was found (give one with --sampling-tool)',
-        };
-      const headers = await openSession(target);
-      try {
+      const asking = needTool(target, 'asking');
+      if ('status' in asking) return asking;
+      return inSession(target, async (headers) => {
         const callId = ++nextId;
         const stream = await openStream(target, {
           method: 'POST',
@@ -601,9 +599,7 @@ export const HTTP_CHECKS: HttpCheck[] = [
         } finally {
           stream.close();
         }
-      } finally {
-        await closeSession(target, headers);
-      }
+      });
     },
   },
   {
@@ -612,7 +608,7 @@ export const HTTP_CHECKS: HttpCheck[] = [
     why: 'Clients reconnect all day: sessions that are not freed are a slow leak that ends in an out-of-memory restart.',
     ref: 'lifecycle.md G13 (bounded sessions)',
     run: async (target) => {
-      if (!target.stateful) return { status: 'n/a', observed: 'the server keeps no sessions' };
+      if (!target.stateful) return NO_SESSIONS;
       let failures = 0;
       let stale = 0;
       for (let i = 0; i < 50; i++) {

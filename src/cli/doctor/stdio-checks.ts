@@ -131,6 +131,18 @@ async function stillServing(peer: StdioPeer, target: StdioTarget): Promise<boole
 
 const NEEDS_CALLS = 'not run: --read-only (no tool calls)';
 
+const HINT = {
+  slow: 'no tool that runs for a while was found (give one with --slow-tool)',
+  asking: 'no tool that asks the client for input was found (give one with --sampling-tool or --elicit-tool)',
+  fast: 'no tool to call was found (give one with --tool)',
+} as const;
+
+/** The tool of `kind` a check calls, or why the check does not apply. */
+function needTool(target: StdioTarget, kind: 'slow' | 'asking' | 'fast'): ListedTool | Outcome {
+  if (target.readOnly) return { status: 'n/a', observed: NEEDS_CALLS };
+  return target.picks[kind] ?? { status: 'n/a', observed: HINT[kind] };
+}
+
 /** EOF, then: prompt exit with code 0 and nothing written after it? */
 async function judgeEof(peer: StdioPeer, what: string): Promise<Outcome> {
   const before = peer.lines.length;
@@ -193,13 +205,8 @@ export const STDIO_CHECKS: StdioCheck[] = [
     why: 'A client that quits mid-call must not leave the tool running, nor get an answer written into a closed pipe.',
     ref: 'lifecycle.md G1, G3 (a connection that ends aborts its handlers; nothing is written after close)',
     run: async (target) => {
-      if (target.readOnly) return { status: 'n/a', observed: NEEDS_CALLS };
-      const slow = target.picks.slow;
-      if (!slow)
-        return {
-          status: 'n/a',
-          observed: 'no tool that runs for a while was found (give one with --slow-tool)',
-        };
+      const slow = needTool(target, 'slow');
+      if ('status' in slow) return slow;
       return withPeer(target, async (peer) => {
         callTool(peer, slow, target, 'doctor');
         await peer.pause(300);
@@ -213,14 +220,8 @@ export const STDIO_CHECKS: StdioCheck[] = [
     why: 'The client that would answer is gone: a server that keeps waiting for the answer hangs instead of exiting.',
     ref: 'lifecycle.md G2 (requests to a peer that left fail at once); python-sdk PR #2306',
     run: async (target) => {
-      if (target.readOnly) return { status: 'n/a', observed: NEEDS_CALLS };
-      const asking = target.picks.asking;
-      if (!asking)
-        return {
-          status: 'n/a',
-          observed:
-            'no tool that asks the client for input was found (give one with --sampling-tool or --elicit-tool)',
-        };
+      const asking = needTool(target, 'asking');
+      if ('status' in asking) return asking;
       return withPeer(target, async (peer) => {
         const from = peer.lines.length;
         callTool(peer, asking, target);
@@ -322,13 +323,8 @@ export const STDIO_CHECKS: StdioCheck[] = [
     why: 'Two answers with one id cannot be told apart: the client takes one for the other.',
     ref: 'spec basic#requests ("The request ID MUST NOT have been previously used by the requestor within the same session")',
     run: async (target) => {
-      if (target.readOnly) return { status: 'n/a', observed: NEEDS_CALLS };
-      const slow = target.picks.slow;
-      if (!slow)
-        return {
-          status: 'n/a',
-          observed: 'no tool that runs for a while was found (give one with --slow-tool)',
-        };
+      const slow = needTool(target, 'slow');
+      if ('status' in slow) return slow;
       return withPeer(target, async (peer) => {
         const callId = callTool(peer, slow, target);
         const again = target.picks.fast ?? slow;
