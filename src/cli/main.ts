@@ -132,7 +132,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--elicit-tool <name>', 'a tool that asks the client for input')
     .option('--args <json>', 'arguments for the tools doctor calls')
     .option('--timeout <duration>', 'bound on each wait (default 10s)', duration)
-    .option('-H, --header <header>', "HTTP header 'Name: value' (repeatable)", (v, all: string[]) => [...all, v], [])
+    .option(
+      '-H, --header <header>',
+      "HTTP header 'Name: value' (repeatable)",
+      (v, all: string[]) => [...all, v],
+      [],
+    )
     .exitOverride()
     .action(async (url: string | undefined, options: DoctorCliOptions) => {
       const { doctorCommand } = await import('./doctor/doctor-command.js');

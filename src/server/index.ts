@@ -35,7 +35,13 @@ export { MAX_FANOUT_MESSAGE_BYTES, type FanoutLink, type FanoutMembership } from
 export type { BackChannelOptions } from './input-channel.js';
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './tasks/memory-task-store.js';
 export type { TaskOptions } from './tasks/task-options.js';
-export { InMemoryStateStore, StateScope, type StateOptions, type StateStore, type StateWriteOptions } from './state/index.js';
+export {
+  InMemoryStateStore,
+  StateScope,
+  type StateOptions,
+  type StateStore,
+  type StateWriteOptions,
+} from './state/index.js';
 export type { HandlerState } from './state/handler-state.js';
 export type {
   NewTask,

@@ -86,7 +86,7 @@ export class ToolContext {
 
   private combined: AbortSignal | undefined;
   // `declare`: no slot until `ctx.state` is first used (one context per request).
-  private declare handlerState: HandlerState | undefined;
+  declare private handlerState: HandlerState | undefined;
 
   /** Legacy era (no channel given): a nested request, tied to this request's signal and routed with its id. */
   private get channel(): InputChannel {
