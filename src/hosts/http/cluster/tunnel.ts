@@ -106,6 +106,8 @@ export class Tunnel implements TunnelLink {
   private readonly joining: RelayJoining;
   /** Liveness checks of owners that stopped listening, one per owner (see `goneWithin`). */
   private readonly goneChecks = new Map<string, Promise<boolean>>();
+  /** Adoptions in flight here (their swap may be in the store before the session is opened). */
+  private readonly adopting = new Map<string, Promise<boolean>>();
   /** When the relay last reported a lost or restored connection (see `onInterrupted`). */
   private interruptedAt = -Infinity;
   /** Wake-ups of those checks' waits: `close` runs them, so no timer outlives the handler. */
@@ -184,7 +186,8 @@ export class Tunnel implements TunnelLink {
     const { data } = found;
     if (data.owner === this.nodeId) {
       // Being handed over right now (this process drains): route once that is written.
-      const handing = this.options.adopter?.handingOver(sessionId);
+      // Or being adopted here by another request right now (its swap is in, the session not yet).
+      const handing = this.adopting.get(sessionId) ?? this.options.adopter?.handingOver(sessionId);
       if (handing && again) {
         await handing;
         return this.route(exchange, sessionId, extra, attempt + 1);
@@ -262,7 +265,13 @@ export class Tunnel implements TunnelLink {
     if (adopter.draining) return this.toPeer(exchange, extra);
     let won: boolean;
     try {
-      won = adopter.canAdopt() && (await records.adopt(record, data));
+      const adopting = adopter.canAdopt() ? records.adopt(record, data) : Promise.resolve(false);
+      this.adopting.set(sessionId, adopting);
+      try {
+        won = await adopting;
+      } finally {
+        if (this.adopting.get(sessionId) === adopting) this.adopting.delete(sessionId);
+      }
     } catch (error) {
       this.logger.error('relay: adopting a session failed', error);
       exchange.discardBody();
