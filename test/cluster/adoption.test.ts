@@ -229,6 +229,39 @@ test('issue 28 Redis restarted empty: owners make their records again at once; m
   expect(a.ended).toEqual([]);
 });
 
+test('issue 28 Redis restarted empty: an owner not listening again yet, its record gone: 503 (resent), not 404', async () => {
+  cluster = startCluster(2);
+  const [a, b] = cluster.nodes as [Node, Node];
+  const sessionId = await openSession(a);
+  expect(await within(whoami(b, sessionId, 1))).toMatchObject({ node: 'node-1' }); // B knows the owner
+  await cluster.store.delete(sessionId);
+  b.relay.interrupt();
+  b.relay.unheard = true; // A's subscription is not back yet: B's message reaches nobody
+  const early = await request(b, 'POST', { sessionId, body: callTool(2, 'whoami') });
+  expect(early.status).toBe(503);
+  expect(early.headers.get('retry-after')).toBe('1');
+  b.relay.unheard = false;
+  expect(a.ended).toEqual([]);
+});
+
+test('issue 28 Redis restarted empty: an owner whose liveness key comes back late still makes its records again', async () => {
+  cluster = startCluster(2);
+  const [a] = cluster.nodes as [Node, Node];
+  const sessionId = await openSession(a);
+  await cluster.store.delete(sessionId);
+  // Its own key reads as missing for 1.5 s after the interruption (the next beat is late).
+  const back = Date.now() + 1_500;
+  const alive = a.relay.alive.bind(a.relay);
+  a.relay.alive = (nodeId: string) =>
+    nodeId === a.relay.nodeId && Date.now() < back ? Promise.resolve(false) : alive(nodeId);
+  a.relay.interrupt();
+  for (let turn = 0; turn < 600 && (await cluster.store.get(sessionId)) === undefined; turn++)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(Date.now()).toBeGreaterThanOrEqual(back);
+  expect(JSON.parse((await cluster.store.get(sessionId))!.data!)).toMatchObject({ owner: 'node-1' });
+  expect(a.ended).toEqual([]);
+});
+
 test('issue 28 drain: a 2026-07-28 call running on the draining process finishes with its result; new requests go to the peer', async () => {
   const pair = mcpPair();
   cleanups.push(() => Promise.all(pair.handlers.map((handler) => handler.close({ deadlineMs: 1_000 }))));

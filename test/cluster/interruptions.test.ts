@@ -123,3 +123,25 @@ test('a throw while attaching a relayed body drops the exchange (abort to the fo
   expect(inbound.size).toBe(0);
   watch.stop();
 });
+
+test("a client's answer POSTed through a forwarder whose relay breaks before the owner took it: 503 + Retry-After (sent again), never a 202 that loses it", async () => {
+  cluster = startCluster(2, { relayCheckMs: 60_000 });
+  const [a, b] = two(cluster);
+  const sessionId = await openSession(a);
+  b.relay.dropping = true; // the answer's `open` is lost in the medium
+  const answer = { jsonrpc: '2.0', id: 7, result: { action: 'accept', content: {} } };
+  const pending = request(b, 'POST', { sessionId, body: answer });
+  await new Promise((resolve) => setImmediate(resolve));
+  b.relay.interrupt();
+  b.relay.dropping = false;
+
+  const response = await within(pending, 5_000, 'the answer waiting for the owner');
+  expect(response.status).toBe(503);
+  expect(response.headers.get('retry-after')).toBe('1');
+  expect(await response.json()).toMatchObject({
+    error: { code: -32000, message: expect.stringContaining('send it again') },
+  });
+  // Sent again, it reaches the owner, which ignores an answer to nothing it asked.
+  const again = await request(b, 'POST', { sessionId, body: answer });
+  expect(again.status).toBe(202);
+});

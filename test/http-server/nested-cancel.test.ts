@@ -6,7 +6,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { serveHttp } from 'keel-mcp/node';
-import type { JsonObject } from 'keel-mcp/core';
+import type { JsonObject, JsonRpcMessage } from 'keel-mcp/core';
+import { InMemoryEventStore, type EventStore } from 'keel-mcp/http';
 import { Server } from 'keel-mcp/server';
 import { useProcessGuard, within } from '../helpers/guard.js';
 import { callTool, deferred, openSession, ping, post, SseReader, startHarness } from './support/harness.js';
@@ -24,10 +25,39 @@ async function openGet(url: string, sessionId: string): Promise<SseReader> {
   return reader;
 }
 
-for (const withGet of [false, true]) {
-  describe(`${withGet ? 'with' : 'without'} a GET stream`, () => {
+/**
+ * An event store that answers later, as Redis does: the nested cancel is stored after the engine
+ * has already told the transport the parent was cancelled (found by `keel doctor`, issue 29).
+ */
+class LaterEventStore implements EventStore {
+  private readonly inner = new InMemoryEventStore();
+  storeEvent(streamId: string, message: JsonRpcMessage | undefined, data?: string): Promise<string> {
+    const id = this.inner.storeEvent(streamId, message, data);
+    return new Promise((resolve) => setTimeout(() => resolve(id), 5));
+  }
+  replayEventsAfter(
+    lastEventId: string,
+    send: (eventId: string, message: JsonRpcMessage) => void,
+  ): Promise<string | undefined> {
+    return Promise.resolve(this.inner.replayEventsAfter(lastEventId, send));
+  }
+}
+
+const SETUPS = [
+  { name: 'without a GET stream', withGet: false, store: () => undefined },
+  { name: 'with a GET stream', withGet: true, store: () => undefined },
+  {
+    name: 'with an event store that answers later (Redis)',
+    withGet: false,
+    store: () => new LaterEventStore(),
+  },
+];
+
+for (const { name, withGet, store } of SETUPS) {
+  describe(name, () => {
     test('a cancelled tools/call: its elicitation is cancelled on the POST stream once, then the stream ends unanswered', async () => {
-      const h = await startHarness();
+      const eventStore = store();
+      const h = await startHarness(eventStore ? { eventStore } : {});
       try {
         const sessionId = await openSession(h.url);
         const get = withGet ? await openGet(h.url, sessionId) : undefined;
@@ -82,7 +112,12 @@ for (const withGet of [false, true]) {
         }
         return { content: [{ type: 'text', text: 'after the timeout' }] };
       });
-      const serving = await serveHttp(server, { port: 0, keepAliveMs: 0 });
+      const eventStore = store();
+      const serving = await serveHttp(server, {
+        port: 0,
+        keepAliveMs: 0,
+        ...(eventStore ? { eventStore } : {}),
+      });
       try {
         const sessionId = await openSession(serving.url);
         const get = withGet ? await openGet(serving.url, sessionId) : undefined;

@@ -240,7 +240,7 @@ export class RedisRelay implements Relay {
   private connectionBack(connection: Connection): void {
     if (!this.lost.delete(connection)) return;
     this.interrupt();
-    this.beat();
+    this.beat(true);
   }
 
   private interrupt(): void {
@@ -251,9 +251,17 @@ export class RedisRelay implements Relay {
     }
   }
 
-  /** One heartbeat at a time; a failed one is retried on the next tick. */
-  private beat(): void {
-    if (this.beating || !this.listener) return;
+  /**
+   * One heartbeat at a time; a failed one is retried on the next tick. `now`: a connection is
+   * back (the key may be gone with a restarted Redis): one more beat right after a beat still in
+   * flight, which may have been sent to the old server, rather than a tick later.
+   */
+  private beat(now = false): void {
+    if (!this.listener) return;
+    if (this.beating) {
+      if (now) void this.beating.then(() => this.beat());
+      return;
+    }
     this.beating = this.redis
       .attempt('heartbeat', () => this.setAliveKey())
       .then(

@@ -15,9 +15,16 @@ import { storeUnavailableReply } from './tunnel-replies.js';
 import type { Backplane } from './backplane.js';
 import { parseRecordData, recordDataText, type RecordData } from './record-data.js';
 
-/** After an interruption, how many times (every REASSERT_WAIT_MS) this process looks for its own liveness. */
-const REASSERT_CHECKS = 10;
-const REASSERT_WAIT_MS = 100;
+/**
+ * After the relay's connection was interrupted, how long a session without a record is answered
+ * 503 rather than 404 (see the tunnel): its owner makes its records again when its own
+ * connection is back, and the processes reconnect at slightly different times. For as long, an
+ * owner that finds its own liveness key missing waits for it to come back (Redis restarted
+ * empty) rather than take itself for read as dead.
+ */
+export const RECOVERY_MS = 5_000;
+/** How often an owner looks for its own liveness key while it waits for it. */
+const ALIVE_WAIT_MS = 100;
 
 /** A record's lifetime when sessions never expire locally (`idleMs: Infinity`): one day. */
 const MAX_TTL_MS = 24 * 60 * 60_000;
@@ -62,6 +69,8 @@ export class SessionRecords {
   readonly ttlMs: number;
   private readonly refreshMs: number;
   private readonly tracked = new Map<string, Tracked>();
+  /** When the relay last reported an interruption (see {@link reassert}). */
+  private interruptedAt = -Infinity;
   private readonly pending = new Set<Promise<unknown>>();
 
   private readonly maxPerClient: number;
@@ -241,11 +250,13 @@ export class SessionRecords {
    * The record was gone on refresh. A store that restarted without persistence, or evicted it,
    * loses records of live sessions: while this process reads itself alive, the record is made
    * again (true). False when this process reads as gone (others deleted its records) or the id
-   * now names another owner. A store error rejects: the session is kept, the next refresh retries.
+   * now names another owner. Just after an interruption a missing liveness key is waited for
+   * (a restarted Redis lost it with the records). A store error rejects: the session is kept,
+   * the next refresh retries.
    */
   private async recreate(id: string, tracked: Tracked): Promise<boolean> {
     const { relay, sessions } = this.backplane;
-    if (!(await relay.alive(relay.nodeId))) return false;
+    if (!(await this.aliveSoon())) return false;
     const clientKey = tracked.clientKey;
     const data = recordDataText({ ...tracked.source?.(), owner: relay.nodeId });
     // No per-client limit: the session exists already; its record only comes back.
@@ -280,22 +291,30 @@ export class SessionRecords {
    * liveness (the store is still down; the relay reports again when it is back).
    */
   reassert(): void {
+    this.interruptedAt = Date.now();
     if (this.tracked.size === 0) return;
     this.run(this.reassertOnceAlive(), 'reassert');
   }
 
-  /** The liveness key comes back with the relay's next beat, just after it reports: wait for it. */
   private async reassertOnceAlive(): Promise<void> {
+    if (!(await this.aliveSoon())) return;
+    for (const [id, tracked] of [...this.tracked]) {
+      tracked.refreshedAt = 0;
+      this.refresh(id);
+    }
+  }
+
+  /**
+   * Whether this process reads as alive. Within {@link RECOVERY_MS} of an interruption it waits
+   * for that: after Redis restarted empty the liveness key comes back with the relay's next beat,
+   * which may come just after the records are looked at. A store error rejects.
+   */
+  private async aliveSoon(): Promise<boolean> {
     const { relay } = this.backplane;
-    for (let check = 0; check < REASSERT_CHECKS; check++) {
-      if (await relay.alive(relay.nodeId)) {
-        for (const [id, tracked] of [...this.tracked]) {
-          tracked.refreshedAt = 0;
-          this.refresh(id);
-        }
-        return;
-      }
-      await new Promise((resolve) => unrefTimer(setTimeout(resolve, REASSERT_WAIT_MS)));
+    for (;;) {
+      if (await relay.alive(relay.nodeId)) return true;
+      if (Date.now() - this.interruptedAt >= RECOVERY_MS) return false;
+      await new Promise((resolve) => unrefTimer(setTimeout(resolve, ALIVE_WAIT_MS)));
     }
   }
 

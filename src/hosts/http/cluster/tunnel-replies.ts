@@ -4,7 +4,7 @@
  */
 import { ErrorCode, StoreUnavailableError } from '../../../core/errors.js';
 import { isRequestId, type RequestId } from '../../../core/jsonrpc.js';
-import { emptyReply, httpError, JSON_HEADERS } from '../../../transports/http/server-wire/responses.js';
+import { httpError, JSON_HEADERS } from '../../../transports/http/server-wire/responses.js';
 import type { HttpReply } from '../../../transports/http/server-wire/types.js';
 
 /** What the client reads when the process holding its session stopped mid-request. */
@@ -65,7 +65,12 @@ export const DRAINING: HttpReply = Object.freeze(
 /**
  * The reply to a relayed request whose owner stopped before it answered: for a POST, 200 JSON
  * with a `-32000` error for its request (the client's call fails, the client can start a new
- * session), 202 when the body held no request; 503 for GET and DELETE.
+ * session); 503 for GET and DELETE. A POST that held no request (a client's answer to an
+ * elicitation or sampling request, a notification) gets 503 + `Retry-After`: it may never have
+ * reached the owner (the relay's connection broke on its way), and a handler waiting for that
+ * answer would wait until its own timeout. Sent again it is routed afresh; an answer that did
+ * arrive twice is ignored (its request is no longer pending), as are notifications for requests
+ * that ended.
  *
  * @example
  * resolve(ownerStoppedReply('POST', bodyText));
@@ -78,7 +83,10 @@ export function ownerStoppedReply(
 ): HttpReply {
   if (method !== 'POST') return httpError(503, ErrorCode.ConnectionClosed, `Service unavailable: ${reason}`);
   const ids = requestIds(body);
-  if (ids.length === 0) return emptyReply(202);
+  if (ids.length === 0) {
+    const reply = httpError(503, ErrorCode.ConnectionClosed, `Service unavailable: ${reason}; send it again`);
+    return { ...reply, headers: { ...reply.headers, 'retry-after': '1' } };
+  }
   const answers = ids.map((id) => ({
     jsonrpc: '2.0',
     id,

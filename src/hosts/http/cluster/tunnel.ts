@@ -26,7 +26,7 @@ import type { SendFault, TunnelLink } from './tunnel-link.js';
 import { tooLargeReply } from '../../../transports/http/server-wire/request-checks.js';
 import { DRAINING, MOVED, storeUnavailableReply } from './tunnel-replies.js';
 import { parseRecordData, type RecordData } from './record-data.js';
-import type { SessionRecords } from './session-records.js';
+import { RECOVERY_MS, type SessionRecords } from './session-records.js';
 import type { SessionRecord } from '../session-store.js';
 import type { SessionSnapshot } from '../../../server/session-snapshot.js';
 import { messageLimit, parseTunnelMessage, peekMessage, type TunnelMessage } from './tunnel-wire.js';
@@ -43,12 +43,6 @@ const MAX_ROUTES = 3;
  * twice the default liveness window (5 s).
  */
 const ADOPT_WAIT_CHECKS = 10;
-/**
- * After the relay's connection was interrupted, how long a session without a record is answered
- * 503 rather than 404: its owner makes its records again when its own connection is back, and the
- * processes reconnect at slightly different times.
- */
-const RECOVERY_MS = 5_000;
 /** How often a draining process looks whether the calls it forwards are answered. */
 const QUIESCE_POLL_MS = 10;
 
@@ -176,13 +170,7 @@ export class Tunnel implements TunnelLink {
       return storeUnavailableReply(error);
     }
     const again = attempt + 1 < MAX_ROUTES;
-    if (found === undefined) {
-      if (Date.now() - this.interruptedAt < RECOVERY_MS) {
-        exchange.discardBody();
-        return storeUnavailableReply(new StoreUnavailableError('session store', 'recovering'));
-      }
-      return attempt === 0 ? undefined : exchange;
-    }
+    if (found === undefined) return this.recovering(exchange) ?? (attempt === 0 ? undefined : exchange);
     const { data } = found;
     if (data.owner === this.nodeId) {
       // Being handed over right now (this process drains): route once that is written.
@@ -227,18 +215,34 @@ export class Tunnel implements TunnelLink {
     return this.takeOver(result.unreached, sessionId, extra, fresh, attempt);
   }
 
-  /** The record read now (undefined: none), or the 503 to answer when the store fails. */
+  /**
+   * The record read now (undefined: none, the session ended), or the 503 to answer when the store
+   * fails or may still be missing records after an interruption.
+   */
   private async freshOrReply(
     exchange: HttpExchange,
     sessionId: string,
   ): Promise<{ record: SessionRecord; data: RecordData } | HttpReply | undefined> {
+    let found: { record: SessionRecord; data: RecordData } | undefined;
     try {
-      return await this.lookup(sessionId, true);
+      found = await this.lookup(sessionId, true);
     } catch (error) {
       this.logger.error('relay: reading the record of a session whose owner is unreachable failed', error);
       exchange.discardBody();
       return storeUnavailableReply(error);
     }
+    return found ?? this.recovering(exchange);
+  }
+
+  /**
+   * A session without a record just after the relay's connection was interrupted: 503 (resent by
+   * clients), not 404, since Redis may have restarted empty and its owner not made the record
+   * again yet (it does once its own connection is back). Undefined otherwise: the session ended.
+   */
+  private recovering(exchange: HttpExchange): HttpReply | undefined {
+    if (Date.now() - this.interruptedAt >= RECOVERY_MS) return undefined;
+    exchange.discardBody();
+    return storeUnavailableReply(new StoreUnavailableError('session store', 'recovering'));
   }
 
   /**

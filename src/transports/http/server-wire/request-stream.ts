@@ -35,6 +35,11 @@ export class RequestStream implements SseWriterOwner {
   streamId: string | undefined;
   /** The response was written (or the stream was ended). */
   ended = false;
+  /**
+   * The last event still being stored (an asynchronous store, such as Redis): a cancel ends the
+   * stream only after it, so the nested cancels the abort just wrote are not dropped.
+   */
+  private storing: Promise<void> | undefined;
 
   constructor(
     readonly transport: StreamOwner,
@@ -72,7 +77,7 @@ export class RequestStream implements SseWriterOwner {
       this.emit(undefined, data, message);
       return RESOLVED;
     }
-    return storeThen(
+    const stored = storeThen(
       this.transport.host,
       this.streamId,
       message,
@@ -80,6 +85,8 @@ export class RequestStream implements SseWriterOwner {
       (id) => this.emit(id, data, message),
       () => this.evicted(),
     );
+    if (stored !== RESOLVED) this.storing = stored;
+    return stored;
   }
 
   /** Pending → SSE: answer the POST with an event stream (primed when resumable). */
@@ -127,6 +134,14 @@ export class RequestStream implements SseWriterOwner {
    */
   cancelled(): void {
     if (this.ended) return;
+    const storing = this.storing;
+    if (storing) {
+      // Stores settle in order: once the last one has, everything written before the cancel is out.
+      this.storing = undefined;
+      const again = (): void => this.cancelled();
+      void storing.then(again, again);
+      return;
+    }
     const respond = this.respond;
     if (respond) {
       this.respond = undefined;
