@@ -3,7 +3,10 @@
  * HTTP, and build the report. Every check is bounded; one that throws is a failure with its
  * message, never the end of the run.
  */
-import { HTTP_CHECKS, probeHttp, type HttpTarget } from './http-checks.js';
+import { HTTP_CHECKS } from './http-checks.js';
+import type { HttpTarget } from './http-peer.js';
+import { probeHttp } from './http-probe.js';
+import { MODERN_CHECKS } from './modern-checks.js';
 import { summarize, type CheckResult, type DoctorReport } from './report.js';
 import { probeStdio, STDIO_CHECKS, type StdioTarget } from './stdio-checks.js';
 import type { ToolHints, ToolPicks } from './tool-picker.js';
@@ -157,5 +160,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     stateful: probe.stateful,
     modern: probe.modern,
   };
-  return reportOn({ kind: 'http', url }, probe, options, () => runChecks(HTTP_CHECKS, target, options));
+  return reportOn({ kind: 'http', url }, probe, options, () =>
+    runChecks([...HTTP_CHECKS, ...MODERN_CHECKS], target, options),
+  );
 }

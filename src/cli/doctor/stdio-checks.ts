@@ -3,7 +3,8 @@
  * hand, provokes one ending or one bad input, and reports what the server did. Built from
  * docs/lifecycle.md and the spec's stdio transport; the server is a stranger in any language.
  */
-import type { CheckResult, CheckStatus } from './report.js';
+import { LEGACY, needTool, NO_TOOL, READ_ONLY, type Check, type Outcome } from './check-kit.js';
+import type { CheckResult } from './report.js';
 import { StdioPeer } from './stdio-peer.js';
 import {
   minimalArguments,
@@ -13,7 +14,6 @@ import {
   type ToolPicks,
 } from './tool-picker.js';
 
-export const PROTOCOL = '2025-11-25';
 /** An exit this long after stdin's EOF is "prompt". */
 const PROMPT_EXIT_MS = 2_000;
 
@@ -26,16 +26,8 @@ export interface StdioTarget {
   readonly args: Record<string, unknown> | undefined;
 }
 
-type Outcome = { status: CheckStatus; observed: string };
-
 /** A stdio check: its id, words for the report, and what it does. */
-export interface StdioCheck {
-  id: string;
-  title: string;
-  why: string;
-  ref: string;
-  run(target: StdioTarget): Promise<Outcome>;
-}
+export type StdioCheck = Check<StdioTarget>;
 
 /** What the handshake gave, or why it failed (fatal for the whole run). */
 export interface Handshake {
@@ -54,7 +46,7 @@ export async function handshake(peer: StdioPeer, ms: number): Promise<Handshake>
     id: requestId,
     method: 'initialize',
     params: {
-      protocolVersion: PROTOCOL,
+      protocolVersion: LEGACY,
       capabilities: { sampling: {}, elicitation: {} },
       clientInfo: { name: 'keel-doctor', version: '0.1.0' },
     },
@@ -127,20 +119,6 @@ async function stillServing(peer: StdioPeer, target: StdioTarget): Promise<boole
   const from = peer.lines.length;
   if (!peer.send({ jsonrpc: '2.0', id: pingId, method: 'ping' })) return false;
   return (await peer.waitFor((m) => m.id === pingId, target.timeoutMs, from)) !== undefined;
-}
-
-const NEEDS_CALLS = 'not run: --read-only (no tool calls)';
-
-const HINT = {
-  slow: 'no tool that runs for a while was found (give one with --slow-tool)',
-  asking: 'no tool that asks the client for input was found (give one with --sampling-tool or --elicit-tool)',
-  fast: 'no tool to call was found (give one with --tool)',
-} as const;
-
-/** The tool of `kind` a check calls, or why the check does not apply. */
-function needTool(target: StdioTarget, kind: 'slow' | 'asking' | 'fast'): ListedTool | Outcome {
-  if (target.readOnly) return { status: 'n/a', observed: NEEDS_CALLS };
-  return target.picks[kind] ?? { status: 'n/a', observed: HINT[kind] };
 }
 
 /** EOF, then: prompt exit with code 0 and nothing written after it? */
@@ -241,9 +219,9 @@ export const STDIO_CHECKS: StdioCheck[] = [
     why: 'A client that dies closes its end of the pipe: the next write fails with EPIPE, which must not crash the server with an error exit.',
     ref: 'lifecycle.md G3 (a write to a closed connection is dropped, not thrown)',
     run: async (target) => {
-      if (target.readOnly) return { status: 'n/a', observed: NEEDS_CALLS };
+      if (target.readOnly) return READ_ONLY;
       const tool = target.picks.slow ?? target.picks.fast;
-      if (!tool) return { status: 'n/a', observed: 'no tool to call was found (give one with --tool)' };
+      if (!tool) return NO_TOOL;
       return withPeer(target, async (peer) => {
         peer.closeOutput();
         callTool(peer, tool, target, 'doctor');
@@ -276,10 +254,9 @@ export const STDIO_CHECKS: StdioCheck[] = [
     why: 'Whichever wins, the client must get at most one answer for its request: two answers confuse every client.',
     ref: 'spec basic/utilities/cancellation ("the receiver SHOULD NOT send a response for the cancelled request"); lifecycle.md G6',
     run: async (target) => {
-      if (target.readOnly) return { status: 'n/a', observed: NEEDS_CALLS };
+      if (target.readOnly) return READ_ONLY;
       const tools = [target.picks.fast, target.picks.slow].filter((t): t is ListedTool => t !== undefined);
-      if (tools.length === 0)
-        return { status: 'n/a', observed: 'no tool to call was found (give one with --tool)' };
+      if (tools.length === 0) return NO_TOOL;
       return withPeer(target, async (peer) => {
         const ids: number[] = [];
         for (const tool of tools) {
@@ -437,7 +414,7 @@ export const STDIO_CHECKS: StdioCheck[] = [
           id: again,
           method: 'initialize',
           params: {
-            protocolVersion: PROTOCOL,
+            protocolVersion: LEGACY,
             capabilities: {},
             clientInfo: { name: 'keel-doctor', version: '0.1.0' },
           },

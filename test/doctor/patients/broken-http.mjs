@@ -11,9 +11,13 @@
 //   leak-sessions     DELETE does not free the session (each holds 1 MiB), no cap on sessions
 //   no-resume         SSE events carry no id, GET with Last-Event-ID is refused (405)
 //   nested-no-cancel  cancelling a call that waits on sampling leaves the sampling request open
-// Tools: fast, slow (3 s on an SSE stream, progress when asked), ask (sampling/createMessage).
+//   leak-memory       DELETE ends the session (404 after) but keeps 1 MiB of it for ever
+//   trust-state       2026-07-28: a requestState is read without checking its signature
+//   any-version       2026-07-28: a request naming a version it does not speak is served
+// Tools: fast, slow (3 s on an SSE stream, progress when asked), ask (sampling/createMessage; in
+// 2026-07-28 an input_required result with a signed requestState).
 import { createServer } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 
 const flagArg = process.argv.indexOf('--break');
 const BROKEN = new Set(
@@ -35,6 +39,8 @@ const TOOLS = [
 
 /** session id -> { calls: Map<reqKey, call>, streams: Map<streamId, stream>, waiting: Map<outId, fn>, ballast } */
 const sessions = new Map();
+/** What `leak-memory` keeps of the sessions it deleted. */
+const kept = [];
 let nextStream = 1;
 let nextOut = 1;
 
@@ -172,6 +178,9 @@ function onMessage(req, res, message) {
       { 'mcp-session-id': sid },
     );
   }
+  const version = params?._meta?.['io.modelcontextprotocol/protocolVersion'];
+  if (req.headers['mcp-session-id'] === undefined && typeof version === 'string')
+    return onModern(res, message, version);
   const session = sessions.get(req.headers['mcp-session-id']);
   if (!session) return sendJson(res, 404, jsonError(id ?? null, -32001, 'Session not found'));
   if (method === undefined && id !== undefined) {
@@ -191,6 +200,43 @@ function onMessage(req, res, message) {
   if (method === 'tools/list') return sendJson(res, 200, { jsonrpc: '2.0', id, result: { tools: TOOLS } });
   if (method === 'tools/call') return callTool(session, id, params, res);
   return sendJson(res, 200, jsonError(id, -32601, `Method not found: ${method}`));
+}
+
+// 2026-07-28: every request stands alone. `ask` asks for a sample in an input_required result
+// whose requestState (the round, signed) must come back unchanged with the answer.
+const MODERN = '2026-07-28';
+const STATE_KEY = randomBytes(32);
+const sign = (payload) => createHmac('sha256', STATE_KEY).update(payload).digest('base64url');
+
+function onModern(res, { id, method, params }, version) {
+  if (version !== MODERN && !broken('any-version'))
+    return sendJson(res, 400, jsonError(id ?? null, -32600, `Unsupported protocol version ${version}`));
+  const answer = (result) => sendJson(res, 200, { jsonrpc: '2.0', id, result });
+  if (method === 'server/discover')
+    return answer({
+      supportedVersions: [MODERN],
+      capabilities: { tools: {} },
+      serverInfo: { name: 'broken-http', version: '0.0.1' },
+    });
+  if (method === 'tools/list') return answer({ tools: TOOLS });
+  if (method !== 'tools/call')
+    return sendJson(res, 200, jsonError(id, -32601, `Method not found: ${method}`));
+  if (params?.name !== 'ask') return answer(text(`${params?.name} done`));
+  const state = params.requestState;
+  if (typeof state !== 'string') {
+    const payload = Buffer.from(JSON.stringify({ round: 1 })).toString('base64url');
+    return answer({
+      resultType: 'input_required',
+      inputRequests: {
+        q1: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } },
+      },
+      requestState: `${payload}.${sign(payload)}`,
+    });
+  }
+  const [payload, signature] = state.split('.');
+  if (!broken('trust-state') && signature !== sign(payload ?? ''))
+    return sendJson(res, 200, jsonError(id, -32602, 'requestState was changed'));
+  return answer(text(`sampled: ${params.inputResponses?.q1?.content?.text ?? 'nothing'}`));
 }
 
 function onGet(req, res, session) {
@@ -221,6 +267,7 @@ function onDelete(res, sid, session) {
     return; // the calls keep running; their streams stay open and never end
   }
   if (!broken('leak-sessions')) sessions.delete(sid);
+  if (broken('leak-memory')) kept.push(Buffer.alloc(BODY_LIMIT, 1));
   for (const key of [...session.calls.keys()]) stopCall(session, key, 'session deleted');
   res.writeHead(200).end();
 }

@@ -55,7 +55,13 @@ describe.skipIf(!redisAvailable())('issue 28: processes crashing under load', ()
       for (const call of failed) {
         // It was running when a process was killed, and failed within the bound after that kill.
         const kill = kills.find(({ at, gone }) => call.start <= gone && call.end! >= at);
-        expect(kill, `a call that was not running at any kill failed: ${String(call.error)}`).toBeDefined();
+        const since = kills.map(
+          ({ at, gone }) => `${call.start - at} ms after kill (${gone - at} ms to exit)`,
+        );
+        expect(
+          kill,
+          `a ${call.kind} call that was not running at any kill failed: ${String(call.error)}; it started ${since.join(', ')}, ended ${call.end! - call.start} ms later`,
+        ).toBeDefined();
         // Known gap (issue 28 note): now and then a call that was waiting on the client (elicit)
         // when its process died is settled only by the client's own call timeout, not by the
         // relay's bound; it still settles, with a typed error, and its session goes on.
