@@ -189,7 +189,11 @@ describe('issue 29: keel doctor against a broken HTTP server (no SDK)', () => {
     ['no-body-limit', 'http.oversized-body', /an 8 MiB body was read in full/],
     ['leak-sessions', 'http.session-churn', /deleted sessions still answered/],
     // Only the server's RSS shows this one (doctor finds the local process through /proc).
-    ['leak-memory', 'http.session-churn', /RSS [\d.]+ → [\d.]+ MB: \d+ KB kept per deleted session/],
+    [
+      'leak-memory',
+      'http.session-churn',
+      /RSS [\d.]+( → [\d.]+){3} MB: it grew with every round, \d+ KB per deleted session/,
+    ],
     [
       'nested-no-cancel',
       'http.nested-cancel',
@@ -320,6 +324,42 @@ describe('issue 29: keel doctor against the official TypeScript SDKs (stdio, as 
       'stdio.stdout-closed': 'pass',
       'stdio.batch': 'fail',
       'stdio.second-initialize': 'fail',
+    });
+  }, 120_000);
+});
+
+describe('issue 29: keel doctor against the official TypeScript SDKs over HTTP (as their documentation wires them)', () => {
+  const args = ['--args', '{"text":"hi","prompt":"hi"}'];
+  it('SDK 1.x with createMcpExpressApp: no Origin check; the rest it does right', async () => {
+    await withHttp('test/doctor/official/sdk1-http.mjs', {}, async (url) => {
+      const { code, report } = await doctor([...args, url]);
+      const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+      expect(failed(report)).toEqual(['http.origin']);
+      expect(report.checks.find((c) => c.id === 'http.origin')!.observed).toMatch(/answered 200/);
+      expect(status).toMatchObject({
+        'http.host': 'pass',
+        'http.delete-during-call': 'pass',
+        'http.nested-cancel': 'pass',
+        'http.session-churn': 'pass',
+        'modern.discover': 'n/a',
+      });
+      expect(code).toBe(1);
+    });
+  }, 120_000);
+  it('SDK v2 on node:http, stateless as its README shows: passes; the session checks do not apply', async () => {
+    await withHttp('test/doctor/official/sdk2-http.mjs', {}, async (url) => {
+      const { code, report } = await doctor([...args, url]);
+      const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+      expect(failed(report)).toEqual([]);
+      expect(status).toMatchObject({
+        'http.origin': 'pass',
+        'http.host': 'pass',
+        'http.malformed-body': 'pass',
+        'http.oversized-body': 'pass',
+        'http.delete-during-call': 'n/a',
+        'http.nested-cancel': 'n/a',
+      });
+      expect(code).toBe(0);
     });
   }, 120_000);
 });
