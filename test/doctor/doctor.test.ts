@@ -123,6 +123,10 @@ describe('issue 29: keel doctor against Keel', () => {
         expect(failed(report)).toEqual([]);
         expect(report.summary.na).toBe(0);
         expect(report.checks.map((c) => c.id)).toContain('modern.discover');
+        // The slow tool really ran when DELETE came (doctor asked its `seconds` for 3 s).
+        expect(report.checks.find((c) => c.id === 'http.delete-during-call')!.observed).toMatch(
+          /the call answered 200 with an error/,
+        );
         expect(code).toBe(0);
       });
     },
@@ -148,6 +152,7 @@ describe('issue 29: keel doctor against a broken stdio server (no SDK)', () => {
     ['oversized-die', 'stdio.oversized', /stopped serving after a 4 MiB line/],
     ['stdout-log', 'stdio.stdout-clean', /line\(s\) that are not JSON-RPC/],
     ['second-init', 'stdio.second-initialize', /accepted a second initialize/],
+    ['eof-idle', 'stdio.eof-idle', /still running \d+ ms after stdin reached EOF/],
   ];
   it('without a flag it passes the checks these cases use', async () => {
     const only = [...new Set(cases.map(([, id]) => id))].join(',');
@@ -199,6 +204,8 @@ describe('issue 29: keel doctor against a broken HTTP server (no SDK)', () => {
       'http.nested-cancel',
       /no notifications\/cancelled for its sampling\/createMessage request/,
     ],
+    ['drop-ends-session', 'http.disconnect-mid-stream', /the session stopped answering/],
+    ['resume-no-answer', 'http.resume', /did not bring the call's answer within \d+ ms/],
     ['trust-state', 'modern.request-state-tampered', /accepted a requestState with one character changed/],
     ['any-version', 'modern.version-check', /with a result for version 2099-01-01/],
   ];

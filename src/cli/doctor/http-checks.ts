@@ -13,6 +13,7 @@ import {
   openStream,
   ping,
   post,
+  POST_HEADERS,
   rawPost,
   toolCall,
   type HttpTarget,
@@ -176,8 +177,11 @@ export const HTTP_CHECKS: HttpCheck[] = [
       const controller = new AbortController();
       const bound = setTimeout(() => controller.abort(), target.timeoutMs);
       const call = post(target, toolCall(slow, target, nextRequestId()), headers, controller.signal).then(
+        // A stream still open at the bound was cut by doctor (post keeps what came): it hung.
         (answer) =>
-          `answered ${answer.status}${answer.messages.some((m) => m.error) ? ' with an error' : ''}`,
+          controller.signal.aborted
+            ? 'hung'
+            : `answered ${answer.status}${answer.messages.some((m) => m.error) ? ' with an error' : ''}`,
         (error: Error) => (controller.signal.aborted ? 'hung' : `cut (${error.message})`),
       );
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -222,13 +226,23 @@ export const HTTP_CHECKS: HttpCheck[] = [
       const slow = needTool(target, 'slow');
       if ('status' in slow) return slow;
       return inSession(target, async (headers) => {
-        const stream = await openStream(target, {
+        // Dropped 300 ms in, whether or not the server has sent its headers yet.
+        const controller = new AbortController();
+        const drop = setTimeout(() => controller.abort(), 300);
+        const outcome = await fetch(target.url, {
           method: 'POST',
+          headers: { ...POST_HEADERS, ...target.headers, ...headers },
           body: toolCall(slow, target, nextRequestId()),
-          headers,
-        });
-        await stream.next(300);
-        stream.close();
+          signal: controller.signal,
+        })
+          .then((response) => response.text())
+          .then(
+            () => 'answered',
+            () => 'dropped',
+          );
+        clearTimeout(drop);
+        if (outcome === 'answered')
+          return notApplicable(`"${slow.name}" answered within 300 ms: nothing to drop mid-call`);
         await new Promise((resolve) => setTimeout(resolve, 200));
         if (!(await ping(target, headers)))
           return {
@@ -279,10 +293,18 @@ export const HTTP_CHECKS: HttpCheck[] = [
         stream.close();
         if (lastId === undefined)
           return { status: 'n/a', observed: 'the stream carried no event ids (not resumable)' };
-        const resumed = await openStream(target, {
-          method: 'GET',
-          headers: { ...headers, 'last-event-id': lastId },
-        });
+        let resumed: Awaited<ReturnType<typeof openStream>>;
+        try {
+          resumed = await openStream(target, {
+            method: 'GET',
+            headers: { ...headers, 'last-event-id': lastId },
+          });
+        } catch {
+          return {
+            status: 'fail',
+            observed: `GET with Last-Event-ID sent no answer (not even its headers) within ${2 * target.timeoutMs} ms`,
+          };
+        }
         try {
           if (resumed.status !== 200)
             return { status: 'fail', observed: `GET with Last-Event-ID answered ${resumed.status}` };

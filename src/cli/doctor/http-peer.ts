@@ -31,6 +31,12 @@ export interface Answer {
   text: string;
 }
 
+/** The headers of every POST doctor sends. */
+export const POST_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+} as const;
+
 /** POST `body`, read the answer (bounded in time and size). */
 export async function post(
   target: HttpTarget,
@@ -40,12 +46,7 @@ export async function post(
 ): Promise<Answer> {
   const response = await fetch(target.url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...target.headers,
-      ...extra,
-    },
+    headers: { ...POST_HEADERS, ...target.headers, ...extra },
     body,
     signal: signal ?? AbortSignal.timeout(target.timeoutMs),
   });
@@ -253,7 +254,7 @@ export function toolCall(tool: ListedTool, target: HttpTarget, requestId: number
     method: 'tools/call',
     params: {
       name: tool.name,
-      arguments: minimalArguments(tool, target.args),
+      arguments: minimalArguments(tool, target.args, tool === target.picks.slow),
       // Progress, where the tool reports it, puts events (with ids) on the stream before the answer.
       ...(progress ? { _meta: { progressToken: `doctor-${requestId}` } } : {}),
     },

@@ -106,7 +106,7 @@ function callTool(peer: StdioPeer, tool: ListedTool, target: StdioTarget, progre
     method: 'tools/call',
     params: {
       name: tool.name,
-      arguments: minimalArguments(tool, target.args),
+      arguments: minimalArguments(tool, target.args, tool === target.picks.slow),
       ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
     },
   });

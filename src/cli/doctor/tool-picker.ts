@@ -62,8 +62,26 @@ export function pickTools(tools: readonly ListedTool[], hints: ToolHints): ToolP
   return { fast, slow, asking };
 }
 
-/** The least arguments `tool`'s schema accepts: each required property with a plain value of its type. */
-export function minimalArguments(tool: ListedTool, given?: Record<string, unknown>): Record<string, unknown> {
+/** Names of a number property that says how long a tool runs, in seconds or in milliseconds. */
+const SECONDS = /^(seconds?|secs?|duration|delay|wait|sleep|time)$/i;
+const MILLIS = /(^ms$|millis|_ms$|Ms$)/;
+/** How long doctor asks a slow tool to run, when its schema lets it say. */
+const SLOW_SECONDS = 3;
+
+/**
+ * The least arguments `tool`'s schema accepts: each required property with a plain value of its
+ * type. With `slow`, a number property named like a duration (`seconds`, `delay`, `ms`, ...) asks
+ * for a few seconds even when optional, so a "slow" tool is slow under doctor too.
+ *
+ * @example
+ * minimalArguments({ name: 'wait', inputSchema: { properties: { seconds: { type: 'number' } } } }, undefined, true);
+ * // { seconds: 3 }
+ */
+export function minimalArguments(
+  tool: ListedTool,
+  given?: Record<string, unknown>,
+  slow = false,
+): Record<string, unknown> {
   if (given) return given;
   const out: Record<string, unknown> = {};
   for (const name of tool.inputSchema?.required ?? []) {
@@ -83,6 +101,14 @@ export function minimalArguments(tool: ListedTool, given?: Record<string, unknow
             : type === 'object'
               ? {}
               : 'doctor';
+  }
+  if (slow) {
+    for (const [name, property] of Object.entries(tool.inputSchema?.properties ?? {})) {
+      const type = Array.isArray(property.type) ? property.type[0] : property.type;
+      if (type !== 'number' && type !== 'integer') continue;
+      if (MILLIS.test(name)) out[name] = SLOW_SECONDS * 1000;
+      else if (SECONDS.test(name)) out[name] = SLOW_SECONDS;
+    }
   }
   return out;
 }

@@ -11,6 +11,8 @@
 //   leak-sessions     DELETE does not free the session (each holds 1 MiB), no cap on sessions
 //   no-resume         SSE events carry no id, GET with Last-Event-ID is refused (405)
 //   nested-no-cancel  cancelling a call that waits on sampling leaves the sampling request open
+//   drop-ends-session a client dropping a call's stream ends its whole session (404 after)
+//   resume-no-answer  a resumed stream replays the events but never brings the call's answer
 //   leak-memory       DELETE ends the session (404 after) but keeps 1 MiB of it for ever
 //   trust-state       2026-07-28: a requestState is read without checking its signature
 //   any-version       2026-07-28: a request naming a version it does not speak is served
@@ -57,8 +59,11 @@ function openStream(session, res) {
   const stream = { id: nextStream++, events: [], res, ended: false };
   session.streams.set(String(stream.id), stream);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
   res.on('close', () => {
     if (stream.res === res) stream.res = null; // the client went away: keep running, stop writing
+    if (!stream.ended && broken('drop-ends-session'))
+      for (const [sid, s] of sessions) if (s === session) sessions.delete(sid);
   });
   return stream;
 }
@@ -249,10 +254,12 @@ function onGet(req, res, session) {
   const stream = session.streams.get(streamId);
   if (!stream) return sendJson(res, 404, jsonError(null, -32000, 'Unknown event id'));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
   stream.events.forEach((message, i) => {
     if (i + 1 > Number(n)) res.write(`id: ${stream.id}:${i + 1}\ndata: ${JSON.stringify(message)}\n\n`);
   });
   if (stream.ended) return res.end();
+  if (broken('resume-no-answer')) return; // open, and nothing more ever comes
   stream.res = res;
   res.on('close', () => {
     if (stream.res === res) stream.res = null;

@@ -13,6 +13,7 @@
 //   oversized-die   a line over 1 MiB kills it (exit 134, as an out-of-memory abort would)
 //   stdout-log      prints human text on stdout (at start and on every call)
 //   second-init     a second initialize is answered as a new session
+//   eof-idle        ignores stdin EOF while idle: a timer keeps it running (exits by itself after 60 s)
 // Tools: fast (answers at once), slow (3 s, with progress when asked), ask (sampling/createMessage).
 import process from 'node:process';
 
@@ -214,6 +215,10 @@ process.stdin.on('data', (chunk) => {
 
 process.stdin.on('end', () => {
   eof = true;
+  if (inflight.size === 0 && broken('eof-idle')) {
+    setTimeout(() => process.exit(0), 60_000);
+    return;
+  }
   const waitingOnClient = [...inflight.keys()].some((k) => !inflight.get(k).timers.length);
   if (waitingOnClient && broken('eof-sampling')) {
     // Waits for a sampling answer that can never come, like a 60 s request timeout would.
