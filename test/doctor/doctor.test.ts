@@ -100,6 +100,7 @@ describe('issue 29: keel doctor against Keel', () => {
     expect(report.fatal).toBeUndefined();
     expect(failed(report)).toEqual([]);
     expect(report.summary).toMatchObject({ fail: 0, na: 0 });
+    expect(report.checks.find((c) => c.id === 'stdio.oversized')!.observed).toMatch(/^refused it \(-32600\)/);
     expect(report.checks.length).toBeGreaterThanOrEqual(11);
     expect(code).toBe(0);
     const xml = readFileSync(junit, 'utf8');

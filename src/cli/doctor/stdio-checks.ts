@@ -391,14 +391,33 @@ export const STDIO_CHECKS: StdioCheck[] = [
     ref: 'lifecycle.md G12 (bounded input)',
     run: (target) =>
       withPeer(target, async (peer) => {
-        peer.send({ jsonrpc: '2.0', id: id(), method: 'ping', params: { pad: 'x'.repeat(4 * 1024 * 1024) } });
-        await peer.pause(300);
+        const bigId = id();
+        const from = peer.lines.length;
+        peer.send({
+          jsonrpc: '2.0',
+          id: bigId,
+          method: 'ping',
+          params: { pad: 'x'.repeat(4 * 1024 * 1024) },
+        });
+        // Its answer: the ping's result (read whole), or an error for it or for no id (refused).
+        const answer = await peer.waitFor(
+          (m) => m.id === bigId || (m.id === null && m.error !== undefined),
+          1_000,
+          from,
+        );
         if (!(await stillServing(peer, target)))
           return {
             status: 'fail',
             observed: `stopped serving after a 4 MiB line (${describeExit(peer)})${stderrTail(peer)}`,
           };
-        return { status: 'pass', observed: 'still serving after a 4 MiB line' };
+        const error = answer?.error as { code?: unknown } | undefined;
+        const said =
+          answer === undefined
+            ? 'said nothing about it'
+            : error
+              ? `refused it (${String(error.code)})`
+              : 'read it whole and answered';
+        return { status: 'pass', observed: `${said}; still serving after a 4 MiB line` };
       }),
   },
   {
