@@ -9,6 +9,28 @@ import type { ListedTool, ToolPicks } from './tool-picker.js';
 export const LEGACY = '2025-11-25';
 /** The sessionless era, checked where the server offers it (`server/discover`). */
 export const MODERN = '2026-07-28';
+/** Who doctor says it is. */
+export const DOCTOR_INFO = { name: 'keel-doctor', version: '0.1.0' } as const;
+
+/**
+ * Doctor's `initialize`: the legacy era, as a client that could answer sampling and elicitation
+ * (so servers send them, and the checks can see what happens to them).
+ *
+ * @example
+ * peer.send(initializeRequest(1));
+ */
+export function initializeRequest(id: number): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: LEGACY,
+      capabilities: { sampling: {}, elicitation: {} },
+      clientInfo: DOCTOR_INFO,
+    },
+  };
+}
 
 /**
  * What one check saw.

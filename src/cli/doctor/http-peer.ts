@@ -4,7 +4,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { encodeHeaderValue } from '../../core/header-value.js';
-import { LEGACY, type Outcome, type ToolTarget } from './check-kit.js';
+import { DOCTOR_INFO, initializeRequest, LEGACY, type Outcome, type ToolTarget } from './check-kit.js';
 import { minimalArguments, type ListedTool } from './tool-picker.js';
 
 /** What every HTTP check gets. */
@@ -221,17 +221,9 @@ export async function closeSession(target: HttpTarget, headers: Record<string, s
     .catch(() => undefined);
 }
 
+/** Doctor's `initialize`, as a POST body. */
 export function initialize(requestId: number): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id: requestId,
-    method: 'initialize',
-    params: {
-      protocolVersion: LEGACY,
-      capabilities: { sampling: {}, elicitation: {} },
-      clientInfo: { name: 'keel-doctor', version: '0.1.0' },
-    },
-  });
+  return JSON.stringify(initializeRequest(requestId));
 }
 
 export async function ping(target: HttpTarget, headers: Record<string, string>): Promise<boolean> {
@@ -275,7 +267,7 @@ export function modernRequest(
   const _meta = {
     'io.modelcontextprotocol/protocolVersion': version,
     'io.modelcontextprotocol/clientCapabilities': capabilities,
-    'io.modelcontextprotocol/clientInfo': { name: 'keel-doctor', version: '0.1.0' },
+    'io.modelcontextprotocol/clientInfo': DOCTOR_INFO,
   };
   const headers: Record<string, string> = { 'mcp-protocol-version': version, 'mcp-method': method };
   const name = params.name ?? params.uri;

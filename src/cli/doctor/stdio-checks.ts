@@ -3,7 +3,7 @@
  * hand, provokes one ending or one bad input, and reports what the server did. Built from
  * docs/lifecycle.md and the spec's stdio transport; the server is a stranger in any language.
  */
-import { LEGACY, needTool, NO_TOOL, READ_ONLY, type Check, type Outcome } from './check-kit.js';
+import { initializeRequest, needTool, NO_TOOL, READ_ONLY, type Check, type Outcome } from './check-kit.js';
 import type { CheckResult } from './report.js';
 import { StdioPeer } from './stdio-peer.js';
 import {
@@ -41,16 +41,7 @@ const id = (): number => ++nextId;
 /** initialize + initialized, by hand, within `ms`. */
 export async function handshake(peer: StdioPeer, ms: number): Promise<Handshake> {
   const requestId = id();
-  peer.send({
-    jsonrpc: '2.0',
-    id: requestId,
-    method: 'initialize',
-    params: {
-      protocolVersion: LEGACY,
-      capabilities: { sampling: {}, elicitation: {} },
-      clientInfo: { name: 'keel-doctor', version: '0.1.0' },
-    },
-  });
+  peer.send(initializeRequest(requestId));
   const answer = await peer.waitFor((m) => m.id === requestId, ms);
   if (peer.failedToSpawn) return { error: `could not start the command: ${peer.failedToSpawn.message}` };
   if (!answer) {
@@ -428,16 +419,7 @@ export const STDIO_CHECKS: StdioCheck[] = [
     run: (target) =>
       withPeer(target, async (peer) => {
         const again = id();
-        peer.send({
-          jsonrpc: '2.0',
-          id: again,
-          method: 'initialize',
-          params: {
-            protocolVersion: LEGACY,
-            capabilities: {},
-            clientInfo: { name: 'keel-doctor', version: '0.1.0' },
-          },
-        });
+        peer.send(initializeRequest(again));
         const answer = await peer.waitFor((m) => m.id === again, target.timeoutMs);
         if (!(await stillServing(peer, target)))
           return {
