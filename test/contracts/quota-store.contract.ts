@@ -3,26 +3,13 @@
  * (quota-store.memory.test.ts, quota-store.redis.test.ts). Call `quotaStoreContract` in a test
  * file that also calls `useProcessGuard()`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from 'keel-mcp/core';
 import type { QuotaRate, QuotaStore } from 'keel-mcp/server';
 import { within } from '../helpers/guard.js';
+import { harnesses, type StoreHarness } from './store-harness.js';
 
-export interface QuotaStoreHarness {
-  store: QuotaStore;
-  /** Let `ms` pass on the store's clock (a fake clock, or real time for a server clock). */
-  advance: (ms: number) => Promise<void>;
-  /**
-   * The time unit the tests scale by: small for a fake clock, large enough for real time that the
-   * few milliseconds between two commands stay far below one unit.
-   */
-  unitMs: number;
-  /** Every key in the backend with its TTL in ms (-1 = none): stores with keys only. */
-  keyTtls?: () => Promise<Map<string, number>>;
-  /** Stop and start the backend: stores with one only. `start` resolves once the client is ready. */
-  backend?: { stop: () => Promise<void>; start: () => Promise<void> };
-  close: () => Promise<void>;
-}
+export type QuotaStoreHarness = StoreHarness<QuotaStore>;
 
 export function quotaStoreContract(
   name: string,
@@ -30,15 +17,7 @@ export function quotaStoreContract(
   options: { keys?: boolean; backend?: boolean } = {},
 ): void {
   describe(`QuotaStore contract: ${name}`, () => {
-    const open: QuotaStoreHarness[] = [];
-    const make = async () => {
-      const harness = await factory();
-      open.push(harness);
-      return harness;
-    };
-    afterEach(async () => {
-      for (const harness of open.splice(0)) await harness.close();
-    });
+    const make = harnesses(factory);
     /** `calls` per `calls * 10` units: one call comes back every 10 units. */
     const rate = (unitMs: number, calls: number, name = 'rate'): QuotaRate => ({
       name,

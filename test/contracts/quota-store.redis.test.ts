@@ -1,37 +1,14 @@
 /** The QuotaStore contract against RedisQuotaStore on a real redis-server (server clock). */
-import { afterAll, beforeAll, describe } from 'vitest';
 import { RedisQuotaStore } from 'keel-mcp/redis';
 import { useProcessGuard } from '../helpers/guard.js';
-import { connectTestClient } from '../helpers/redis-client.js';
-import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
+import { onRedis } from './redis-harness.js';
 import { quotaStoreContract } from './quota-store.contract.js';
 
 useProcessGuard();
 
-describe.skipIf(!redisAvailable())('RedisQuotaStore', () => {
-  let redis: TestRedis;
-  let namespaces = 0;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
-
-  quotaStoreContract(
-    'RedisQuotaStore',
-    async () => {
-      const { client, keyTtls, backend, close } = await connectTestClient(redis);
-      return {
-        store: new RedisQuotaStore({ client, namespace: `q${++namespaces}`, commandTimeoutMs: 1_000 }),
-        // Real time (the Redis clock): a unit far above the few ms between two commands.
-        unitMs: 60,
-        advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        keyTtls,
-        backend,
-        close,
-      };
-    },
-    { keys: true, backend: true },
-  );
-});
+onRedis(
+  'RedisQuotaStore',
+  quotaStoreContract,
+  (client, namespace) => new RedisQuotaStore({ client, namespace, commandTimeoutMs: 1_000 }),
+  { prefix: 'q', unitMs: 60 },
+);

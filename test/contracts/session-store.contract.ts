@@ -3,23 +3,13 @@
  * (session-store.memory.test.ts, session-store.redis.test.ts). Call `sessionStoreContract` in a
  * test file that also calls `useProcessGuard()`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from 'keel-mcp/core';
 import type { SessionStore } from 'keel-mcp/http';
 import { within } from '../helpers/guard.js';
+import { harnesses, type StoreHarness } from './store-harness.js';
 
-export interface SessionStoreHarness {
-  store: SessionStore;
-  /** Let `ms` pass on the store's clock (a fake clock, or real time for a server clock). */
-  advance: (ms: number) => Promise<void>;
-  /** The TTL unit the tests scale by: small for a fake clock, large enough to absorb a busy machine for real time. */
-  unitMs: number;
-  /** Every key in the backend with its TTL in ms (-1 = none): stores with keys only. */
-  keyTtls?: () => Promise<Map<string, number>>;
-  /** Stop and start the backend: stores with one only. `start` resolves once the client is ready. */
-  backend?: { stop: () => Promise<void>; start: () => Promise<void> };
-  close: () => Promise<void>;
-}
+export type SessionStoreHarness = StoreHarness<SessionStore>;
 
 export function sessionStoreContract(
   name: string,
@@ -27,15 +17,7 @@ export function sessionStoreContract(
   options: { keys?: boolean; backend?: boolean } = {},
 ): void {
   describe(`SessionStore contract: ${name}`, () => {
-    const open: SessionStoreHarness[] = [];
-    const make = async () => {
-      const harness = await factory();
-      open.push(harness);
-      return harness;
-    };
-    afterEach(async () => {
-      for (const harness of open.splice(0)) await harness.close();
-    });
+    const make = harnesses(factory);
     const HOUR = 3_600_000;
 
     it('create, then get returns the record; a second create of the id is refused and changes nothing', async () => {

@@ -3,22 +3,13 @@
  * implementation (state-store.memory.test.ts, state-store.redis.test.ts). Call `stateStoreContract`
  * in a test file that also calls `useProcessGuard()`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from 'keel-mcp/core';
 import type { StateStore } from 'keel-mcp/server';
 import { within } from '../helpers/guard.js';
+import { harnesses, type StoreHarness } from './store-harness.js';
 
-export interface StateStoreHarness {
-  store: StateStore;
-  /** Let `ms` pass on the store's clock. */
-  advance: (ms: number) => Promise<void>;
-  /** The TTL unit the tests scale by. */
-  unitMs: number;
-  /** Every key in the backend with its TTL in ms (-1 = none): stores with keys only. */
-  keyTtls?: () => Promise<Map<string, number>>;
-  backend?: { stop: () => Promise<void>; start: () => Promise<void> };
-  close: () => Promise<void>;
-}
+export type StateStoreHarness = StoreHarness<StateStore>;
 
 export function stateStoreContract(
   name: string,
@@ -26,15 +17,7 @@ export function stateStoreContract(
   options: { keys?: boolean; backend?: boolean } = {},
 ): void {
   describe(`StateStore contract: ${name}`, () => {
-    const open: StateStoreHarness[] = [];
-    const make = async () => {
-      const harness = await factory();
-      open.push(harness);
-      return harness;
-    };
-    afterEach(async () => {
-      for (const harness of open.splice(0)) await harness.close();
-    });
+    const make = harnesses(factory);
     const HOUR = 3_600_000;
     const roomy = { ttlMs: HOUR, maxKeys: 10, maxBytes: 1_000 };
 

@@ -60,7 +60,7 @@ describe.skipIf(!redisAvailable())('issue 28: processes crashing under load', ()
         );
         expect(
           kill,
-          `a ${call.kind} call that was not running at any kill failed: ${String(call.error)}; it started ${since.join(', ')}, ended ${call.end! - call.start} ms later`,
+          `a ${call.kind} call that was not running at any kill failed: ${String(call.error)}; it started ${since.join(', ')}, ended ${call.end! - call.start} ms later (start ${call.start}, client ${call.client})`,
         ).toBeDefined();
         // Known gap (issue 28 note): now and then a call that was waiting on the client (elicit)
         // when its process died is settled only by the client's own call timeout, not by the
