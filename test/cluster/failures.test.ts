@@ -211,3 +211,25 @@ test('owner dead before it answered: GET and DELETE get 503, a POST without requ
     error: { code: -32000, message: 'the server process holding this session stopped' },
   });
 });
+
+test('issue 28 (crash test, CI): the owner reads as gone while the open is on its way and reached nobody: the session is adopted, not the call failed', async () => {
+  cluster = startCluster(2, { relayCheckMs: 20 });
+  const [a, b] = [cluster.nodes[0]!, cluster.nodes[1]!];
+  const sessionId = await openSession(a);
+  cluster.hub.crash(a.relay.nodeId);
+  // B's open to the dead owner is slow to be answered: meanwhile B's peer watch reads A as gone.
+  let release!: () => void;
+  b.relay.heldOpens = new Promise<void>((resolve) => (release = resolve));
+  const reply = request(b, 'POST', { sessionId, body: callTool(1, 'whoami') });
+  for (let turn = 0; turn < 400 && b.relay.aliveCalls === 0; turn++)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(b.relay.aliveCalls).toBeGreaterThan(0); // the peer watch asked about A, and read it gone
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  b.relay.heldOpens = undefined;
+  release();
+  const response = await within(reply, 5_000, 'the call');
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { result?: { content: { text: string }[] }; error?: unknown };
+  expect(body.error).toBeUndefined();
+  expect(JSON.parse(body.result!.content[0]!.text)).toMatchObject({ node: 'node-2', sessionId });
+});

@@ -33,6 +33,8 @@ export class RecordingRelay implements Relay {
   refusing = false;
   /** While true, sends are recorded and reach nobody (`false`: the peer was not listening). */
   unheard = false;
+  /** While set, the `open` of an exchange waits for it (the medium is slow to answer). */
+  heldOpens: Promise<void> | undefined;
   /** How many times `alive` was asked. */
   aliveCalls = 0;
 
@@ -61,6 +63,11 @@ export class RecordingRelay implements Relay {
   }
 
   send(to: string, message: string): Promise<boolean> {
+    // Held: the medium answers an exchange's `open` once the gate opens (a slow PUBLISH), with
+    // what is true by then.
+    const held = this.heldOpens;
+    if (held && (JSON.parse(message) as { t?: string }).t === 'open')
+      return held.then(() => this.send(to, message));
     if (this.closed) this.afterClose.push(message);
     this.sent.push({ to, message: JSON.parse(message) as JsonObject });
     if (this.refusing) return Promise.reject(new StoreUnavailableError('test relay', 'send'));

@@ -53,6 +53,10 @@ interface Outgoing {
   /** A JSON body arriving in pieces: its head, and the pieces so far. */
   json: { head: HeadMessage; parts: string[] } | undefined;
   unwatch: () => void;
+  /** The relay said the `open` reached the owner. */
+  opened: boolean;
+  /** The owner read as gone before that was known (see {@link Forwarder.ownerLost}). */
+  lost: boolean;
 }
 
 /**
@@ -122,10 +126,17 @@ export class Forwarder {
         stream: undefined,
         json: undefined,
         unwatch: () => {},
+        opened: false,
+        lost: false,
       };
       this.outgoing.set(x, entry);
-      entry.unwatch = this.link.watch.watch(owner, () => this.fail(x));
-      this.link.send(owner, open, (error, why) => this.openFailed(x, error, why));
+      entry.unwatch = this.link.watch.watch(owner, () => this.ownerLost(x));
+      this.link.send(
+        owner,
+        open,
+        (error, why) => this.openFailed(x, error, why),
+        () => this.opened(x),
+      );
       // After `open`: a client already gone makes this run at once, and `gone` must follow `open`.
       exchange.onClientGone(() => this.clientLeft(x));
     });
@@ -198,6 +209,28 @@ export class Forwarder {
     entry.resolve = undefined;
     if (resolve) resolve(ownerStoppedReply(entry.method, entry.body, reason));
     else entry.stream?.abort();
+  }
+
+  /**
+   * The peer watch read the owner as gone. Once the `open` is known to have reached it, the
+   * exchange died with it; before that, the relay's answer decides: "nobody" (the owner died
+   * before it got the request) lets the request be routed again, and its session adopted, rather
+   * than fail a call no process ever saw (a race the crash test met at the end of the liveness
+   * window).
+   */
+  private ownerLost(x: string): void {
+    const entry = this.outgoing.get(x);
+    if (!entry) return;
+    if (entry.opened) this.fail(x);
+    else entry.lost = true;
+  }
+
+  /** The relay says the `open` of `x` reached its owner: if the owner read as gone meanwhile, `x` died with it. */
+  private opened(x: string): void {
+    const entry = this.outgoing.get(x);
+    if (!entry) return;
+    entry.opened = true;
+    if (entry.lost) this.fail(x);
   }
 
   /** A message for `x` from its owner was refused (too large): fail it, and the owner drops it. */

@@ -23,8 +23,16 @@ export type SendFault = 'refused' | 'nobody' | 'too-large';
  * link.send(owner, { t: 'gone', x }, () => fail(x));
  */
 export interface TunnelLink {
-  /** Hand `message` to the relay for `to`, in call order; `onFail` runs if the relay refuses it. */
-  send(to: string, message: TunnelMessage, onFail?: (error: unknown, why: SendFault) => void): void;
+  /**
+   * Hand `message` to the relay for `to`, in call order; `onFail` runs if it did not reach `to`,
+   * `onSent` once the relay says it did.
+   */
+  send(
+    to: string,
+    message: TunnelMessage,
+    onFail?: (error: unknown, why: SendFault) => void,
+    onSent?: () => void,
+  ): void;
   readonly watch: PeerWatch;
   readonly logger: Logger;
 }

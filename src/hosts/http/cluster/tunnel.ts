@@ -392,7 +392,12 @@ export class Tunnel implements TunnelLink {
     }
   }
 
-  send(to: string, message: TunnelMessage, onFail?: (error: unknown, why: SendFault) => void): void {
+  send(
+    to: string,
+    message: TunnelMessage,
+    onFail?: (error: unknown, why: SendFault) => void,
+    onSent?: () => void,
+  ): void {
     const text = JSON.stringify(message);
     if (text.length > messageLimit(message.t, this.options.maxBodyBytes)) {
       this.logger.debug(`relay: "${message.t}" of ${text.length} characters is over the bound; not sent`);
@@ -407,7 +412,7 @@ export class Tunnel implements TunnelLink {
     }
     const tracked = sent.then(
       (delivered) => {
-        if (delivered) return;
+        if (delivered) return onSent?.();
         this.logger.debug(`relay: "${message.t}" reached nobody (${to} is not listening)`);
         onFail?.(new StoreUnavailableError('relay', `send to ${to}: not listening`), 'nobody');
       },
