@@ -3,7 +3,7 @@
  * a check and of its outcome, and how a check finds the tool it needs or says why it cannot run.
  */
 import type { CheckStatus } from './report.js';
-import type { ListedTool, ToolPicks } from './tool-picker.js';
+import { minimalArguments, type ListedTool, type ToolPicks } from './tool-picker.js';
 
 /** The handshake era doctor speaks (stdio, and HTTP sessions). */
 export const LEGACY = '2025-11-25';
@@ -66,6 +66,33 @@ export type ToolKind = 'slow' | 'asking' | 'fast';
 export interface ToolTarget {
   readonly readOnly: boolean;
   readonly picks: ToolPicks;
+  /** `--args`: the arguments of every tool doctor calls (else the least each schema accepts). */
+  readonly args: Record<string, unknown> | undefined;
+}
+
+/**
+ * A `tools/call` of `tool` with the arguments doctor gives it (a slow tool is asked to be slow),
+ * and a progress token when the check wants events before the answer.
+ *
+ * @example
+ * peer.send(toolCallRequest(7, target.picks.slow!, target, 'doctor-7'));
+ */
+export function toolCallRequest(
+  id: number,
+  tool: ListedTool,
+  target: ToolTarget,
+  progressToken?: string,
+): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: tool.name,
+      arguments: minimalArguments(tool, target.args, tool === target.picks.slow),
+      ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
+    },
+  };
 }
 
 const HINT: Record<ToolKind, string> = {

@@ -4,8 +4,15 @@
  */
 import { request as httpRequest } from 'node:http';
 import { encodeHeaderValue } from '../../core/header-value.js';
-import { DOCTOR_INFO, initializeRequest, LEGACY, type Outcome, type ToolTarget } from './check-kit.js';
-import { minimalArguments, type ListedTool } from './tool-picker.js';
+import {
+  DOCTOR_INFO,
+  initializeRequest,
+  LEGACY,
+  toolCallRequest,
+  type Outcome,
+  type ToolTarget,
+} from './check-kit.js';
+import type { ListedTool } from './tool-picker.js';
 
 /** What every HTTP check gets. */
 export interface HttpTarget extends ToolTarget {
@@ -240,17 +247,10 @@ export async function ping(target: HttpTarget, headers: Record<string, string>):
 }
 
 export function toolCall(tool: ListedTool, target: HttpTarget, requestId: number, progress = false): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id: requestId,
-    method: 'tools/call',
-    params: {
-      name: tool.name,
-      arguments: minimalArguments(tool, target.args, tool === target.picks.slow),
-      // Progress, where the tool reports it, puts events (with ids) on the stream before the answer.
-      ...(progress ? { _meta: { progressToken: `doctor-${requestId}` } } : {}),
-    },
-  });
+  // Progress, where the tool reports it, puts events (with ids) on the stream before the answer.
+  return JSON.stringify(
+    toolCallRequest(requestId, tool, target, progress ? `doctor-${requestId}` : undefined),
+  );
 }
 
 /**

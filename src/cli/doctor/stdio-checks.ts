@@ -3,7 +3,15 @@
  * hand, provokes one ending or one bad input, and reports what the server did. Built from
  * docs/lifecycle.md and the spec's stdio transport; the server is a stranger in any language.
  */
-import { initializeRequest, needTool, NO_TOOL, READ_ONLY, type Check, type Outcome } from './check-kit.js';
+import {
+  initializeRequest,
+  needTool,
+  NO_TOOL,
+  READ_ONLY,
+  toolCallRequest,
+  type Check,
+  type Outcome,
+} from './check-kit.js';
 import type { CheckResult } from './report.js';
 import { StdioPeer } from './stdio-peer.js';
 import {
@@ -91,16 +99,7 @@ async function withPeer(target: StdioTarget, body: (peer: StdioPeer) => Promise<
 
 function callTool(peer: StdioPeer, tool: ListedTool, target: StdioTarget, progressToken?: string): number {
   const requestId = id();
-  peer.send({
-    jsonrpc: '2.0',
-    id: requestId,
-    method: 'tools/call',
-    params: {
-      name: tool.name,
-      arguments: minimalArguments(tool, target.args, tool === target.picks.slow),
-      ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
-    },
-  });
+  peer.send(toolCallRequest(requestId, tool, target, progressToken));
   return requestId;
 }
 
