@@ -67,7 +67,7 @@ async function callRound(
 }
 
 /** `state` with one character in its middle changed (kept in the same alphabet). */
-export function tamper(state: string): string {
+function tamper(state: string): string {
   const at = Math.floor(state.length / 2);
   const char = state[at]!;
   const swapped = /[0-9]/.test(char) ? (char === '0' ? '1' : '0') : char === 'A' ? 'B' : 'A';
