@@ -2,32 +2,26 @@
  * The EventStore contract against RedisEventStore on a real redis-server (test/helpers/redis.ts),
  * including what only Redis has: key TTLs and a backend that goes down and comes back.
  */
-import { afterAll, beforeAll, describe } from 'vitest';
+import { describe } from 'vitest';
 import { RedisEventStore } from 'keel-mcp/redis';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectTestClient } from '../helpers/redis-client.js';
-import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
+import { redisAvailable } from '../helpers/redis.js';
+import { useTestRedis } from './redis-harness.js';
 import { eventStoreContract } from './event-store.contract.js';
 
 useProcessGuard();
 
 describe.skipIf(!redisAvailable())('RedisEventStore', () => {
-  let redis: TestRedis;
-  let namespaces = 0;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
+  const redis = useTestRedis('t');
 
   eventStoreContract(
     'RedisEventStore',
     async (bounds) => {
-      const { client, keyTtls, backend, close } = await connectTestClient(redis);
+      const { client, keyTtls, backend, close } = await connectTestClient(redis.server());
       const store = new RedisEventStore({
         client,
-        namespace: `t${++namespaces}`,
+        namespace: redis.namespace(),
         maxEventsPerStream: bounds.maxEventsPerStream,
         maxBytesPerStream: bounds.maxBytes,
         maxAgeMs: bounds.maxAgeMs,

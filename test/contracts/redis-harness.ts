@@ -7,6 +7,28 @@ import { connectTestClient, type TestRedisClient } from '../helpers/redis-client
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import type { StoreHarness } from './store-harness.js';
 
+/**
+ * Call inside a `describe`: one redis-server for its tests (started before them, stopped after),
+ * and a fresh namespace (`<prefix>1`, `<prefix>2`, ...) per harness so tests never share keys.
+ */
+export function useTestRedis(prefix: string): { server: () => TestRedis; namespace: () => string } {
+  let redis: TestRedis | undefined;
+  let namespaces = 0;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  return {
+    server: () => {
+      if (!redis) throw new Error('redis-server is not started yet (use it inside a test)');
+      return redis;
+    },
+    namespace: () => `${prefix}${++namespaces}`,
+  };
+}
+
 type Contract<Store> = (
   name: string,
   factory: () => Promise<StoreHarness<Store>>,
@@ -26,20 +48,13 @@ export function onRedis<Store>(
   options: { prefix: string; unitMs: number },
 ): void {
   describe.skipIf(!redisAvailable())(name, () => {
-    let redis: TestRedis;
-    let namespaces = 0;
-    beforeAll(async () => {
-      redis = await startRedis();
-    });
-    afterAll(async () => {
-      await redis.stop();
-    });
+    const redis = useTestRedis(options.prefix);
     contract(
       name,
       async () => {
-        const { client, keyTtls, backend, close } = await connectTestClient(redis);
+        const { client, keyTtls, backend, close } = await connectTestClient(redis.server());
         return {
-          store: makeStore(client, `${options.prefix}${++namespaces}`),
+          store: makeStore(client, redis.namespace()),
           unitMs: options.unitMs,
           advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
           keyTtls,

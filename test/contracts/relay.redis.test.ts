@@ -1,29 +1,23 @@
 /** The Relay contract against RedisRelay on a throwaway redis-server (test/helpers/redis.ts). */
-import { afterAll, beforeAll, describe } from 'vitest';
+import { describe } from 'vitest';
 import { RedisRelay } from 'keel-mcp/redis';
 import type { Relay } from 'keel-mcp/http';
 import { useProcessGuard } from '../helpers/guard.js';
 import { connectRelayNodes } from '../adapters-redis/relay-nodes.js';
-import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
+import { redisAvailable } from '../helpers/redis.js';
+import { useTestRedis } from './redis-harness.js';
 import { relayContract } from './relay.contract.js';
 
 useProcessGuard();
 
 describe.skipIf(!redisAvailable())('RedisRelay', () => {
-  let redis: TestRedis;
-  let namespaces = 0;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
+  const redis = useTestRedis('r');
 
   relayContract(
     'RedisRelay',
     async () => {
-      const nodes = await connectRelayNodes(redis);
-      const namespace = `r${++namespaces}`;
+      const nodes = await connectRelayNodes(redis.server());
+      const namespace = redis.namespace();
       const relays = new Map<Relay, number>();
       const heartbeatMs = 100;
       return {
@@ -41,7 +35,7 @@ describe.skipIf(!redisAvailable())('RedisRelay', () => {
         crash: (relay) => Promise.resolve(nodes.destroy(relays.get(relay)!)),
         livenessMs: 5 * heartbeatMs, // the default window (ttlMs not set)
         medium: { down: () => nodes.backend.stop(), up: () => nodes.backend.start() },
-        freeze: { freeze: () => redis.freeze(), thaw: () => redis.thaw() },
+        freeze: { freeze: () => redis.server().freeze(), thaw: () => redis.server().thaw() },
         keys: async () => [...(await nodes.keyTtls()).keys()],
         close: () => nodes.close(),
       };
