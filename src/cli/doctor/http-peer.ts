@@ -19,7 +19,6 @@ export interface HttpTarget extends ToolTarget {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly timeoutMs: number;
-  readonly args: Record<string, unknown> | undefined;
   /** The server keeps sessions (it sent `Mcp-Session-Id`). */
   readonly stateful: boolean;
   /** It answered `server/discover` (2026-07-28). */

@@ -11,6 +11,7 @@ import {
   toolCallRequest,
   type Check,
   type Outcome,
+  type ToolTarget,
 } from './check-kit.js';
 import type { CheckResult } from './report.js';
 import { StdioPeer } from './stdio-peer.js';
@@ -26,12 +27,9 @@ import {
 const PROMPT_EXIT_MS = 2_000;
 
 /** What every check gets. */
-export interface StdioTarget {
+export interface StdioTarget extends ToolTarget {
   readonly command: readonly string[];
   readonly timeoutMs: number;
-  readonly readOnly: boolean;
-  readonly picks: ToolPicks;
-  readonly args: Record<string, unknown> | undefined;
 }
 
 /** A stdio check: its id, words for the report, and what it does. */
